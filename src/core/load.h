@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+struct stat;
+
+namespace Cachescope
+{
+
+enum class LoadMethod : uint8_t {
+    Readahead, // readahead(2) in chunks: no copy to user space
+    Read, // pread(2) into a buffer: what a program reading the file does
+};
+
+struct LoadOptions {
+    // Byte range; length 0 means to the end of the file.
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    LoadMethod method = LoadMethod::Readahead;
+    // Optional: checked between chunks.
+    const std::atomic<bool> *cancel = nullptr;
+    // Optional: called after each chunk with the bytes done so far for this file.
+    std::function<void(uint64_t bytesDone)> progress;
+};
+
+struct LoadReport {
+    uint64_t pages = 0;
+    uint64_t before = 0;
+    uint64_t after = 0;
+    uint64_t bytesRequested = 0;
+    uint64_t bytesDone = 0;
+    bool hidden = false;
+    bool truncated = false; // the file shrank while it was read
+    bool cancelled = false;
+    int error = 0;
+    std::string errorText;
+};
+
+[[nodiscard]] LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &options);
+
+} // namespace Cachescope

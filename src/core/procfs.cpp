@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "procfs.h"
+
+namespace Cachescope
+{
+} // namespace Cachescope

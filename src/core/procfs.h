@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// Readers for /proc/meminfo, /proc/vmstat and /proc/swaps. Every reader takes
+// the proc root as a parameter, so that tests run on files captured from
+// other kernels (tests/fixtures/proc/<kernel>/).
+
+namespace Cachescope
+{
+
+// name -> value, in the file's order. MemInfo values are bytes ("kB" lines
+// multiplied by 1024); lines without a unit (HugePages_Total, ...) are kept as counts.
+struct FieldList {
+    std::vector<std::pair<std::string, uint64_t>> fields;
+
+    [[nodiscard]] bool has(std::string_view name) const;
+    [[nodiscard]] uint64_t value(std::string_view name, uint64_t fallback = 0) const;
+    [[nodiscard]] std::optional<uint64_t> find(std::string_view name) const;
+};
+
+struct MemInfo : FieldList {
+};
+struct VmStat : FieldList {
+};
+
+struct SwapArea {
+    std::string filename; // octal escapes (\040) decoded
+    std::string type; // "partition" or "file"
+    uint64_t sizeBytes = 0;
+    uint64_t usedBytes = 0;
+    int priority = 0;
+};
+
+[[nodiscard]] MemInfo parseMemInfo(std::string_view text);
+[[nodiscard]] VmStat parseVmStat(std::string_view text);
+[[nodiscard]] std::vector<SwapArea> parseSwaps(std::string_view text);
+
+// Read <procRoot>/meminfo etc. On failure: nullopt and *error names the path and reason.
+[[nodiscard]] std::optional<MemInfo> readMemInfo(const std::string &procRoot = "/proc", std::string *error = nullptr);
+[[nodiscard]] std::optional<VmStat> readVmStat(const std::string &procRoot = "/proc", std::string *error = nullptr);
+[[nodiscard]] std::optional<std::vector<SwapArea>> readSwaps(const std::string &procRoot = "/proc", std::string *error = nullptr);
+
+// The figures `free` prints, derived the way procps-ng does, in bytes.
+struct FreeFigures {
+    uint64_t total = 0;
+    uint64_t used = 0;
+    uint64_t free = 0;
+    uint64_t shared = 0;
+    uint64_t buffers = 0;
+    uint64_t cache = 0; // Cached + SReclaimable, as procps counts it
+    uint64_t buffCache = 0;
+    uint64_t available = 0;
+    uint64_t swapTotal = 0;
+    uint64_t swapUsed = 0;
+    uint64_t swapFree = 0;
+};
+
+[[nodiscard]] FreeFigures freeFigures(const MemInfo &memInfo);
+
+} // namespace Cachescope

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "evict.h"
+#include "load.h"
+#include "residency.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Cachescope
+{
+
+enum class EntryKind : uint8_t {
+    File,
+    Directory,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+    Unknown,
+};
+
+[[nodiscard]] const char *kindName(EntryKind kind); // "file", "FIFO", "socket", ...
+
+// What the walk does with each regular file it opens.
+enum class FileAction : uint8_t {
+    Residency, // read residency (and a histogram when asked)
+    Evict, // posix_fadvise(DONTNEED)
+    Load, // bring into the page cache
+    StatOnly, // open nothing: type and size only
+};
+
+struct WalkOptions {
+    bool followSymlinks = false; // follow links to files and folders, with loop detection
+    bool oneFileSystem = false; // stay on each root's filesystem
+    int threads = 0; // 0: one a core, at least 2
+    FileAction action = FileAction::Residency;
+    int histogramBuckets = 0; // > 0: fill WalkEntry::histogram
+    bool reportDirectories = false; // also call the entry callback for folders
+    ResidencyOptions residencyOptions;
+    EvictOptions evictOptions;
+    LoadOptions loadOptions; // cancel and progress are set by the walker
+};
+
+struct WalkEntry {
+    int root = 0; // index into the roots given to walk()
+    std::string_view directory; // the folder it is in, as a path ("" for a root itself)
+    std::string_view name; // the name in that folder (a root: the path as given)
+    EntryKind kind = EntryKind::Unknown;
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t size = 0;
+    int64_t mtimeNs = 0;
+    uint32_t mode = 0;
+    uint32_t uid = 0;
+    uint64_t links = 1;
+    int depth = 0; // 0 for a root
+    // False for the second and later names of a hard-linked inode: not in totals.
+    bool firstLink = true;
+    Residency residency; // File: residency (before the action, for Evict and Load)
+    Histogram histogram; // File, when WalkOptions::histogramBuckets > 0
+    EvictReport evict; // FileAction::Evict
+    LoadReport load; // FileAction::Load
+
+    [[nodiscard]] std::string path() const;
+};
+
+struct WalkProblem {
+    int root = 0;
+    std::string path;
+    EntryKind kind = EntryKind::Unknown;
+    // Skipped: not a regular file or folder (FIFO, socket, device): never opened.
+    // Error: something failed (permission, vanished, loop, name too long, ...).
+    bool skipped = false;
+    int error = 0;
+    std::string reason; // for people: "FIFO: skipped, never opened", "Permission denied"
+};
+
+struct WalkTotals {
+    uint64_t files = 0;
+    uint64_t directories = 0;
+    uint64_t bytes = 0;
+    uint64_t pages = 0;
+    uint64_t resident = 0; // of the files whose residency is known
+    uint64_t dirty = 0;
+    uint64_t writeback = 0;
+    uint64_t evicted = 0;
+    uint64_t recentlyEvicted = 0;
+    uint64_t residentAfter = 0; // Evict / Load: resident pages after the action
+    uint64_t hiddenFiles = 0; // residency hidden by the kernel: not in resident
+    uint64_t hiddenPages = 0;
+    uint64_t hardLinks = 0; // extra names of inodes already counted
+    uint64_t skipped = 0; // FIFOs, sockets, devices, ...
+    uint64_t errors = 0;
+    uint64_t remained = 0; // Evict: files with pages left
+
+    void add(const WalkTotals &other);
+};
+
+struct WalkResult {
+    std::vector<WalkTotals> perRoot;
+    WalkTotals total;
+    bool cancelled = false;
+    ResidencyMethod method = ResidencyMethod::None;
+};
+
+// Walks trees on several threads, relative to directory descriptors, and
+// streams what it finds. Symlinks are not followed unless asked; a type is
+// checked before anything is opened and again by fstat after; FIFOs, sockets
+// and devices are reported and never opened; every error is reported per
+// entry and the walk goes on.
+class Walker
+{
+public:
+    using EntryCallback = std::function<void(const WalkEntry &)>;
+    using ProblemCallback = std::function<void(const WalkProblem &)>;
+
+    explicit Walker(WalkOptions options = {});
+    ~Walker();
+    Walker(const Walker &) = delete;
+    Walker &operator=(const Walker &) = delete;
+
+    // Called from the worker threads, concurrently: callbacks must be thread-safe.
+    void setEntryCallback(EntryCallback callback);
+    void setProblemCallback(ProblemCallback callback);
+
+    // Blocks until done or cancelled. Roots may be files or folders.
+    [[nodiscard]] WalkResult walk(const std::vector<std::string> &roots);
+
+    // Any thread, any time.
+    void cancel();
+    [[nodiscard]] bool isCancelled() const;
+    [[nodiscard]] uint64_t entriesSeen() const;
+    [[nodiscard]] uint64_t bytesSeen() const;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace Cachescope

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "testutil.h"
+
+#include <QTest>
+
+class ResidencyTest : public QObject
+{
+    Q_OBJECT
+};
+
+QTEST_GUILESS_MAIN(ResidencyTest)
+#include "residencytest.moc"

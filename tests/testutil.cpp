@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "testutil.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <cstring>
+#include <vector>
+
+namespace TestUtil
+{
+
+namespace
+{
+// Test set-up that cannot go on is fatal, with the path and the reason.
+[[noreturn]] void fail(const std::string &what)
+{
+    qFatal("%s: %s", what.c_str(), strerror(errno));
+}
+
+uint64_t residentByMincore(int fd, uint64_t size)
+{
+    if (size == 0) {
+        return 0;
+    }
+    const long page = sysconf(_SC_PAGESIZE);
+    void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        fail("mmap");
+    }
+    std::vector<unsigned char> vec((size + page - 1) / page);
+    if (mincore(map, size, vec.data()) != 0) {
+        fail("mincore");
+    }
+    munmap(map, size);
+    uint64_t resident = 0;
+    for (unsigned char c : vec) {
+        resident += c & 1;
+    }
+    return resident;
+}
+} // namespace
+
+std::string scratchDir(const char *name)
+{
+    const std::filesystem::path dir = std::filesystem::path(CACHESCOPE_TEST_SCRATCH) / name;
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir);
+    return dir.string();
+}
+
+void makeColdFile(const std::string &path, uint64_t bytes)
+{
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fail("open " + path);
+    }
+    std::vector<char> block(1 << 20);
+    for (size_t i = 0; i < block.size(); ++i) {
+        block[i] = char('a' + i % 26);
+    }
+    uint64_t done = 0;
+    while (done < bytes) {
+        const size_t chunk = size_t(std::min<uint64_t>(block.size(), bytes - done));
+        const ssize_t n = pwrite(fd, block.data(), chunk, off_t(done));
+        if (n <= 0) {
+            fail("pwrite " + path);
+        }
+        done += uint64_t(n);
+    }
+    if (fdatasync(fd) != 0) {
+        fail("fdatasync " + path);
+    }
+    close(fd);
+    evictRaw(path);
+}
+
+void evictRaw(const std::string &path)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail("open " + path);
+    }
+    const off_t size = lseek(fd, 0, SEEK_END);
+    // Writeback may still be finishing: ask again until nothing is resident.
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        if (residentByMincore(fd, uint64_t(size)) == 0) {
+            break;
+        }
+        fdatasync(fd);
+        usleep(10000);
+    }
+    close(fd);
+}
+
+void readRange(const std::string &path, uint64_t offset, uint64_t length)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail("open " + path);
+    }
+    std::vector<char> buffer(1 << 20);
+    uint64_t done = 0;
+    while (done < length) {
+        const size_t chunk = size_t(std::min<uint64_t>(buffer.size(), length - done));
+        const ssize_t n = pread(fd, buffer.data(), chunk, off_t(offset + done));
+        if (n < 0) {
+            fail("pread " + path);
+        }
+        if (n == 0) {
+            break;
+        }
+        done += uint64_t(n);
+    }
+    close(fd);
+}
+
+std::optional<uint64_t> fincoreResidentPages(const std::string &path)
+{
+    if (!haveProgram("fincore")) {
+        return std::nullopt;
+    }
+    const RunResult r = run(QStringLiteral("fincore"), {QStringLiteral("--raw"), QStringLiteral("--noheadings"), QStringLiteral("--output"), QStringLiteral("PAGES"), QString::fromStdString(path)});
+    if (r.exitCode != 0) {
+        return std::nullopt;
+    }
+    bool ok = false;
+    const uint64_t pages = r.out.trimmed().toULongLong(&ok);
+    return ok ? std::optional<uint64_t>(pages) : std::nullopt;
+}
+
+std::optional<uint64_t> vmtouchResidentPages(const std::string &path)
+{
+    if (!haveProgram("vmtouch")) {
+        return std::nullopt;
+    }
+    // "Resident Pages: 3/10  12K/40K  30%"
+    const RunResult r = run(QStringLiteral("vmtouch"), {QString::fromStdString(path)});
+    static const QRegularExpression re(QStringLiteral("Resident Pages:\\s*(\\d+)/(\\d+)"));
+    const auto match = re.match(QString::fromUtf8(r.out));
+    if (!match.hasMatch()) {
+        return std::nullopt;
+    }
+    return match.captured(1).toULongLong();
+}
+
+bool isRoot()
+{
+    return geteuid() == 0;
+}
+
+bool haveProgram(const char *name)
+{
+    return !QStandardPaths::findExecutable(QString::fromLatin1(name)).isEmpty();
+}
+
+RunResult run(const QString &program, const QStringList &arguments, int timeoutMs)
+{
+    RunResult result;
+    QProcess process;
+    process.start(program, arguments);
+    if (!process.waitForStarted(10000)) {
+        result.err = process.errorString().toUtf8();
+        return result;
+    }
+    process.closeWriteChannel();
+    if (!process.waitForFinished(timeoutMs)) {
+        result.timedOut = true;
+        process.kill();
+        process.waitForFinished(5000);
+    }
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    return result;
+}
+
+QString cliPath()
+{
+    return QStringLiteral(CACHESCOPE_CLI_PATH);
+}
+
+std::optional<uint32_t> testUserUid()
+{
+    if (!isRoot()) {
+        return std::nullopt;
+    }
+    const passwd *pw = getpwnam(testUserName);
+    if (!pw) {
+        return std::nullopt;
+    }
+    return pw->pw_uid;
+}
+
+} // namespace TestUtil

@@ -26,7 +26,8 @@ void makeColdFile(const std::string &path, uint64_t bytes);
 // posix_fadvise(DONTNEED) on the whole file, and waits until cachestat/mincore agree.
 void evictRaw(const std::string &path);
 
-// Reads [offset, offset + length) with pread so those pages become resident.
+// Reads [offset, offset + length) with pread, readahead off, so that exactly
+// the pages of that range become resident.
 void readRange(const std::string &path, uint64_t offset, uint64_t length);
 
 // Resident pages as the peers count them; nullopt when the peer is not installed.

@@ -34,7 +34,7 @@ struct ResidencyStatus {
     bool hidden = false;
     std::string hiddenReason;
     int error = 0; // errno of the step that failed, 0 when fine
-    std::string errorText; // "what failed: strerror", for people
+    std::string errorText; // the reason, for people ("mincore: ..."); callers name the path
     [[nodiscard]] bool ok() const
     {
         return error == 0;

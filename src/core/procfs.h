@@ -48,6 +48,12 @@ struct SwapArea {
 [[nodiscard]] std::optional<VmStat> readVmStat(const std::string &procRoot = "/proc", std::string *error = nullptr);
 [[nodiscard]] std::optional<std::vector<SwapArea>> readSwaps(const std::string &procRoot = "/proc", std::string *error = nullptr);
 
+// Refaults / activations of file pages, under whichever name this kernel uses:
+// workingset_refault_file (5.9+) or workingset_refault (3.15 - 5.8).
+// nullopt when the kernel has neither (before 3.15).
+[[nodiscard]] std::optional<uint64_t> fileRefaults(const VmStat &vmStat);
+[[nodiscard]] std::optional<uint64_t> fileActivations(const VmStat &vmStat);
+
 // The figures `free` prints, derived the way procps-ng does, in bytes.
 struct FreeFigures {
     uint64_t total = 0;

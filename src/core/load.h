@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "residency.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -42,5 +44,17 @@ struct LoadReport {
 };
 
 [[nodiscard]] LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &options);
+
+// Resident (and, with cachestat, dirty and writeback) pages of the pages
+// [firstPage, firstPage + pageCount) only. Eviction, loading and restoring
+// report on the range they touched, not on the whole file.
+struct RangeResidency : ResidencyStatus {
+    uint64_t pages = 0;
+    uint64_t resident = 0;
+    bool detail = false; // dirty and writeback are known (cachestat)
+    uint64_t dirty = 0;
+    uint64_t writeback = 0;
+};
+[[nodiscard]] RangeResidency residencyOfPageRange(int fd, const struct stat &st, uint64_t firstPage, uint64_t pageCount);
 
 } // namespace Cachescope

@@ -1,13 +1,975 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
+#include "walker.h"
 #include "testutil.h"
 
 #include <QTest>
 
+#include <climits>
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+using namespace Cachescope;
+using namespace std::chrono_literals;
+
+namespace
+{
+
+constexpr int bigFolderFiles = 100000;
+constexpr int nestingLevels = 1000;
+// Long enough that the deepest path (over 9,000 bytes) is far beyond PATH_MAX.
+constexpr const char *nestName = "nest-dir";
+constexpr uint64_t oneTiB = uint64_t(1) << 40;
+
+struct SeenEntry {
+    std::string path;
+    EntryKind kind = EntryKind::Unknown;
+    uint64_t size = 0;
+    int depth = 0;
+    bool firstLink = true;
+    Residency residency;
+    Histogram histogram;
+    EvictReport evict;
+    LoadReport load;
+};
+
+// Everything the callbacks stream, gathered under a lock (they come from many threads).
+struct Collector {
+    std::mutex mutex;
+    std::vector<SeenEntry> entries;
+    std::vector<WalkProblem> problems;
+    bool keepEntries = true;
+    std::function<void(const WalkEntry &)> onEntry;
+
+    void attach(Walker &walker)
+    {
+        walker.setEntryCallback([this](const WalkEntry &entry) {
+            if (onEntry) {
+                onEntry(entry);
+            }
+            if (!keepEntries) {
+                return;
+            }
+            SeenEntry seen{entry.path(), entry.kind, entry.size, entry.depth, entry.firstLink, entry.residency, entry.histogram, entry.evict, entry.load};
+            std::lock_guard lock(mutex);
+            entries.push_back(std::move(seen));
+        });
+        walker.setProblemCallback([this](const WalkProblem &problem) {
+            std::lock_guard lock(mutex);
+            problems.push_back(problem);
+        });
+    }
+
+    const SeenEntry *entry(const std::string &path) const
+    {
+        for (const SeenEntry &e : entries) {
+            if (e.path == path) {
+                return &e;
+            }
+        }
+        return nullptr;
+    }
+
+    const WalkProblem *problem(const std::string &path) const
+    {
+        for (const WalkProblem &p : problems) {
+            if (p.path == path) {
+                return &p;
+            }
+        }
+        return nullptr;
+    }
+
+    QByteArray problemList() const
+    {
+        QByteArray text;
+        for (const WalkProblem &p : problems) {
+            text += QByteArray::fromStdString(p.path) + ": " + QByteArray::fromStdString(p.reason) + "\n";
+        }
+        return text;
+    }
+};
+
+// Runs a walk on its own thread so that a hang fails the test instead of
+// stalling it: nullopt after 60 s.
+std::optional<WalkResult> walkWithin60s(Walker &walker, const std::vector<std::string> &roots)
+{
+    auto future = std::async(std::launch::async, [&walker, roots] {
+        return walker.walk(roots);
+    });
+    if (future.wait_for(60s) != std::future_status::ready) {
+        walker.cancel();
+        if (future.wait_for(10s) != std::future_status::ready) {
+            qFatal("the walk hangs even after cancel()");
+        }
+        (void)future.get();
+        return std::nullopt;
+    }
+    return future.get();
+}
+
+void writeFile(const std::string &path, uint64_t bytes, mode_t mode = 0644)
+{
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) {
+        qFatal("create %s: %s", path.c_str(), strerror(errno));
+    }
+    std::string data(size_t(bytes), 'x');
+    if (bytes && write(fd, data.data(), data.size()) != ssize_t(bytes)) {
+        qFatal("write %s: %s", path.c_str(), strerror(errno));
+    }
+    close(fd);
+}
+
+void check(bool ok, const std::string &what)
+{
+    if (!ok) {
+        qFatal("%s: %s", what.c_str(), strerror(errno));
+    }
+}
+
+// Removes a tree relative to descriptors, so that paths beyond PATH_MAX and
+// folders left at mode 000 go too.
+void removeTreeAt(int parentFd, const char *name)
+{
+    fchmodat(parentFd, name, 0700, 0);
+    const int fd = openat(parentFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        unlinkat(parentFd, name, 0);
+        return;
+    }
+    DIR *dir = fdopendir(fd);
+    std::vector<std::string> names;
+    while (dirent *e = readdir(dir)) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            names.emplace_back(e->d_name);
+        }
+    }
+    for (const std::string &child : names) {
+        if (unlinkat(fd, child.c_str(), 0) != 0) {
+            removeTreeAt(fd, child.c_str());
+        }
+    }
+    closedir(dir);
+    unlinkat(parentFd, name, AT_REMOVEDIR);
+}
+
+// What a walk in a forked child saw, sent back through a pipe.
+struct ChildWalk {
+    bool ok = false;
+    QByteArray failure;
+    WalkTotals total;
+    std::vector<std::pair<std::string, std::string>> problems; // path, reason
+    std::vector<int> errors;
+};
+
+void writeAll(int fd, const std::string &text)
+{
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = write(fd, text.data() + done, text.size() - done);
+        if (n <= 0) {
+            return;
+        }
+        done += size_t(n);
+    }
+}
+
+// Walks root in a forked child after setup() (drop privileges, lower limits),
+// so that nothing of that sticks to the test process.
+ChildWalk walkInChild(const std::string &root, const std::function<bool()> &setup)
+{
+    ChildWalk result;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        result.failure = "pipe failed";
+        return result;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        if (!setup()) {
+            writeAll(fds[1], std::string("E setup failed: ") + strerror(errno) + "\n");
+            _exit(2);
+        }
+        Walker walker;
+        std::mutex mutex;
+        std::string problems;
+        walker.setProblemCallback([&](const WalkProblem &p) {
+            std::lock_guard lock(mutex);
+            problems += "P\t" + p.path + "\t" + std::to_string(p.error) + "\t" + p.reason + "\n";
+        });
+        const WalkResult r = walker.walk({root});
+        writeAll(fds[1], problems);
+        const WalkTotals &t = r.total;
+        writeAll(fds[1],
+                 "T\t" + std::to_string(t.files) + "\t" + std::to_string(t.directories) + "\t" + std::to_string(t.errors) + "\t" + std::to_string(t.hiddenFiles)
+                     + "\t" + std::to_string(t.bytes) + "\n");
+        _exit(0);
+    }
+    close(fds[1]);
+    QByteArray out;
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    for (;;) {
+        pollfd p{fds[0], POLLIN, 0};
+        const int left = int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+        if (left <= 0 || poll(&p, 1, left) <= 0) {
+            kill(pid, SIGKILL);
+            result.failure = "the walk in the child took more than 60 s";
+            break;
+        }
+        char buffer[65536];
+        const ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n <= 0) {
+            break;
+        }
+        out.append(buffer, n);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!result.failure.isEmpty()) {
+        return result;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        result.failure = "the child failed: " + out;
+        return result;
+    }
+    for (const QByteArray &line : out.split('\n')) {
+        const QList<QByteArray> fields = line.split('\t');
+        if (fields.value(0) == "P" && fields.size() >= 4) {
+            result.problems.emplace_back(fields[1].toStdString(), fields[3].toStdString());
+            result.errors.push_back(fields[2].toInt());
+        } else if (fields.value(0) == "T" && fields.size() >= 6) {
+            result.total.files = fields[1].toULongLong();
+            result.total.directories = fields[2].toULongLong();
+            result.total.errors = fields[3].toULongLong();
+            result.total.hiddenFiles = fields[4].toULongLong();
+            result.total.bytes = fields[5].toULongLong();
+            result.ok = true;
+        }
+    }
+    if (!result.ok) {
+        result.failure = "no totals from the child: " + out;
+    }
+    return result;
+}
+
+// Watches for IN_OPEN on a few paths: proof of what was opened.
+class OpenWatch
+{
+public:
+    OpenWatch()
+        : m_fd(inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
+    {
+    }
+    ~OpenWatch()
+    {
+        close(m_fd);
+    }
+    bool watch(const std::string &path)
+    {
+        const int wd = inotify_add_watch(m_fd, path.c_str(), IN_OPEN | IN_DONT_FOLLOW);
+        if (wd < 0) {
+            return false;
+        }
+        m_paths[wd] = path;
+        return true;
+    }
+    std::set<std::string> opened()
+    {
+        std::set<std::string> paths;
+        alignas(inotify_event) char buffer[8192];
+        for (;;) {
+            const ssize_t n = read(m_fd, buffer, sizeof buffer);
+            if (n <= 0) {
+                break;
+            }
+            for (ssize_t at = 0; at < n;) {
+                const auto *event = reinterpret_cast<const inotify_event *>(buffer + at);
+                if (event->mask & IN_OPEN) {
+                    paths.insert(m_paths[event->wd]);
+                }
+                at += ssize_t(sizeof(inotify_event) + event->len);
+            }
+        }
+        return paths;
+    }
+
+private:
+    int m_fd;
+    std::map<int, std::string> m_paths;
+};
+
+} // namespace
+
 class WalkerTest : public QObject
 {
     Q_OBJECT
+
+private:
+    std::string m_base;
+    std::string m_hostile;
+    std::string m_big;
+    std::string m_deep;
+    std::string m_deepest; // the file at the bottom of m_deep
+    bool m_haveDevice = false;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        struct rlimit limit;
+        getrlimit(RLIMIT_NOFILE, &limit);
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+
+        // A previous run's nest is deeper than PATH_MAX: remove it by descriptors first.
+        const std::string previous = TestUtil::scratchDir("walker-placeholder");
+        const int scratchFd = open((previous + "/..").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        removeTreeAt(scratchFd, "walker");
+        removeTreeAt(scratchFd, "walker-placeholder");
+        close(scratchFd);
+        m_base = TestUtil::scratchDir("walker");
+
+        // The hostile tree: everything a walk must survive, next to plain files.
+        m_hostile = m_base + "/hostile";
+        check(mkdir(m_hostile.c_str(), 0755) == 0, "mkdir " + m_hostile);
+        writeFile(m_hostile + "/regular.txt", 5000);
+        writeFile(m_hostile + "/empty-1", 0);
+        writeFile(m_hostile + "/empty-2", 0);
+        writeFile(m_hostile + "/caf\xe9", 3);
+        writeFile(m_hostile + "/\xff\xfe", 5);
+        writeFile(m_hostile + "/hard-a", 1000);
+        check(link((m_hostile + "/hard-a").c_str(), (m_hostile + "/hard-b").c_str()) == 0, "link");
+        {
+            const int fd = open((m_hostile + "/sparse").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            check(fd >= 0 && ftruncate(fd, off_t(oneTiB)) == 0, "sparse file");
+            close(fd);
+        }
+        check(mkfifo((m_hostile + "/fifo").c_str(), 0644) == 0, "mkfifo");
+        {
+            const std::string socketPath = m_hostile + "/sock";
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            QVERIFY2(socketPath.size() < sizeof address.sun_path, "the scratch path is too long for a UNIX socket");
+            strcpy(address.sun_path, socketPath.c_str());
+            const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            check(fd >= 0 && bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0, "bind " + socketPath);
+            close(fd);
+        }
+        m_haveDevice = mknod((m_hostile + "/null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+        if (!m_haveDevice) {
+            qInfo("no device node in the tree (mknod: %s): needs root", strerror(errno));
+        }
+        check(symlink("loop-b", (m_hostile + "/loop-a").c_str()) == 0, "symlink");
+        check(symlink("loop-a", (m_hostile + "/loop-b").c_str()) == 0, "symlink");
+        check(symlink("does-not-exist", (m_hostile + "/dangling").c_str()) == 0, "symlink");
+        check(symlink("regular.txt", (m_hostile + "/link-to-file").c_str()) == 0, "symlink");
+        check(symlink("sub", (m_hostile + "/link-to-sub").c_str()) == 0, "symlink");
+        check(mkdir((m_hostile + "/sub").c_str(), 0755) == 0, "mkdir sub");
+        writeFile(m_hostile + "/sub/file", 10);
+        check(symlink("..", (m_hostile + "/sub/loop").c_str()) == 0, "symlink");
+
+        // 100,000 names in one folder.
+        m_big = m_base + "/big";
+        check(mkdir(m_big.c_str(), 0755) == 0, "mkdir " + m_big);
+        const int bigFd = open(m_big.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        for (int i = 0; i < bigFolderFiles; ++i) {
+            char name[32];
+            snprintf(name, sizeof name, "f%06d", i);
+            const int fd = openat(bigFd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            check(fd >= 0, std::string("create ") + name);
+            close(fd);
+        }
+        close(bigFd);
+
+        // 1,000 levels of folders, one file at the bottom.
+        m_deep = m_base + "/deep";
+        check(mkdir(m_deep.c_str(), 0755) == 0, "mkdir " + m_deep);
+        int fd = open(m_deep.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        m_deepest = m_deep;
+        for (int level = 0; level < nestingLevels; ++level) {
+            check(mkdirat(fd, nestName, 0755) == 0, "mkdirat");
+            const int next = openat(fd, nestName, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            check(next >= 0, "openat nest");
+            close(fd);
+            fd = next;
+            m_deepest += std::string("/") + nestName;
+        }
+        const int bottom = openat(fd, "bottom", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        check(bottom >= 0 && write(bottom, "bottom\n", 7) == 7, "bottom file");
+        close(bottom);
+        close(fd);
+        m_deepest += "/bottom";
+    }
+
+    void cleanupTestCase()
+    {
+        const int fd = open(m_base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            removeTreeAt(fd, "deep");
+            removeTreeAt(fd, "big");
+            close(fd);
+        }
+    }
+
+    void kindNames()
+    {
+        QCOMPARE(kindName(EntryKind::File), "file");
+        QCOMPARE(kindName(EntryKind::Fifo), "FIFO");
+        QCOMPARE(kindName(EntryKind::Socket), "socket");
+        QCOMPARE(kindName(EntryKind::CharDevice), "character device");
+        WalkEntry entry;
+        entry.directory = "/a/";
+        entry.name = "b";
+        QCOMPARE(entry.path(), std::string("/a/b"));
+        entry.directory = "";
+        entry.name = "root";
+        QCOMPARE(entry.path(), std::string("root"));
+    }
+
+    void hostileTree_data()
+    {
+        QTest::addColumn<bool>("follow");
+        QTest::addColumn<int>("action");
+        QTest::newRow("residency") << false << int(FileAction::Residency);
+        QTest::newRow("stat only") << false << int(FileAction::StatOnly);
+        QTest::newRow("follow symlinks") << true << int(FileAction::Residency);
+        QTest::newRow("one thread") << false << -1;
+    }
+
+    void hostileTree()
+    {
+        QFETCH(bool, follow);
+        QFETCH(int, action);
+        WalkOptions options;
+        options.followSymlinks = follow;
+        options.action = action < 0 ? FileAction::Residency : FileAction(action);
+        options.threads = action < 0 ? 1 : 0;
+        options.reportDirectories = true;
+
+        // A FIFO with no writer blocks a plain open: a hang would show it was opened.
+        OpenWatch watch;
+        const std::string &h = m_hostile;
+        QVERIFY(watch.watch(h + "/fifo"));
+        QVERIFY(watch.watch(h + "/sock"));
+        QVERIFY(watch.watch(h + "/regular.txt"));
+        if (m_haveDevice) {
+            QVERIFY(watch.watch(h + "/null"));
+        }
+
+        Walker walker(options);
+        Collector seen;
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {h});
+        QVERIFY2(result, "the walk took more than 60 s");
+        const WalkTotals &t = result->total;
+        const QByteArray problems = seen.problemList();
+
+        // Specials: reported as skipped, never opened.
+        const std::set<std::string> opened = watch.opened();
+        QVERIFY(!opened.count(h + "/fifo"));
+        QVERIFY(!opened.count(h + "/sock"));
+        QVERIFY(!opened.count(h + "/null"));
+        // The watch works: the regular file was opened, unless the walk opens nothing.
+        QCOMPARE(bool(opened.count(h + "/regular.txt")), options.action != FileAction::StatOnly);
+
+        const WalkProblem *fifo = seen.problem(h + "/fifo");
+        QVERIFY2(fifo, problems.constData());
+        QVERIFY(fifo->skipped);
+        QCOMPARE(fifo->kind, EntryKind::Fifo);
+        QCOMPARE(fifo->reason, std::string("FIFO: skipped, never opened"));
+        const WalkProblem *sock = seen.problem(h + "/sock");
+        QVERIFY2(sock, problems.constData());
+        QVERIFY(sock->skipped);
+        QCOMPARE(sock->reason, std::string("socket: skipped, never opened"));
+        if (m_haveDevice) {
+            const WalkProblem *device = seen.problem(h + "/null");
+            QVERIFY2(device, problems.constData());
+            QCOMPARE(device->kind, EntryKind::CharDevice);
+            QCOMPARE(device->reason, std::string("character device: skipped, never opened"));
+        }
+
+        // The rest, exactly.
+        const uint64_t specials = m_haveDevice ? 3 : 2;
+        QCOMPARE(t.files, uint64_t(8));
+        QCOMPARE(t.bytes, 5000 + 3 + 5 + 1000 + 10 + oneTiB);
+        QCOMPARE(t.directories, uint64_t(2));
+        QCOMPARE(t.pages, pagesFor(5000) + 1 + 1 + pagesFor(1000) + 1 + pagesFor(oneTiB));
+        QCOMPARE(result->perRoot.size(), size_t(1));
+        QCOMPARE(result->perRoot[0].files, t.files);
+        QVERIFY(!result->cancelled);
+
+        // Names that are not UTF-8 come back byte for byte.
+        QVERIFY(seen.entry(h + "/caf\xe9"));
+        QVERIFY(seen.entry(h + "/\xff\xfe"));
+        QCOMPARE(seen.entry(h + "/\xff\xfe")->size, uint64_t(5));
+
+        // Hard links: both names seen, one counted.
+        const SeenEntry *a = seen.entry(h + "/hard-a");
+        const SeenEntry *b = seen.entry(h + "/hard-b");
+        QVERIFY(a && b);
+        QCOMPARE(int(a->firstLink) + int(b->firstLink), 1);
+
+        const SeenEntry *sparse = seen.entry(h + "/sparse");
+        QVERIFY(sparse);
+        QCOMPARE(sparse->size, oneTiB);
+        if (options.action != FileAction::StatOnly) {
+            QVERIFY2(sparse->residency.ok(), sparse->residency.errorText.c_str());
+            QCOMPARE(sparse->residency.resident, uint64_t(0));
+            QCOMPARE(sparse->residency.pages, pagesFor(oneTiB));
+            uint64_t resident = 0;
+            for (const SeenEntry &e : seen.entries) {
+                if (e.kind == EntryKind::File && e.firstLink) {
+                    QVERIFY2(e.residency.known(), e.path.c_str());
+                    resident += e.residency.resident;
+                }
+            }
+            QCOMPARE(t.resident, resident);
+        }
+        QVERIFY(seen.entry(h + "/empty-1"));
+        QCOMPARE(seen.entry(h + "/empty-1")->size, uint64_t(0));
+        // Following, sub may have been walked as link-to-sub.
+        const SeenEntry *sub = seen.entry(h + "/sub");
+        const SeenEntry *subFile = seen.entry(h + "/sub/file");
+        if (follow && !sub) {
+            sub = seen.entry(h + "/link-to-sub");
+            subFile = seen.entry(h + "/link-to-sub/file");
+        }
+        QVERIFY(sub && subFile);
+        QCOMPARE(sub->kind, EntryKind::Directory);
+        QCOMPARE(subFile->depth, 2);
+        QCOMPARE(subFile->size, uint64_t(10));
+
+        if (!follow) {
+            // Symlinks are simply not followed: nothing counted, nothing wrong.
+            QCOMPARE(t.hardLinks, uint64_t(1));
+            QCOMPARE(t.skipped, specials);
+            QCOMPARE(t.errors, uint64_t(0));
+            QCOMPARE(seen.problems.size(), size_t(specials));
+            QVERIFY(!seen.entry(h + "/link-to-file"));
+            QVERIFY(!seen.entry(h + "/sub/loop"));
+            return;
+        }
+
+        // Following: loops and dangling links are errors, each named.
+        for (const char *name : {"/loop-a", "/loop-b"}) {
+            const WalkProblem *p = seen.problem(h + name);
+            QVERIFY2(p, problems.constData());
+            QCOMPARE(p->error, ELOOP);
+            QVERIFY2(p->reason.find("symlink loop") != std::string::npos, p->reason.c_str());
+        }
+        const WalkProblem *dangling = seen.problem(h + "/dangling");
+        QVERIFY2(dangling, problems.constData());
+        QCOMPARE(dangling->error, ENOENT);
+        QVERIFY2(dangling->reason.find("dangling") != std::string::npos, dangling->reason.c_str());
+        // sub/loop -> .. is found through whichever of sub and link-to-sub was walked.
+        const WalkProblem *loop = seen.problem(h + "/sub/loop");
+        if (!loop) {
+            loop = seen.problem(h + "/link-to-sub/loop");
+        }
+        QVERIFY2(loop, problems.constData());
+        QCOMPARE(loop->error, ELOOP);
+        QCOMPARE(loop->reason, std::string("symlink loop: already visited"));
+        // The other name of sub is not walked twice.
+        QVERIFY2(bool(seen.problem(h + "/sub")) != bool(seen.problem(h + "/link-to-sub")), problems.constData());
+        QCOMPARE(t.errors, uint64_t(4));
+        QCOMPARE(t.skipped, specials + 1);
+        // link-to-file names regular.txt again: counted once, like a hard link.
+        QCOMPARE(t.hardLinks, uint64_t(2));
+        QVERIFY(seen.entry(h + "/link-to-file"));
+    }
+
+    void rootsThatAreNotFolders()
+    {
+        Walker walker;
+        Collector seen;
+        seen.attach(walker);
+        const std::string missing = m_base + "/does-not-exist";
+        const auto result = walkWithin60s(walker, {m_hostile + "/regular.txt", m_hostile + "/fifo", missing, m_hostile + "/sub"});
+        QVERIFY(result);
+        QCOMPARE(result->perRoot.size(), size_t(4));
+        QCOMPARE(result->perRoot[0].files, uint64_t(1));
+        QCOMPARE(result->perRoot[0].bytes, uint64_t(5000));
+        QCOMPARE(result->perRoot[1].skipped, uint64_t(1));
+        QCOMPARE(result->perRoot[1].files, uint64_t(0));
+        QCOMPARE(result->perRoot[2].errors, uint64_t(1));
+        QCOMPARE(result->perRoot[3].files, uint64_t(1));
+        QCOMPARE(result->perRoot[3].directories, uint64_t(1));
+        QCOMPARE(result->total.files, uint64_t(2));
+        QCOMPARE(result->total.bytes, uint64_t(5010));
+
+        const SeenEntry *file = seen.entry(m_hostile + "/regular.txt");
+        QVERIFY(file);
+        QCOMPARE(file->depth, 0);
+        const WalkProblem *fifo = seen.problem(m_hostile + "/fifo");
+        QVERIFY(fifo);
+        QVERIFY(fifo->skipped);
+        QCOMPARE(fifo->root, 1);
+        const WalkProblem *gone = seen.problem(missing);
+        QVERIFY2(gone, seen.problemList().constData());
+        QCOMPARE(gone->error, ENOENT);
+        QCOMPARE(gone->root, 2);
+        QCOMPARE(gone->reason, std::string("No such file or directory"));
+    }
+
+    void bigFolder()
+    {
+        Walker walker;
+        Collector seen;
+        seen.keepEntries = false;
+        std::atomic<uint64_t> streamed{0};
+        seen.onEntry = [&](const WalkEntry &) {
+            streamed.fetch_add(1);
+        };
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {m_big});
+        QVERIFY(result);
+        QCOMPARE(result->total.files, uint64_t(bigFolderFiles));
+        QCOMPARE(result->total.directories, uint64_t(1));
+        QCOMPARE(result->total.errors, uint64_t(0));
+        QCOMPARE(streamed.load(), uint64_t(bigFolderFiles));
+        QCOMPARE(walker.entriesSeen(), uint64_t(bigFolderFiles));
+        QVERIFY(!result->cancelled);
+    }
+
+    void cancelFromCallback()
+    {
+        Walker walker;
+        Collector seen;
+        seen.keepEntries = false;
+        std::atomic<int> count{0};
+        seen.onEntry = [&](const WalkEntry &) {
+            if (count.fetch_add(1) == 1000) {
+                walker.cancel();
+            }
+        };
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {m_big});
+        QVERIFY(result);
+        QVERIFY(result->cancelled);
+        QVERIFY(walker.isCancelled());
+        QVERIFY2(result->total.files < uint64_t(bigFolderFiles / 2), QByteArray::number(qulonglong(result->total.files)).constData());
+        QVERIFY(result->total.files >= 1000);
+    }
+
+    void cancelFromAnotherThread()
+    {
+        // Slow down each entry a little so that the walk surely outlives the cancel.
+        Walker walker;
+        walker.setEntryCallback([](const WalkEntry &) {
+            std::this_thread::sleep_for(10us);
+        });
+        auto future = std::async(std::launch::async, [&walker, this] {
+            return walker.walk({m_big, m_deep});
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(walker.entriesSeen() >= 1000 || future.wait_for(0s) == std::future_status::ready, 30000);
+        walker.cancel();
+        QVERIFY2(future.wait_for(10s) == std::future_status::ready, "the walk did not stop after cancel()");
+        const WalkResult result = future.get();
+        QVERIFY(result.cancelled);
+        QVERIFY(result.total.files < uint64_t(bigFolderFiles));
+        // A new walk on the same Walker starts afresh.
+        const auto again = walkWithin60s(walker, {m_hostile + "/sub"});
+        QVERIFY(again);
+        QVERIFY(!again->cancelled);
+        QCOMPARE(again->total.files, uint64_t(1));
+    }
+
+    void deepNesting()
+    {
+        WalkOptions options;
+        options.action = FileAction::Residency;
+        Walker walker(options);
+        Collector seen;
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {m_deep});
+        QVERIFY(result);
+        QVERIFY2(seen.problems.empty(), seen.problemList().left(2000).constData());
+        QCOMPARE(result->total.directories, uint64_t(nestingLevels + 1));
+        QCOMPARE(result->total.files, uint64_t(1));
+        QCOMPARE(result->total.bytes, uint64_t(7));
+        QCOMPARE(seen.entries.size(), size_t(1));
+        QVERIFY(m_deepest.size() > PATH_MAX);
+        QCOMPARE(seen.entries[0].path, m_deepest);
+        QCOMPARE(seen.entries[0].depth, nestingLevels + 1);
+    }
+
+    void deepNestingWithFewDescriptors()
+    {
+        // 1,000 levels with a hard limit of 64 descriptors: open folders must
+        // stay bounded, whatever the depth.
+        const ChildWalk child = walkInChild(m_deep, [] {
+            struct rlimit limit{64, 64};
+            return setrlimit(RLIMIT_NOFILE, &limit) == 0;
+        });
+        QVERIFY2(child.ok, child.failure.constData());
+        QVERIFY2(child.problems.empty(), child.problems.empty() ? "" : child.problems.front().second.c_str());
+        QCOMPARE(child.total.directories, uint64_t(nestingLevels + 1));
+        QCOMPARE(child.total.files, uint64_t(1));
+    }
+
+    void filesVanishAndShrinkDuringTheWalk()
+    {
+        const std::string race = m_base + "/race";
+        removeTreeAt(AT_FDCWD, race.c_str());
+        QVERIFY(mkdir(race.c_str(), 0755) == 0);
+        constexpr int victims = 10;
+        for (int i = 0; i < victims; ++i) {
+            writeFile(race + "/victim-" + std::to_string(i), 100);
+        }
+        writeFile(race + "/shrink", 4096);
+
+        // The folder is listed in one go; the first entry's callback then
+        // deletes and truncates the others before they are opened.
+        Walker walker;
+        Collector seen;
+        std::atomic<bool> first{true};
+        std::string firstName;
+        bool truncated = false;
+        seen.onEntry = [&](const WalkEntry &entry) {
+            if (entry.kind != EntryKind::File || !first.exchange(false)) {
+                return;
+            }
+            firstName = std::string(entry.name);
+            for (int i = 0; i < victims; ++i) {
+                const std::string name = "victim-" + std::to_string(i);
+                if (name != firstName) {
+                    unlink((race + "/" + name).c_str());
+                }
+            }
+            if (firstName != "shrink") {
+                truncated = truncate((race + "/shrink").c_str(), 0) == 0;
+            }
+        };
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {race});
+        QVERIFY(result);
+        const int vanished = firstName == "shrink" ? victims : victims - 1;
+        QCOMPARE(int(seen.problems.size()), vanished);
+        for (const WalkProblem &p : seen.problems) {
+            QCOMPARE(p.error, ENOENT);
+            QVERIFY2(p.reason.find("vanished") != std::string::npos, p.reason.c_str());
+            QVERIFY2(p.path.rfind(race + "/victim-", 0) == 0, p.path.c_str());
+        }
+        QCOMPARE(result->total.errors, uint64_t(vanished));
+        QCOMPARE(result->total.files, uint64_t(victims + 1 - vanished));
+        if (firstName != "shrink") {
+            QVERIFY(truncated);
+            const SeenEntry *shrunk = seen.entry(race + "/shrink");
+            QVERIFY(shrunk);
+            QCOMPARE(shrunk->size, uint64_t(0));
+        }
+    }
+
+    void unreadableEntries()
+    {
+        const std::string perm = m_base + "/perm";
+        removeTreeAt(AT_FDCWD, perm.c_str());
+        QVERIFY(mkdir(perm.c_str(), 0755) == 0);
+        writeFile(perm + "/readable", 100, 0644);
+        writeFile(perm + "/secret-file", 100, 0644);
+        QVERIFY(mkdir((perm + "/secret-dir").c_str(), 0755) == 0);
+        writeFile(perm + "/secret-dir/inside", 100);
+        QVERIFY(chmod((perm + "/secret-file").c_str(), 0) == 0);
+        QVERIFY(chmod((perm + "/secret-dir").c_str(), 0) == 0);
+
+        // Root reads everything: do it as the unprivileged test user.
+        std::function<bool()> dropPrivileges = [] {
+            return true;
+        };
+        if (TestUtil::isRoot()) {
+            const auto uid = TestUtil::testUserUid();
+            if (!uid) {
+                QSKIP("running as root without the unprivileged test user");
+            }
+            const uid_t user = *uid;
+            dropPrivileges = [user] {
+                return setgroups(0, nullptr) == 0 && setresgid(user, user, user) == 0 && setresuid(user, user, user) == 0;
+            };
+        }
+        const ChildWalk child = walkInChild(perm, dropPrivileges);
+        QVERIFY2(child.ok, child.failure.constData());
+        QCOMPARE(child.problems.size(), size_t(2));
+        std::map<std::string, std::pair<int, std::string>> byPath;
+        for (size_t i = 0; i < child.problems.size(); ++i) {
+            byPath[child.problems[i].first] = {child.errors[i], child.problems[i].second};
+        }
+        QVERIFY(byPath.count(perm + "/secret-file"));
+        QVERIFY(byPath.count(perm + "/secret-dir"));
+        QCOMPARE(byPath[perm + "/secret-file"].first, EACCES);
+        QCOMPARE(byPath[perm + "/secret-file"].second, std::string("Permission denied"));
+        QCOMPARE(byPath[perm + "/secret-dir"].first, EACCES);
+        QCOMPARE(child.total.errors, uint64_t(2));
+        QCOMPARE(child.total.files, uint64_t(1));
+        QCOMPARE(child.total.bytes, uint64_t(100));
+        QCOMPARE(child.total.directories, uint64_t(1));
+        if (TestUtil::isRoot()) {
+            // Not the user's file and not writable by them: the kernel would lie, so hidden.
+            QCOMPARE(child.total.hiddenFiles, uint64_t(1));
+        }
+    }
+
+    void oneFileSystem()
+    {
+        // /dev has other filesystems mounted in it (devpts, tmpfs on /dev/shm).
+        struct stat dev;
+        struct stat pts;
+        if (stat("/dev", &dev) != 0 || stat("/dev/pts", &pts) != 0 || dev.st_dev == pts.st_dev) {
+            QSKIP("/dev/pts is not a mount point here");
+        }
+        for (const bool oneFs : {true, false}) {
+            WalkOptions options;
+            options.oneFileSystem = oneFs;
+            options.action = FileAction::StatOnly;
+            options.reportDirectories = true;
+            Walker walker(options);
+            Collector seen;
+            seen.attach(walker);
+            const auto result = walkWithin60s(walker, {"/dev"});
+            QVERIFY(result);
+            bool enteredPts = false;
+            for (const SeenEntry &e : seen.entries) {
+                enteredPts = enteredPts || e.path.rfind("/dev/pts/", 0) == 0;
+            }
+            for (const WalkProblem &p : seen.problems) {
+                enteredPts = enteredPts || p.path.rfind("/dev/pts/", 0) == 0;
+            }
+            QCOMPARE(enteredPts, !oneFs);
+            // Real devices: skipped and reported.
+            const WalkProblem *null = seen.problem("/dev/null");
+            QVERIFY(null);
+            QVERIFY(null->skipped);
+            QCOMPARE(null->kind, EntryKind::CharDevice);
+        }
+    }
+
+    void residencyOfEachFile()
+    {
+        const std::string dir = m_base + "/residency";
+        removeTreeAt(AT_FDCWD, dir.c_str());
+        QVERIFY(mkdir(dir.c_str(), 0755) == 0);
+        const std::string warm = dir + "/warm";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(warm, 256 * page);
+        TestUtil::makeColdFile(dir + "/cold", 64 * page);
+        TestUtil::readRange(warm, 0, 16 * page);
+
+        WalkOptions options;
+        options.histogramBuckets = 4;
+        Walker walker(options);
+        Collector seen;
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {dir, warm});
+        QVERIFY(result);
+        QVERIFY2(seen.problems.empty(), seen.problemList().constData());
+        const SeenEntry *entry = seen.entry(warm);
+        QVERIFY(entry);
+        QVERIFY2(entry->residency.known(), entry->residency.errorText.c_str());
+        QCOMPARE(entry->residency.resident, uint64_t(16));
+        QCOMPARE(entry->residency.pages, uint64_t(256));
+        QCOMPARE(entry->histogram.buckets(), 4);
+        QCOMPARE(entry->histogram.resident[0], uint64_t(16));
+        QCOMPARE(entry->histogram.resident[1] + entry->histogram.resident[2] + entry->histogram.resident[3], uint64_t(0));
+        QCOMPARE(seen.entry(dir + "/cold")->residency.resident, uint64_t(0));
+        QCOMPARE(result->perRoot[0].resident, uint64_t(16));
+        QCOMPARE(result->perRoot[0].pages, uint64_t(256 + 64));
+        QCOMPARE(result->perRoot[1].resident, uint64_t(16));
+        QCOMPARE(result->perRoot[1].files, uint64_t(1));
+        QCOMPARE(result->total.resident, uint64_t(32));
+        QVERIFY(result->method != ResidencyMethod::None);
+    }
+
+    void evictAndLoad()
+    {
+        const std::string dir = m_base + "/evictload";
+        removeTreeAt(AT_FDCWD, dir.c_str());
+        QVERIFY(mkdir(dir.c_str(), 0755) == 0);
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(dir + "/a", 64 * page);
+        TestUtil::makeColdFile(dir + "/b", 32 * page);
+        TestUtil::readRange(dir + "/a", 0, 8 * page);
+
+        {
+            WalkOptions options;
+            options.action = FileAction::Evict;
+            Walker walker(options);
+            Collector seen;
+            seen.attach(walker);
+            const auto result = walkWithin60s(walker, {dir});
+            QVERIFY(result);
+            QVERIFY2(seen.problems.empty(), seen.problemList().constData());
+            QCOMPARE(result->total.resident, uint64_t(8));
+            QCOMPARE(result->total.residentAfter, uint64_t(0));
+            QCOMPARE(result->total.remained, uint64_t(0));
+            QCOMPARE(seen.entry(dir + "/a")->evict.before, uint64_t(8));
+        }
+        {
+            WalkOptions options;
+            options.action = FileAction::Load;
+            Walker walker(options);
+            Collector seen;
+            seen.attach(walker);
+            const auto result = walkWithin60s(walker, {dir});
+            QVERIFY(result);
+            QVERIFY2(seen.problems.empty(), seen.problemList().constData());
+            QCOMPARE(result->total.resident, uint64_t(0));
+            QCOMPARE(result->total.residentAfter, uint64_t(96));
+            QCOMPARE(seen.entry(dir + "/b")->load.after, uint64_t(32));
+        }
+        {
+            // Pages a process maps stay: the walk says so, and why.
+            const int fd = open((dir + "/a").c_str(), O_RDONLY | O_CLOEXEC);
+            QVERIFY(fd >= 0);
+            void *map = mmap(nullptr, 64 * page, PROT_READ, MAP_SHARED, fd, 0);
+            close(fd);
+            QVERIFY(map != MAP_FAILED);
+            volatile char sum = 0;
+            for (uint64_t i = 0; i < 4; ++i) {
+                sum = sum + static_cast<const char *>(map)[i * page];
+            }
+            WalkOptions options;
+            options.action = FileAction::Evict;
+            Walker walker(options);
+            Collector seen;
+            seen.attach(walker);
+            const auto result = walkWithin60s(walker, {dir});
+            munmap(map, 64 * page);
+            QVERIFY(result);
+            QCOMPARE(result->total.remained, uint64_t(1));
+            QVERIFY(result->total.residentAfter >= 4);
+            const SeenEntry *mapped = seen.entry(dir + "/a");
+            QVERIFY(mapped);
+            QVERIFY(mapped->evict.after >= 4);
+            QCOMPARE(int(mapped->evict.reason), int(RemainReason::Mapped));
+            QCOMPARE(seen.entry(dir + "/b")->evict.after, uint64_t(0));
+        }
+        TestUtil::evictRaw(dir + "/a");
+        TestUtil::evictRaw(dir + "/b");
+    }
 };
 
 QTEST_GUILESS_MAIN(WalkerTest)

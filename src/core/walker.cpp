@@ -3,6 +3,977 @@
 
 #include "walker.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+#include <utility>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace Cachescope
 {
+
+const char *kindName(EntryKind kind)
+{
+    switch (kind) {
+    case EntryKind::File:
+        return "file";
+    case EntryKind::Directory:
+        return "folder";
+    case EntryKind::Symlink:
+        return "symlink";
+    case EntryKind::Fifo:
+        return "FIFO";
+    case EntryKind::Socket:
+        return "socket";
+    case EntryKind::CharDevice:
+        return "character device";
+    case EntryKind::BlockDevice:
+        return "block device";
+    case EntryKind::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+std::string WalkEntry::path() const
+{
+    std::string joined;
+    joined.reserve(directory.size() + 1 + name.size());
+    joined.append(directory);
+    if (!directory.empty() && directory.back() != '/') {
+        joined.push_back('/');
+    }
+    joined.append(name);
+    return joined;
+}
+
+void WalkTotals::add(const WalkTotals &other)
+{
+    files += other.files;
+    directories += other.directories;
+    bytes += other.bytes;
+    pages += other.pages;
+    resident += other.resident;
+    dirty += other.dirty;
+    writeback += other.writeback;
+    evicted += other.evicted;
+    recentlyEvicted += other.recentlyEvicted;
+    residentAfter += other.residentAfter;
+    hiddenFiles += other.hiddenFiles;
+    hiddenPages += other.hiddenPages;
+    hardLinks += other.hardLinks;
+    skipped += other.skipped;
+    errors += other.errors;
+    remained += other.remained;
+}
+
+namespace
+{
+
+// Big enough that most folders are listed in one getdents64 call.
+constexpr size_t direntBufferSize = 256 * 1024;
+// Progress counters are shared by all threads: add to them in batches.
+constexpr uint64_t progressBatch = 256;
+
+struct LinuxDirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+};
+
+EntryKind kindOfMode(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG:
+        return EntryKind::File;
+    case S_IFDIR:
+        return EntryKind::Directory;
+    case S_IFLNK:
+        return EntryKind::Symlink;
+    case S_IFIFO:
+        return EntryKind::Fifo;
+    case S_IFSOCK:
+        return EntryKind::Socket;
+    case S_IFCHR:
+        return EntryKind::CharDevice;
+    case S_IFBLK:
+        return EntryKind::BlockDevice;
+    default:
+        return EntryKind::Unknown;
+    }
+}
+
+EntryKind kindOfDirentType(unsigned char type)
+{
+    switch (type) {
+    case DT_REG:
+        return EntryKind::File;
+    case DT_DIR:
+        return EntryKind::Directory;
+    case DT_LNK:
+        return EntryKind::Symlink;
+    case DT_FIFO:
+        return EntryKind::Fifo;
+    case DT_SOCK:
+        return EntryKind::Socket;
+    case DT_CHR:
+        return EntryKind::CharDevice;
+    case DT_BLK:
+        return EntryKind::BlockDevice;
+    default:
+        return EntryKind::Unknown;
+    }
+}
+
+// strerror() is not thread-safe; the description table is.
+std::string errorText(int error)
+{
+    const char *text = strerrordesc_np(error);
+    return text ? std::string(text) : "error " + std::to_string(error);
+}
+
+void joinPath(std::string &out, std::string_view directory, std::string_view name)
+{
+    out.clear();
+    out.reserve(directory.size() + 1 + name.size());
+    out.append(directory);
+    if (!directory.empty() && directory.back() != '/') {
+        out.push_back('/');
+    }
+    out.append(name);
+}
+
+int64_t mtimeNsOf(const struct stat &st)
+{
+    return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+void raiseFileLimit()
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
+
+struct InodeKey {
+    uint64_t device;
+    uint64_t inode;
+    friend bool operator==(const InodeKey &, const InodeKey &) = default;
+};
+
+struct InodeKeyHash {
+    size_t operator()(const InodeKey &key) const
+    {
+        return std::hash<uint64_t>()(key.inode * 0x9E3779B97F4A7C15ull ^ key.device);
+    }
+};
+
+// Sharded so that two threads rarely wait for each other.
+class InodeSet
+{
+public:
+    // True when the key was not there yet.
+    bool insert(uint64_t device, uint64_t inode)
+    {
+        const InodeKey key{device, inode};
+        Shard &shard = m_shards[InodeKeyHash()(key) % shardCount];
+        std::lock_guard lock(shard.mutex);
+        return shard.keys.insert(key).second;
+    }
+
+private:
+    static constexpr size_t shardCount = 64;
+    struct Shard {
+        std::mutex mutex;
+        std::unordered_set<InodeKey, InodeKeyHash> keys;
+    };
+    Shard m_shards[shardCount];
+};
+
+// A folder being listed. Its descriptor stays open while subfolders found in
+// it still wait to be opened relative to it, and no longer: with depth-first
+// order that bounds open descriptors by the depth, not by the width.
+struct DirNode {
+    std::string path;
+    // Only when following symlinks: the chain up to the root, to tell a loop
+    // (an ancestor reached again) from a folder reached twice.
+    std::shared_ptr<DirNode> parent;
+    int fd = -1;
+    std::atomic<int> holders{1}; // the lister, plus each subfolder not opened yet
+    std::atomic<bool> noatime{true}; // O_NOATIME gives EPERM for files we do not own
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t rootDevice = 0;
+    int depth = 0;
+    int root = 0;
+
+    void release()
+    {
+        if (holders.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            ::close(fd);
+            fd = -1;
+        }
+    }
+    ~DirNode()
+    {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+};
+
+// A folder to open: a root (no parent) or a name in a listed folder.
+struct Task {
+    std::shared_ptr<DirNode> parent;
+    std::string name;
+    int root = 0;
+    bool throughSymlink = false;
+
+    Task() = default;
+    Task(std::shared_ptr<DirNode> p, std::string n, int r, bool link)
+        : parent(std::move(p))
+        , name(std::move(n))
+        , root(r)
+        , throughSymlink(link)
+    {
+    }
+    Task(Task &&other) noexcept = default;
+    Task &operator=(Task &&other) noexcept
+    {
+        dropParent();
+        parent = std::move(other.parent);
+        name = std::move(other.name);
+        root = other.root;
+        throughSymlink = other.throughSymlink;
+        return *this;
+    }
+    Task(const Task &) = delete;
+    Task &operator=(const Task &) = delete;
+    ~Task()
+    {
+        dropParent();
+    }
+    // Gives up this task's hold on the parent's descriptor.
+    void dropParent()
+    {
+        if (parent) {
+            parent->release();
+            parent.reset();
+        }
+    }
+};
+
+// Where a file is: the parent descriptor and how to name it for people.
+struct Place {
+    int root = 0;
+    int dirFd = AT_FDCWD;
+    std::string_view directory;
+    int depth = 0;
+    std::atomic<bool> *noatime = nullptr;
+};
+
+// What the threads share with the Walker object for the walk's length.
+struct WalkerState {
+    WalkOptions options;
+    Walker::EntryCallback entryCallback;
+    Walker::ProblemCallback problemCallback;
+    std::atomic<bool> cancelled{false};
+    std::atomic<uint64_t> entries{0};
+    std::atomic<uint64_t> bytes{0};
+};
+
+// One walk's shared state. Folders are the unit of work: a worker takes one
+// from the shared stack, lists it and handles its files itself, and puts the
+// subfolders back on the stack. Taking from the top keeps the walk depth-first.
+// Totals are per worker (no lock per file) and merged at the end.
+struct Walk {
+    WalkerState *d = nullptr;
+    const std::vector<std::string> *roots = nullptr;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<Task> stack;
+    int busy = 0;
+    bool finished = false;
+    InodeSet links;
+    InodeSet visited; // folders, when following symlinks
+    std::once_flag mappedOnce;
+    std::shared_ptr<const MappedFiles> mapped;
+    LoadOptions loadOptions;
+
+    const MappedFiles *mappedFiles()
+    {
+        std::call_once(mappedOnce, [this] {
+            mapped = MappedFiles::scan();
+        });
+        return mapped.get();
+    }
+
+    void wakeAll()
+    {
+        std::lock_guard lock(mutex);
+        wake.notify_all();
+    }
+};
+
+struct Worker {
+    Walk &walk;
+    WalkerState &d;
+    const WalkOptions &options;
+    std::vector<WalkTotals> totals; // one a root, merged at the end
+    std::unique_ptr<char[]> buffer;
+    std::vector<Task> found; // subfolders of the folder being listed
+    WalkEntry entry;
+    std::string scratchPath;
+    uint64_t unreportedEntries = 0;
+    uint64_t unreportedBytes = 0;
+    ResidencyMethod method = ResidencyMethod::None;
+
+    Worker(Walk &w, size_t rootCount)
+        : walk(w)
+        , d(*w.d)
+        , options(w.d->options)
+        , totals(rootCount)
+        , buffer(new char[direntBufferSize])
+    {
+    }
+
+    bool cancelled() const
+    {
+        return d.cancelled.load(std::memory_order_relaxed);
+    }
+
+    void seen(uint64_t size)
+    {
+        ++unreportedEntries;
+        unreportedBytes += size;
+        if (unreportedEntries >= progressBatch) {
+            flushProgress();
+        }
+    }
+
+    void flushProgress()
+    {
+        if (unreportedEntries) {
+            d.entries.fetch_add(unreportedEntries, std::memory_order_relaxed);
+            unreportedEntries = 0;
+        }
+        if (unreportedBytes) {
+            d.bytes.fetch_add(unreportedBytes, std::memory_order_relaxed);
+            unreportedBytes = 0;
+        }
+    }
+
+    void problem(int root, std::string_view directory, std::string_view name, EntryKind kind, bool skipped, int error, std::string reason)
+    {
+        if (skipped) {
+            ++totals[root].skipped;
+        } else {
+            ++totals[root].errors;
+        }
+        if (!d.problemCallback) {
+            return;
+        }
+        WalkProblem report;
+        report.root = root;
+        joinPath(report.path, directory, name);
+        report.kind = kind;
+        report.skipped = skipped;
+        report.error = error;
+        report.reason = std::move(reason);
+        d.problemCallback(report);
+    }
+
+    void skippedSpecial(const Place &place, std::string_view name, EntryKind kind, const char *how = "")
+    {
+        problem(place.root, place.directory, name, kind, true, 0, std::string(kindName(kind)) + how + ": skipped, never opened");
+    }
+
+    void fillEntry(const Place &place, std::string_view name, EntryKind kind, const struct stat &st)
+    {
+        entry.root = place.root;
+        entry.directory = place.directory;
+        entry.name = name;
+        entry.kind = kind;
+        entry.device = st.st_dev;
+        entry.inode = st.st_ino;
+        entry.size = uint64_t(st.st_size);
+        entry.mtimeNs = mtimeNsOf(st);
+        entry.mode = st.st_mode;
+        entry.uid = st.st_uid;
+        entry.links = st.st_nlink;
+        entry.depth = place.depth;
+        entry.firstLink = true;
+    }
+
+    // A regular file (as far as the listing or a stat said). follow: the name
+    // may be a symlink we were asked to follow (or a root the user named).
+    void file(const Place &place, const char *name, size_t nameLength, bool follow, const struct stat *known)
+    {
+        const std::string_view nameView(name, nameLength);
+        WalkTotals &t = totals[place.root];
+        struct stat st;
+        int fd = -1;
+
+        if (options.action == FileAction::StatOnly) {
+            if (known) {
+                st = *known;
+            } else if (fstatat(place.dirFd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
+                const int error = errno;
+                openFailed(place, nameView, error, follow);
+                return;
+            }
+            if (!S_ISREG(st.st_mode)) {
+                changedType(place, nameView, st);
+                return;
+            }
+        } else {
+            int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+            const bool tryNoatime = place.noatime && place.noatime->load(std::memory_order_relaxed);
+            fd = openat(place.dirFd, name, flags | (tryNoatime ? O_NOATIME : 0));
+            if (fd < 0 && errno == EPERM && tryNoatime) {
+                // Not our file: the rest of this folder likely is not either.
+                place.noatime->store(false, std::memory_order_relaxed);
+                fd = openat(place.dirFd, name, flags);
+            }
+            if (fd < 0) {
+                const int error = errno;
+                openFailed(place, nameView, error, follow);
+                return;
+            }
+            if (fstat(fd, &st) != 0) {
+                const int error = errno;
+                ::close(fd);
+                problem(place.root, place.directory, nameView, EntryKind::File, false, error, "fstat: " + errorText(error));
+                return;
+            }
+            if (!S_ISREG(st.st_mode)) {
+                ::close(fd);
+                changedType(place, nameView, st);
+                return;
+            }
+        }
+
+        seen(uint64_t(st.st_size));
+        fillEntry(place, nameView, EntryKind::File, st);
+        if ((options.followSymlinks || st.st_nlink > 1) && !walk.links.insert(st.st_dev, st.st_ino)) {
+            entry.firstLink = false;
+        }
+
+        if (fd >= 0) {
+            act(fd, st, place, nameView);
+            ::close(fd);
+        } else {
+            entry.residency = Residency();
+        }
+
+        if (!entry.firstLink) {
+            ++t.hardLinks;
+        } else {
+            ++t.files;
+            t.bytes += uint64_t(st.st_size);
+            t.pages += pagesFor(uint64_t(st.st_size));
+            const Residency &r = entry.residency;
+            if (fd >= 0 && r.ok()) {
+                if (r.hidden) {
+                    ++t.hiddenFiles;
+                    t.hiddenPages += r.pages;
+                } else {
+                    t.resident += r.resident;
+                    t.dirty += r.dirty;
+                    t.writeback += r.writeback;
+                    t.evicted += r.evicted;
+                    t.recentlyEvicted += r.recentlyEvicted;
+                }
+            }
+            if (options.action == FileAction::Evict && entry.evict.error == 0) {
+                t.residentAfter += entry.evict.after;
+                if (entry.evict.after > 0) {
+                    ++t.remained;
+                }
+            } else if (options.action == FileAction::Load && entry.load.error == 0) {
+                t.residentAfter += entry.load.after;
+            }
+        }
+        if (d.entryCallback) {
+            d.entryCallback(entry);
+        }
+    }
+
+    void act(int fd, const struct stat &st, const Place &place, std::string_view name)
+    {
+        entry.residency = residencyOfDescriptor(fd, st, options.residencyOptions);
+        if (entry.residency.ok()) {
+            method = entry.residency.method;
+        } else {
+            problem(place.root, place.directory, name, EntryKind::File, false, entry.residency.error, entry.residency.errorText);
+        }
+        if (options.histogramBuckets > 0) {
+            entry.histogram = histogramOfDescriptor(fd, st, options.histogramBuckets, options.residencyOptions);
+        }
+        // A later name of an inode already handled: acting again would count twice.
+        if (!entry.firstLink) {
+            entry.evict = EvictReport();
+            entry.load = LoadReport();
+            return;
+        }
+        if (options.action == FileAction::Evict) {
+            entry.evict = evictDescriptor(fd, st, options.evictOptions, nullptr);
+            if (entry.evict.error != 0) {
+                problem(place.root, place.directory, name, EntryKind::File, false, entry.evict.error, entry.evict.errorText);
+            } else if (entry.evict.after > 0 && entry.evict.reason == RemainReason::Unknown) {
+                // Only now is it worth reading every process's maps, and only once.
+                const MappedFiles *mapped = walk.mappedFiles();
+                if (mapped && mapped->contains(st.st_dev, st.st_ino)) {
+                    entry.evict.reason = RemainReason::Mapped;
+                }
+            }
+        } else if (options.action == FileAction::Load) {
+            entry.load = loadDescriptor(fd, st, walk.loadOptions);
+            if (entry.load.error != 0 && !entry.load.cancelled) {
+                problem(place.root, place.directory, name, EntryKind::File, false, entry.load.error, entry.load.errorText);
+            }
+        }
+    }
+
+    void openFailed(const Place &place, std::string_view name, int error, bool follow)
+    {
+        std::string reason;
+        EntryKind kind = EntryKind::File;
+        if (error == ENOENT) {
+            reason = follow ? "dangling symlink or vanished: " + errorText(error) : "vanished while walking: " + errorText(error);
+        } else if (error == ELOOP && !follow) {
+            // It was listed as a file and is a symlink now: we do not follow those.
+            reason = "became a symlink while walking: not followed";
+            kind = EntryKind::Symlink;
+        } else if (error == ELOOP) {
+            reason = "symlink loop: " + errorText(error);
+            kind = EntryKind::Symlink;
+        } else {
+            reason = errorText(error);
+        }
+        problem(place.root, place.directory, name, kind, false, error, std::move(reason));
+    }
+
+    void changedType(const Place &place, std::string_view name, const struct stat &st)
+    {
+        const EntryKind kind = kindOfMode(st.st_mode);
+        problem(place.root, place.directory, name, kind, true, 0, std::string("changed type while walking (now a ") + kindName(kind) + "): not read");
+    }
+
+    // One name in a listed folder.
+    void dirent(const std::shared_ptr<DirNode> &node, const Place &place, const char *name, unsigned char type)
+    {
+        const size_t nameLength = strlen(name);
+        const std::string_view nameView(name, nameLength);
+        EntryKind kind = kindOfDirentType(type);
+        struct stat st;
+        const struct stat *known = nullptr;
+        if (kind == EntryKind::Unknown) {
+            // Some filesystems do not fill d_type: ask, without following.
+            if (fstatat(place.dirFd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                const int error = errno;
+                seen(0);
+                openFailed(place, nameView, error, false);
+                return;
+            }
+            kind = kindOfMode(st.st_mode);
+            known = &st;
+        }
+        switch (kind) {
+        case EntryKind::File:
+            file(place, name, nameLength, false, known);
+            return;
+        case EntryKind::Directory:
+            seen(0);
+            node->holders.fetch_add(1, std::memory_order_relaxed);
+            found.emplace_back(node, std::string(nameView), place.root, false);
+            return;
+        case EntryKind::Symlink:
+            seen(0);
+            if (options.followSymlinks) {
+                symlink(node, place, name, nameLength);
+            }
+            return;
+        default:
+            seen(0);
+            skippedSpecial(place, nameView, kind);
+            return;
+        }
+    }
+
+    void symlink(const std::shared_ptr<DirNode> &node, const Place &place, const char *name, size_t nameLength)
+    {
+        const std::string_view nameView(name, nameLength);
+        struct stat st;
+        if (fstatat(place.dirFd, name, &st, 0) != 0) {
+            const int error = errno;
+            std::string reason = error == ELOOP ? "symlink loop: " + errorText(error)
+                : error == ENOENT               ? "dangling symlink: " + errorText(error)
+                                                : errorText(error);
+            problem(place.root, place.directory, nameView, EntryKind::Symlink, false, error, std::move(reason));
+            return;
+        }
+        const EntryKind target = kindOfMode(st.st_mode);
+        if (target == EntryKind::File) {
+            file(place, name, nameLength, true, nullptr);
+        } else if (target == EntryKind::Directory) {
+            node->holders.fetch_add(1, std::memory_order_relaxed);
+            found.emplace_back(node, std::string(nameView), place.root, true);
+        } else {
+            skippedSpecial(place, nameView, target, " (through a symlink)");
+        }
+    }
+
+    // Opens a folder by its full path, one component at a time below the
+    // root, so that neither PATH_MAX nor a long chain of descriptors matters.
+    int openByPath(const std::string &path, int root, bool follow)
+    {
+        const std::string &rootPath = (*walk.roots)[root];
+        const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+        int fd = open(path.c_str(), flags | (follow ? 0 : O_NOFOLLOW));
+        if (fd >= 0 || errno != ENAMETOOLONG || path.compare(0, rootPath.size(), rootPath) != 0) {
+            return fd;
+        }
+        fd = open(rootPath.c_str(), flags);
+        size_t at = rootPath.size();
+        std::string component;
+        while (fd >= 0 && at < path.size()) {
+            while (at < path.size() && path[at] == '/') {
+                ++at;
+            }
+            const size_t end = std::min(path.find('/', at), path.size());
+            if (end == at) {
+                break;
+            }
+            component.assign(path, at, end - at);
+            at = end;
+            const int next = openat(fd, component.c_str(), flags | (follow ? 0 : O_NOFOLLOW));
+            const int error = errno;
+            ::close(fd);
+            fd = next;
+            errno = error;
+        }
+        return fd;
+    }
+
+    // Opens a task's folder, checks it, and lists it.
+    void run(Task &task)
+    {
+        const bool isRoot = !task.parent;
+        const std::string &rootPath = (*walk.roots)[task.root];
+        const std::string_view parentPath = isRoot ? std::string_view() : std::string_view(task.parent->path);
+        const std::string_view name = isRoot ? std::string_view(rootPath) : std::string_view(task.name);
+        const int depth = isRoot ? 0 : task.parent->depth + 1;
+        std::atomic<bool> rootNoatime{true};
+        Place place{task.root, isRoot ? AT_FDCWD : task.parent->fd, parentPath, depth, isRoot ? &rootNoatime : &task.parent->noatime};
+        struct stat st;
+
+        if (isRoot) {
+            // The user named it: a symlink given as a root is followed.
+            if (stat(rootPath.c_str(), &st) != 0) {
+                const int error = errno;
+                problem(task.root, {}, name, EntryKind::Unknown, false, error, errorText(error));
+                return;
+            }
+            const EntryKind kind = kindOfMode(st.st_mode);
+            if (kind == EntryKind::File) {
+                file(place, rootPath.c_str(), rootPath.size(), true, nullptr);
+                return;
+            }
+            if (kind != EntryKind::Directory) {
+                seen(0);
+                skippedSpecial(place, name, kind);
+                return;
+            }
+        }
+
+        const bool follow = isRoot || task.throughSymlink;
+        int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+        const bool tryNoatime = !isRoot && task.parent->noatime.load(std::memory_order_relaxed);
+        const char *openName = isRoot ? rootPath.c_str() : task.name.c_str();
+        int fd = openat(place.dirFd, openName, flags | (tryNoatime ? O_NOATIME : 0));
+        if (fd < 0 && errno == EPERM && tryNoatime) {
+            task.parent->noatime.store(false, std::memory_order_relaxed);
+            fd = openat(place.dirFd, openName, flags);
+        }
+        std::string path;
+        joinPath(path, parentPath, name);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            fd = openByPath(path, task.root, options.followSymlinks);
+        }
+        if (fd < 0) {
+            const int error = errno;
+            const EntryKind kind = task.throughSymlink ? EntryKind::Symlink : EntryKind::Directory;
+            std::string reason = error == ENOENT ? "vanished while walking: " + errorText(error)
+                : error == ENOTDIR               ? std::string("no longer a folder: not walked")
+                : error == ELOOP                 ? std::string("became a symlink while walking: not followed")
+                                                 : errorText(error);
+            problem(task.root, parentPath, name, kind, false, error, std::move(reason));
+            return;
+        }
+        if (fstat(fd, &st) != 0) {
+            const int error = errno;
+            ::close(fd);
+            problem(task.root, parentPath, name, EntryKind::Directory, false, error, "fstat: " + errorText(error));
+            return;
+        }
+        const uint64_t rootDevice = isRoot ? st.st_dev : task.parent->rootDevice;
+        if (options.oneFileSystem && st.st_dev != rootDevice) {
+            // A mount point: not ours to descend, and not an error.
+            ::close(fd);
+            return;
+        }
+        if (options.followSymlinks && !walk.visited.insert(st.st_dev, st.st_ino)) {
+            ::close(fd);
+            bool loop = false;
+            for (const DirNode *up = task.parent.get(); up; up = up->parent.get()) {
+                if (up->device == st.st_dev && up->inode == st.st_ino) {
+                    loop = true;
+                    break;
+                }
+            }
+            const EntryKind kind = task.throughSymlink ? EntryKind::Symlink : EntryKind::Directory;
+            if (loop) {
+                problem(task.root, parentPath, name, kind, false, ELOOP, "symlink loop: already visited");
+            } else {
+                problem(task.root, parentPath, name, kind, true, 0, "already visited through another path: not walked twice");
+            }
+            return;
+        }
+
+        auto node = std::make_shared<DirNode>();
+        node->path = std::move(path);
+        node->fd = fd;
+        node->device = st.st_dev;
+        node->inode = st.st_ino;
+        node->rootDevice = rootDevice;
+        node->depth = depth;
+        node->root = task.root;
+        if (options.followSymlinks) {
+            node->parent = task.parent;
+        }
+        if (!isRoot) {
+            node->noatime.store(task.parent->noatime.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        }
+
+        ++totals[task.root].directories;
+        if (options.reportDirectories && d.entryCallback) {
+            fillEntry(place, name, EntryKind::Directory, st);
+            entry.residency = Residency();
+            entry.histogram = Histogram();
+            entry.evict = EvictReport();
+            entry.load = LoadReport();
+            d.entryCallback(entry);
+        }
+        // The parent's descriptor is no longer needed by this task.
+        task.dropParent();
+        list(node);
+        node->release();
+    }
+
+    void list(const std::shared_ptr<DirNode> &node)
+    {
+        Place place{node->root, node->fd, node->path, node->depth + 1, &node->noatime};
+        for (;;) {
+            const long n = syscall(SYS_getdents64, node->fd, buffer.get(), direntBufferSize);
+            if (n < 0) {
+                const int error = errno;
+                problem(node->root, {}, node->path, EntryKind::Directory, false, error, "reading the folder: " + errorText(error));
+                break;
+            }
+            if (n == 0) {
+                break;
+            }
+            for (long offset = 0; offset < n;) {
+                const auto *dent = reinterpret_cast<const LinuxDirent64 *>(buffer.get() + offset);
+                offset += dent->d_reclen;
+                const char *name = dent->d_name;
+                if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) {
+                    continue;
+                }
+                if (cancelled()) {
+                    found.clear();
+                    return;
+                }
+                dirent(node, place, name, dent->d_type);
+            }
+            share();
+        }
+        share();
+    }
+
+    // Puts the subfolders found so far where every thread can take them.
+    void share()
+    {
+        if (found.empty()) {
+            return;
+        }
+        {
+            std::lock_guard lock(walk.mutex);
+            // Reversed so that the first listed is taken first.
+            for (auto it = found.rbegin(); it != found.rend(); ++it) {
+                walk.stack.push_back(std::move(*it));
+            }
+        }
+        const size_t count = found.size();
+        found.clear();
+        if (count > 1) {
+            walk.wake.notify_all();
+        } else {
+            walk.wake.notify_one();
+        }
+    }
+
+    void loop()
+    {
+        std::unique_lock lock(walk.mutex);
+        for (;;) {
+            walk.wake.wait(lock, [this] {
+                return walk.finished || !walk.stack.empty() || cancelled();
+            });
+            if (walk.finished || cancelled()) {
+                break;
+            }
+            Task task = std::move(walk.stack.back());
+            walk.stack.pop_back();
+            ++walk.busy;
+            lock.unlock();
+            run(task);
+            task.dropParent();
+            flushProgress();
+            lock.lock();
+            --walk.busy;
+            if (walk.busy == 0 && walk.stack.empty()) {
+                walk.finished = true;
+                walk.wake.notify_all();
+            }
+        }
+        flushProgress();
+    }
+};
+
+} // namespace
+
+struct Walker::Private : WalkerState {
+    std::mutex cancelMutex; // cancel() may come while walk() sets up or tears down
+    Walk *walk = nullptr;
+};
+
+Walker::Walker(WalkOptions options)
+    : d(std::make_unique<Private>())
+{
+    d->options = std::move(options);
+}
+
+Walker::~Walker() = default;
+
+void Walker::setEntryCallback(EntryCallback callback)
+{
+    d->entryCallback = std::move(callback);
+}
+
+void Walker::setProblemCallback(ProblemCallback callback)
+{
+    d->problemCallback = std::move(callback);
+}
+
+WalkResult Walker::walk(const std::vector<std::string> &roots)
+{
+    // A Walker may walk again after a cancelled walk.
+    d->cancelled.store(false);
+    d->entries.store(0);
+    d->bytes.store(0);
+    raiseFileLimit();
+
+    Walk walk;
+    walk.d = d.get();
+    walk.roots = &roots;
+    walk.loadOptions = d->options.loadOptions;
+    walk.loadOptions.cancel = &d->cancelled;
+    walk.loadOptions.progress = nullptr;
+    for (int i = int(roots.size()) - 1; i >= 0; --i) {
+        walk.stack.emplace_back(nullptr, std::string(), i, false);
+    }
+    walk.finished = walk.stack.empty();
+    {
+        std::lock_guard lock(d->cancelMutex);
+        d->walk = &walk;
+    }
+
+    int threadCount = d->options.threads > 0 ? d->options.threads : std::max(2, int(std::thread::hardware_concurrency()));
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (int i = 0; i < threadCount; ++i) {
+        workers.push_back(std::make_unique<Worker>(walk, roots.size()));
+    }
+    std::vector<std::thread> threads;
+    for (int i = 1; i < threadCount; ++i) {
+        threads.emplace_back([&worker = *workers[i]] {
+            worker.loop();
+        });
+    }
+    workers[0]->loop();
+    for (std::thread &thread : threads) {
+        thread.join();
+    }
+    {
+        std::lock_guard lock(d->cancelMutex);
+        d->walk = nullptr;
+    }
+    // Tasks left by a cancel hold folder descriptors: close them now.
+    walk.stack.clear();
+
+    WalkResult result;
+    result.perRoot.resize(roots.size());
+    for (const auto &worker : workers) {
+        for (size_t i = 0; i < roots.size(); ++i) {
+            result.perRoot[i].add(worker->totals[i]);
+        }
+        if (result.method == ResidencyMethod::None) {
+            result.method = worker->method;
+        }
+    }
+    for (const WalkTotals &totals : result.perRoot) {
+        result.total.add(totals);
+    }
+    result.cancelled = d->cancelled.load();
+    return result;
+}
+
+void Walker::cancel()
+{
+    d->cancelled.store(true);
+    std::lock_guard lock(d->cancelMutex);
+    if (d->walk) {
+        d->walk->wakeAll();
+    }
+}
+
+bool Walker::isCancelled() const
+{
+    return d->cancelled.load();
+}
+
+uint64_t Walker::entriesSeen() const
+{
+    return d->entries.load(std::memory_order_relaxed);
+}
+
+uint64_t Walker::bytesSeen() const
+{
+    return d->bytes.load(std::memory_order_relaxed);
+}
+
 } // namespace Cachescope

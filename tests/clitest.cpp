@@ -1,13 +1,614 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
+// cachescope-cli end to end: the real binary on real files, its numbers
+// checked against page-cache states set up with raw syscalls (TestUtil) and
+// against the peers (fincore, vmtouch).
+
 #include "testutil.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QTest>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace
+{
+const uint64_t P = uint64_t(sysconf(_SC_PAGESIZE));
+
+QString q(const std::string &path)
+{
+    return QString::fromStdString(path);
+}
+
+TestUtil::RunResult cli(const QStringList &arguments, int timeoutMs = 60000)
+{
+    return TestUtil::run(TestUtil::cliPath(), arguments, timeoutMs);
+}
+
+// The one JSON document a --json run prints; fails the test when it is not one.
+QJsonObject jsonOf(const TestUtil::RunResult &result)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(result.out, &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+        qWarning("not one JSON object (%s): %s\nstderr: %s", qPrintable(error.errorString()), result.out.constData(), result.err.constData());
+        return {};
+    }
+    return document.object();
+}
+
+quint64 number(const QJsonObject &object, const char *key)
+{
+    return quint64(object.value(QLatin1String(key)).toDouble(-1));
+}
+
+// The last line of a text table whose path column ends with path.
+QByteArray rowFor(const QByteArray &out, const QByteArray &path)
+{
+    const QList<QByteArray> lines = out.split('\n');
+    for (const QByteArray &line : lines) {
+        if (line.endsWith(path)) {
+            return line;
+        }
+    }
+    return {};
+}
+} // namespace
 
 class CliTest : public QObject
 {
     Q_OBJECT
+
+    std::string m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_dir = TestUtil::scratchDir("cli");
+        // The unprivileged test user must reach these files.
+        chmod(m_dir.c_str(), 0755);
+        QVERIFY(QFile::exists(TestUtil::cliPath()));
+    }
+
+    void statusHalfResidentFile()
+    {
+        const std::string path = m_dir + "/half";
+        TestUtil::makeColdFile(path, 64 * P);
+        TestUtil::readRange(path, 0, 32 * P);
+
+        const auto result = cli({QStringLiteral("status"), QStringLiteral("--json"), q(path)});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject json = jsonOf(result);
+        QCOMPARE(json.value(QLatin1String("command")).toString(), QStringLiteral("status"));
+        const QJsonArray files = json.value(QLatin1String("files")).toArray();
+        QCOMPARE(files.size(), 1);
+        const QJsonObject file = files.at(0).toObject();
+        QCOMPARE(file.value(QLatin1String("path")).toString(), q(path));
+        QCOMPARE(number(file, "size"), quint64(64 * P));
+        QCOMPARE(number(file, "pages"), quint64(64));
+        QCOMPARE(number(file, "resident"), quint64(32));
+        QCOMPARE(number(file, "resident_bytes"), quint64(32 * P));
+        QCOMPARE(file.value(QLatin1String("cached_percent")).toDouble(), 50.0);
+        QCOMPARE(file.value(QLatin1String("hidden")).toBool(true), false);
+        QCOMPARE(file.value(QLatin1String("method")).toString(), QStringLiteral("cachestat"));
+        QCOMPARE(number(file, "dirty"), quint64(0));
+
+        // The peers count the same pages.
+        if (const auto fincore = TestUtil::fincoreResidentPages(path)) {
+            QCOMPARE(*fincore, quint64(32));
+        }
+        if (const auto vmtouch = TestUtil::vmtouchResidentPages(path)) {
+            QCOMPARE(*vmtouch, quint64(32));
+        }
+
+        // Text: one row with the exact page counts and the raw path.
+        const auto text = cli({QStringLiteral("status"), q(path)});
+        QCOMPARE(text.exitCode, 0);
+        const QByteArray row = rowFor(text.out, QByteArray::fromStdString(path));
+        QVERIFY2(row.contains(" 32/64 "), row.constData());
+        QVERIFY2(row.contains("50.0%"), row.constData());
+        QVERIFY2(row.contains("128.0 KiB"), row.constData()); // resident: 32 pages of 4 KiB
+        // --bytes: raw numbers instead.
+        const auto raw = cli({QStringLiteral("status"), QStringLiteral("--bytes"), q(path)});
+        QVERIFY(rowFor(raw.out, QByteArray::fromStdString(path)).contains(QByteArray::number(quint64(32 * P))));
+    }
+
+    void statusRecursiveTotals()
+    {
+        const std::string dir = m_dir + "/tree";
+        mkdir(dir.c_str(), 0755);
+        mkdir((dir + "/sub").c_str(), 0755);
+        TestUtil::makeColdFile(dir + "/a", 10 * P);
+        TestUtil::makeColdFile(dir + "/sub/b", 20 * P);
+        TestUtil::makeColdFile(dir + "/sub/c", 5 * P + 1);
+        TestUtil::readRange(dir + "/a", 0, 10 * P);
+        TestUtil::readRange(dir + "/sub/b", 4 * P, 3 * P);
+
+        const auto result = cli({QStringLiteral("status"), QStringLiteral("-r"), QStringLiteral("--json"), q(dir)});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject json = jsonOf(result);
+        QVERIFY(json.value(QLatin1String("files")).toArray().isEmpty()); // totals only without -v
+        const QJsonArray roots = json.value(QLatin1String("roots")).toArray();
+        QCOMPARE(roots.size(), 1);
+        const QJsonObject root = roots.at(0).toObject();
+        QCOMPARE(root.value(QLatin1String("path")).toString(), q(dir));
+        QCOMPARE(number(root, "files"), quint64(3));
+        QCOMPARE(number(root, "pages"), quint64(10 + 20 + 6));
+        QCOMPARE(number(root, "bytes"), quint64(35 * P + 1));
+        QCOMPARE(number(root, "resident"), quint64(13));
+        QCOMPARE(number(json.value(QLatin1String("total")).toObject(), "resident"), quint64(13));
+
+        // Text: a header and one line for the root.
+        const auto text = cli({QStringLiteral("status"), QStringLiteral("-r"), q(dir)});
+        QCOMPARE(text.exitCode, 0);
+        QCOMPARE(text.out.trimmed().split('\n').size(), 2);
+        QVERIFY(rowFor(text.out, QByteArray::fromStdString(dir)).contains("52.0 KiB"));
+
+        // -v lists every file, sorted, each with its own numbers.
+        const auto verbose = cli({QStringLiteral("status"), QStringLiteral("-rv"), QStringLiteral("--json"), q(dir)});
+        const QJsonArray files = jsonOf(verbose).value(QLatin1String("files")).toArray();
+        QCOMPARE(files.size(), 3);
+        QCOMPARE(files.at(0).toObject().value(QLatin1String("path")).toString(), q(dir + "/a"));
+        QCOMPARE(number(files.at(0).toObject(), "resident"), quint64(10));
+        QCOMPARE(number(files.at(1).toObject(), "resident"), quint64(3));
+        QCOMPARE(number(files.at(2).toObject(), "resident"), quint64(0));
+
+        // Without -r a folder is an error that says what to do.
+        const auto folder = cli({QStringLiteral("status"), q(dir)});
+        QCOMPARE(folder.exitCode, 1);
+        QVERIFY2(folder.err.contains(QByteArray(QByteArray::fromStdString(dir) + ": is a folder: use -r")), folder.err.constData());
+    }
+
+    void heatmapShape()
+    {
+        const std::string path = m_dir + "/heat";
+        TestUtil::makeColdFile(path, 100 * P);
+        TestUtil::readRange(path, 0, 50 * P); // the first half
+        TestUtil::readRange(path, 95 * P, 2 * P); // part of the last tenth
+
+        const auto ascii = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("10"), QStringLiteral("--ascii"), q(path)});
+        QCOMPARE(ascii.exitCode, 0);
+        const QList<QByteArray> lines = ascii.out.split('\n');
+        QCOMPARE(lines.size(), 4); // header, row, heatmap, ""
+        QCOMPARE(lines.at(2), QByteArray("  |#####    .|"));
+
+        const auto unicode = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("10"), q(path)});
+        QCOMPARE(unicode.out.split('\n').at(2), QByteArray("  |\u2588\u2588\u2588\u2588\u2588    \u2591|"));
+
+        const auto json = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("10"), QStringLiteral("--json"), q(path)});
+        const QJsonObject histogram = jsonOf(json).value(QLatin1String("files")).toArray().at(0).toObject().value(QLatin1String("histogram")).toObject();
+        const QJsonArray resident = histogram.value(QLatin1String("resident")).toArray();
+        QCOMPARE(resident.size(), 10);
+        QCOMPARE(resident.at(0).toInteger(), 10);
+        QCOMPARE(resident.at(5).toInteger(), 0);
+        QCOMPARE(resident.at(9).toInteger(), 2);
+        QCOMPARE(histogram.value(QLatin1String("pages")).toArray().at(9).toInteger(), 10);
+    }
+
+    void evictThenStatusShowsNothing()
+    {
+        const std::string path = m_dir + "/evictme";
+        TestUtil::makeColdFile(path, 40 * P);
+        TestUtil::readRange(path, 0, 40 * P);
+
+        const auto evict = cli({QStringLiteral("evict"), QStringLiteral("--json"), q(path)});
+        QCOMPARE(evict.exitCode, 0);
+        const QJsonObject file = jsonOf(evict).value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(number(file, "before"), quint64(40));
+        QCOMPARE(number(file, "after"), quint64(0));
+        QCOMPARE(number(file, "freed"), quint64(40));
+        QCOMPARE(file.value(QLatin1String("remain_reason")).toString(), QStringLiteral("none"));
+
+        const auto status = cli({QStringLiteral("status"), QStringLiteral("--json"), q(path)});
+        QCOMPARE(number(jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject(), "resident"), quint64(0));
+
+        // A folder is evicted recursively, with totals.
+        const std::string dir = m_dir + "/evicttree";
+        mkdir(dir.c_str(), 0755);
+        TestUtil::makeColdFile(dir + "/x", 8 * P);
+        TestUtil::readRange(dir + "/x", 0, 8 * P);
+        const auto tree = cli({QStringLiteral("evict"), QStringLiteral("--json"), q(dir)});
+        QCOMPARE(tree.exitCode, 0);
+        const QJsonObject total = jsonOf(tree).value(QLatin1String("total")).toObject();
+        QCOMPARE(number(total, "resident"), quint64(8));
+        QCOMPARE(number(total, "resident_after"), quint64(0));
+        QCOMPARE(TestUtil::vmtouchResidentPages(dir + "/x").value_or(0), quint64(0));
+    }
+
+    void loadByteRange_data()
+    {
+        QTest::addColumn<QString>("method");
+        QTest::newRow("readahead") << QStringLiteral("readahead");
+        QTest::newRow("read") << QStringLiteral("read");
+    }
+
+    void loadByteRange()
+    {
+        QFETCH(QString, method);
+        const std::string path = m_dir + "/loadme";
+        TestUtil::makeColdFile(path, 256 * P);
+        const auto load = cli({QStringLiteral("load"),
+                               QStringLiteral("--offset"),
+                               QString::number(64 * P),
+                               QStringLiteral("--length"),
+                               QString::number(16 * P),
+                               QStringLiteral("--method"),
+                               method,
+                               QStringLiteral("--json"),
+                               q(path)});
+        QCOMPARE(load.exitCode, 0);
+        const QJsonObject file = jsonOf(load).value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(number(file, "bytes_done"), quint64(16 * P));
+
+        const auto status = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("16"), QStringLiteral("--json"), q(path)});
+        const QJsonObject after = jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(number(after, "resident"), quint64(16));
+        // Exactly the pages [64, 80): bucket 4 of 16 buckets of 16 pages.
+        const QJsonArray buckets = after.value(QLatin1String("histogram")).toObject().value(QLatin1String("resident")).toArray();
+        QCOMPARE(buckets.at(4).toInteger(), 16);
+        QCOMPARE(buckets.at(3).toInteger(), 0);
+        QCOMPARE(buckets.at(5).toInteger(), 0);
+        TestUtil::evictRaw(path);
+    }
+
+    void topOrdering()
+    {
+        const std::string dir = m_dir + "/top";
+        mkdir(dir.c_str(), 0755);
+        TestUtil::makeColdFile(dir + "/ten", 40 * P);
+        TestUtil::makeColdFile(dir + "/thirty", 40 * P);
+        TestUtil::makeColdFile(dir + "/twenty", 40 * P);
+        TestUtil::readRange(dir + "/ten", 0, 10 * P);
+        TestUtil::readRange(dir + "/thirty", 0, 30 * P);
+        TestUtil::readRange(dir + "/twenty", 0, 20 * P);
+
+        const auto result = cli({QStringLiteral("top"), q(dir), QStringLiteral("-n"), QStringLiteral("2"), QStringLiteral("--json")});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonArray entries = jsonOf(result).value(QLatin1String("entries")).toArray();
+        QCOMPARE(entries.size(), 2);
+        QCOMPARE(entries.at(0).toObject().value(QLatin1String("path")).toString(), q(dir + "/thirty"));
+        QCOMPARE(number(entries.at(0).toObject(), "resident"), quint64(30));
+        QCOMPARE(number(entries.at(0).toObject(), "rank"), quint64(1));
+        QCOMPARE(entries.at(1).toObject().value(QLatin1String("path")).toString(), q(dir + "/twenty"));
+        QCOMPARE(number(entries.at(1).toObject(), "resident"), quint64(20));
+
+        const auto text = cli({QStringLiteral("top"), QStringLiteral("-n3"), q(dir)});
+        const QList<QByteArray> lines = text.out.split('\n');
+        QVERIFY(lines.at(1).endsWith("/thirty"));
+        QVERIFY(lines.at(2).endsWith("/twenty"));
+        QVERIFY(lines.at(3).endsWith("/ten"));
+    }
+
+    void meminfoJson()
+    {
+        const auto result = cli({QStringLiteral("meminfo"), QStringLiteral("--json")});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject json = jsonOf(result);
+        for (const char *key :
+             {"total", "used", "free", "shared", "buffers", "cache", "buff_cache", "available", "swap_total", "swap_used", "swap_free", "dirty", "writeback"}) {
+            QVERIFY2(json.value(QLatin1String(key)).isDouble(), key);
+        }
+        // MemTotal never changes: it must match /proc/meminfo exactly.
+        QFile meminfo(QStringLiteral("/proc/meminfo"));
+        QVERIFY(meminfo.open(QIODevice::ReadOnly));
+        const QByteArray first = meminfo.readLine().simplified(); // "MemTotal: 123 kB"
+        QCOMPARE(number(json, "total"), first.split(' ').at(1).toULongLong() * 1024);
+        QVERIFY(number(json, "used") + number(json, "free") <= number(json, "total"));
+
+        const auto text = cli({QStringLiteral("meminfo")});
+        QVERIFY(text.out.startsWith("              total        used        free      shared  buff/cache   available\nMem:"));
+    }
+
+    void meminfoWatchCount()
+    {
+        const auto result = cli({QStringLiteral("meminfo"),
+                                 QStringLiteral("--watch"),
+                                 QStringLiteral("0.2"),
+                                 QStringLiteral("--count"),
+                                 QStringLiteral("3"),
+                                 QStringLiteral("--json")},
+                                10000);
+        QCOMPARE(result.exitCode, 0);
+        const QList<QByteArray> lines = result.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        for (const QByteArray &line : lines) {
+            QVERIFY(QJsonDocument::fromJson(line).object().contains(QLatin1String("time")));
+        }
+    }
+
+    // Ctrl+C ends a watch cleanly, with whole lines, and exit status 130.
+    void meminfoWatchInterrupted()
+    {
+        QProcess process;
+        process.start(TestUtil::cliPath(), {QStringLiteral("meminfo"), QStringLiteral("--watch"), QStringLiteral("0.1"), QStringLiteral("--json")});
+        QVERIFY(process.waitForStarted());
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += process.readAllStandardOutput()).count('\n') >= 2, 10000);
+        QCOMPARE(kill(pid_t(process.processId()), SIGINT), 0);
+        QVERIFY(process.waitForFinished(10000));
+        out += process.readAllStandardOutput();
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 130);
+        QVERIFY(out.endsWith('\n'));
+        for (const QByteArray &line : out.trimmed().split('\n')) {
+            QVERIFY(!QJsonDocument::fromJson(line).isNull());
+        }
+    }
+
+    void snapshotRoundTrip()
+    {
+        const std::string dir = m_dir + "/snap";
+        mkdir(dir.c_str(), 0755);
+        const std::string file = dir + "/data";
+        TestUtil::makeColdFile(file, 64 * P);
+        TestUtil::readRange(file, 8 * P, 24 * P);
+        const std::string first = m_dir + "/first.json";
+        const std::string second = m_dir + "/second.json";
+
+        const auto save = cli({QStringLiteral("snapshot"), QStringLiteral("save"), QStringLiteral("--json"), q(first), q(dir)});
+        QCOMPARE(save.exitCode, 0);
+        QCOMPARE(number(jsonOf(save), "resident_pages"), quint64(24));
+        QVERIFY(QFile::exists(q(first)));
+
+        TestUtil::evictRaw(file);
+        QCOMPARE(cli({QStringLiteral("snapshot"), QStringLiteral("save"), q(second), q(dir)}).exitCode, 0);
+
+        const auto diff = cli({QStringLiteral("snapshot"), QStringLiteral("diff"), QStringLiteral("--json"), q(first), q(second)});
+        QCOMPARE(diff.exitCode, 0);
+        const QJsonObject diffJson = jsonOf(diff);
+        QCOMPARE(number(diffJson, "evicted_pages"), quint64(24));
+        QCOMPARE(number(diffJson, "loaded_pages"), quint64(0));
+        const QJsonObject fileDiff = diffJson.value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(fileDiff.value(QLatin1String("path")).toString(), q(file));
+        QCOMPARE(fileDiff.value(QLatin1String("evicted")).toArray().at(0).toArray(), (QJsonArray{8, 24}));
+
+        const auto restore = cli({QStringLiteral("snapshot"), QStringLiteral("restore"), QStringLiteral("--json"), q(first)});
+        QCOMPARE(restore.exitCode, 0);
+        const QJsonObject restored = jsonOf(restore);
+        QCOMPARE(number(restored, "files_restored"), quint64(1));
+        QCOMPARE(number(restored, "pages_requested"), quint64(24));
+        QCOMPARE(number(restored, "pages_resident_after"), quint64(24));
+        // Exactly the recorded pages came back.
+        const auto status = cli({QStringLiteral("status"), QStringLiteral("--json"), q(file)});
+        QCOMPARE(number(jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject(), "resident"), quint64(24));
+
+        // A damaged snapshot is named with its reason.
+        const std::string broken = m_dir + "/broken.json";
+        QFile out(q(broken));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write("{ not json");
+        out.close();
+        const auto bad = cli({QStringLiteral("snapshot"), QStringLiteral("restore"), q(broken)});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QByteArray(QByteArray::fromStdString(broken) + ": not a Cachescope snapshot")), bad.err.constData());
+    }
+
+    void usageErrors_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        const QString s = QStringLiteral("status");
+        QTest::newRow("no command") << QStringList{} << QStringLiteral("no command given");
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QStringLiteral("unknown command 'frobnicate'");
+        QTest::newRow("unknown option") << QStringList{s, QStringLiteral("--frob"), QStringLiteral("x")} << QStringLiteral("unknown option '--frob'");
+        QTest::newRow("unknown short option") << QStringList{s, QStringLiteral("-q"), QStringLiteral("x")} << QStringLiteral("unknown option '-q'");
+        QTest::newRow("unknown global option") << QStringList{QStringLiteral("--frob")} << QStringLiteral("unknown option '--frob'");
+        QTest::newRow("missing path") << QStringList{s} << QStringLiteral("missing argument: PATH...");
+        QTest::newRow("missing value") << QStringList{s, QStringLiteral("x"), QStringLiteral("--pages")} << QStringLiteral("'--pages' needs a value (N)");
+        QTest::newRow("negative --pages") << QStringList{s, QStringLiteral("--pages"), QStringLiteral("-3"), QStringLiteral("x")}
+                                          << QStringLiteral("--pages: '-3' is not a whole number");
+        QTest::newRow("zero --pages") << QStringList{s, QStringLiteral("--pages=0"), QStringLiteral("x")}
+                                      << QStringLiteral("--pages: '0' is not a whole number");
+        QTest::newRow("non-number -n") << QStringList{QStringLiteral("top"), QStringLiteral("-n"), QStringLiteral("many"), QStringLiteral("x")}
+                                       << QStringLiteral("--count: 'many' is not a whole number");
+        QTest::newRow("bad -j") << QStringList{s, QStringLiteral("-j0"), QStringLiteral("x")} << QStringLiteral("--threads: '0' is not a whole number");
+        QTest::newRow("bad --offset") << QStringList{QStringLiteral("load"), QStringLiteral("--offset"), QStringLiteral("12Q"), QStringLiteral("x")}
+                                      << QStringLiteral("--offset: '12Q' is not a byte count");
+        QTest::newRow("bad --method") << QStringList{QStringLiteral("load"), QStringLiteral("--method"), QStringLiteral("mmap"), QStringLiteral("x")}
+                                      << QStringLiteral("'mmap' is neither 'readahead' nor 'read'");
+        QTest::newRow("bad --watch") << QStringList{QStringLiteral("meminfo"), QStringLiteral("--watch"), QStringLiteral("0")}
+                                     << QStringLiteral("--watch: '0' is not a number of seconds");
+        QTest::newRow("--count without --watch") << QStringList{QStringLiteral("meminfo"), QStringLiteral("--count"), QStringLiteral("3")}
+                                                 << QStringLiteral("--count needs --watch");
+        QTest::newRow("meminfo argument") << QStringList{QStringLiteral("meminfo"), QStringLiteral("extra")} << QStringLiteral("unexpected argument 'extra'");
+        QTest::newRow("flag with value") << QStringList{s, QStringLiteral("--recursive=yes"), QStringLiteral("x")}
+                                         << QStringLiteral("'--recursive' takes no value");
+        QTest::newRow("snapshot alone") << QStringList{QStringLiteral("snapshot")} << QStringLiteral("needs an action");
+        QTest::newRow("snapshot bad action") << QStringList{QStringLiteral("snapshot"), QStringLiteral("take")} << QStringLiteral("unknown action 'take'");
+        QTest::newRow("snapshot diff one file") << QStringList{QStringLiteral("snapshot"), QStringLiteral("diff"), QStringLiteral("a")}
+                                                << QStringLiteral("missing argument: A B");
+        QTest::newRow("help for nothing") << QStringList{QStringLiteral("help"), QStringLiteral("frob")} << QStringLiteral("no such command");
+    }
+
+    void usageErrors()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const auto result = cli(arguments);
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.contains(message.toUtf8()), result.err.constData());
+        QVERIFY2(result.err.contains("--help'."), result.err.constData());
+        QVERIFY(result.out.isEmpty());
+    }
+
+    void helpForEveryCommand_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("main") << QStringList{QStringLiteral("--help")} << QStringLiteral("snapshot restore FILE");
+        QTest::newRow("help status") << QStringList{QStringLiteral("help"), QStringLiteral("status")} << QStringLiteral("--recursive");
+        QTest::newRow("status") << QStringList{QStringLiteral("status"), QStringLiteral("--help")} << QStringLiteral("hidden (<reason>)");
+        QTest::newRow("evict") << QStringList{QStringLiteral("evict"), QStringLiteral("-h")} << QStringLiteral("--flush");
+        QTest::newRow("load") << QStringList{QStringLiteral("load"), QStringLiteral("--help")} << QStringLiteral("--method METHOD");
+        QTest::newRow("top") << QStringList{QStringLiteral("top"), QStringLiteral("--help")} << QStringLiteral("-n, --count N");
+        QTest::newRow("meminfo") << QStringList{QStringLiteral("meminfo"), QStringLiteral("--help")} << QStringLiteral("--watch SECONDS");
+        QTest::newRow("snapshot") << QStringList{QStringLiteral("snapshot"), QStringLiteral("--help")} << QStringLiteral("snapshot diff A B");
+        QTest::newRow("snapshot save") << QStringList{QStringLiteral("snapshot"), QStringLiteral("save"), QStringLiteral("--help")}
+                                       << QStringLiteral("Usage: cachescope-cli snapshot save [OPTIONS] FILE PATH...");
+    }
+
+    void helpForEveryCommand()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        const auto result = cli(arguments);
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.contains(expected.toUtf8()), result.out.constData());
+    }
+
+    void nonexistentPathFails()
+    {
+        const std::string missing = m_dir + "/no-such-file";
+        const std::string present = m_dir + "/present";
+        TestUtil::makeColdFile(present, 4 * P);
+        const auto result = cli({QStringLiteral("status"), QStringLiteral("--json"), q(missing), q(present)});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QByteArray("cachescope-cli: " + QByteArray::fromStdString(missing) + ": No such file or directory")),
+                 result.err.constData());
+        // The good path is still answered, and the JSON names the failure.
+        const QJsonObject json = jsonOf(result);
+        QCOMPARE(json.value(QLatin1String("files")).toArray().size(), 1);
+        const QJsonObject problem = json.value(QLatin1String("problems")).toArray().at(0).toObject();
+        QCOMPARE(problem.value(QLatin1String("path")).toString(), q(missing));
+        QCOMPARE(problem.value(QLatin1String("skipped")).toBool(true), false);
+
+        for (const char *command : {"evict", "load", "top"}) {
+            const auto other = cli({QLatin1String(command), q(missing)});
+            QCOMPARE(other.exitCode, 1);
+            QVERIFY2(other.err.contains(QByteArray(QByteArray::fromStdString(missing) + ": No such file or directory")), other.err.constData());
+        }
+    }
+
+    void fifoIsReportedNeverOpened()
+    {
+        const std::string dir = m_dir + "/withfifo";
+        mkdir(dir.c_str(), 0755);
+        const std::string fifo = dir + "/fifo";
+        QCOMPARE(mkfifo(fifo.c_str(), 0644), 0);
+        TestUtil::makeColdFile(dir + "/file", 4 * P);
+
+        // Opening a FIFO for reading would block until a writer comes: the timeout catches a hang.
+        for (const char *command : {"status", "evict", "load"}) {
+            const auto named = cli({QLatin1String(command), q(fifo)}, 10000);
+            QVERIFY(!named.timedOut);
+            QCOMPARE(named.exitCode, 0); // skipped is reported, not a failure
+            QVERIFY2(named.err.contains(QByteArray(QByteArray::fromStdString(fifo) + ": FIFO: skipped, never opened")), named.err.constData());
+        }
+
+        const auto walked = cli({QStringLiteral("status"), QStringLiteral("-r"), QStringLiteral("--json"), q(dir)}, 10000);
+        QVERIFY(!walked.timedOut);
+        QCOMPARE(walked.exitCode, 0);
+        QVERIFY2(walked.err.contains(QByteArray::fromStdString(fifo)), walked.err.constData());
+        const QJsonObject root = jsonOf(walked).value(QLatin1String("roots")).toArray().at(0).toObject();
+        QCOMPARE(number(root, "files"), quint64(1));
+        QCOMPARE(number(root, "skipped"), quint64(1));
+    }
+
+    void nonUtf8NameSurvives()
+    {
+        const std::string dir = m_dir + "/latin1";
+        mkdir(dir.c_str(), 0755);
+        const std::string name = "caf\xe9"; // Latin-1, not UTF-8
+        const std::string path = dir + "/" + name;
+        TestUtil::makeColdFile(path, 4 * P);
+        TestUtil::readRange(path, 0, P);
+
+        const auto result = cli({QStringLiteral("status"), QStringLiteral("-rv"), QStringLiteral("--json"), q(dir)});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject file = jsonOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(QByteArray::fromBase64(file.value(QLatin1String("path_base64")).toString().toLatin1()), QByteArray::fromStdString(path));
+        QCOMPARE(number(file, "resident"), quint64(1));
+
+        // Text output has the exact bytes.
+        const auto text = cli({QStringLiteral("status"), QStringLiteral("-rv"), q(dir)});
+        QVERIFY(text.out.contains(QByteArray(QByteArray::fromStdString(path) + '\n')));
+    }
+
+    // As an unprivileged user: the kernel hides the truth about files the user
+    // cannot write, and the CLI says so instead of printing its lie.
+    void hiddenForOtherUsers()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string path = m_dir + "/root-owned";
+        TestUtil::makeColdFile(path, 16 * P);
+        TestUtil::readRange(path, 0, 4 * P);
+        QCOMPARE(chmod(path.c_str(), 0644), 0);
+
+        const auto result = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("status"),
+                                           QStringLiteral("--json"),
+                                           q(path)});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject file = jsonOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(file.value(QLatin1String("hidden")).toBool(), true);
+        QVERIFY(!file.value(QLatin1String("hidden_reason")).toString().isEmpty());
+        QVERIFY(!file.contains(QLatin1String("resident")));
+
+        const auto text = TestUtil::run(
+            QStringLiteral("runuser"),
+            {QStringLiteral("-u"), QLatin1String(TestUtil::testUserName), QStringLiteral("--"), TestUtil::cliPath(), QStringLiteral("status"), q(path)});
+        const QByteArray row = rowFor(text.out, QByteArray::fromStdString(path));
+        QVERIFY2(row.contains("hidden ("), row.constData());
+        QVERIFY2(!row.contains("4/16") && !row.contains("16/16"), row.constData());
+    }
+
+    void trueNumbersForTheOwner()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string path = m_dir + "/user-owned";
+        TestUtil::makeColdFile(path, 16 * P);
+        TestUtil::readRange(path, 0, 4 * P);
+        QCOMPARE(chown(path.c_str(), *uid, *uid), 0);
+
+        const auto result = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("status"),
+                                           QStringLiteral("--json"),
+                                           q(path)});
+        QCOMPARE(result.exitCode, 0);
+        const QJsonObject file = jsonOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
+        QCOMPARE(file.value(QLatin1String("hidden")).toBool(true), false);
+        QCOMPARE(number(file, "resident"), quint64(4));
+        QCOMPARE(number(file, "pages"), quint64(16));
+
+        // A folder the user may not enter is an error: exit 1, named with its reason.
+        const std::string locked = m_dir + "/locked";
+        mkdir(locked.c_str(), 0700);
+        const auto denied = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("status"),
+                                           QStringLiteral("-r"),
+                                           q(m_dir)});
+        QCOMPARE(denied.exitCode, 1);
+        QVERIFY2(denied.err.contains(QByteArray(QByteArray::fromStdString(locked) + ": Permission denied")), denied.err.constData());
+        rmdir(locked.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(CliTest)

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "options.h"
+#include "output.h"
+
+#include <atomic>
+
+namespace Cachescope
+{
+class Walker;
+}
+
+namespace Cli
+{
+
+enum ExitCode : int {
+    ExitSuccess = 0,
+    ExitFailures = 1,
+    ExitUsage = 2,
+};
+
+// SIGINT and SIGTERM go to one thread that cancels what runs (a walk, a
+// load, a restore, a watch loop); where nothing can be cancelled, the
+// process ends at once. A second signal always ends it.
+void installInterruptHandling();
+[[nodiscard]] const std::atomic<bool> &interruptFlag();
+[[nodiscard]] bool interrupted();
+[[nodiscard]] int interruptExitCode(); // 128 + the signal
+// Sleeps up to seconds; returns true at once when interrupted.
+[[nodiscard]] bool sleepUnlessInterrupted(double seconds);
+
+// While alive, an interrupt cancels this walker (or only sets the flag when
+// walker is null) instead of ending the process.
+class CancelScope
+{
+public:
+    explicit CancelScope(Cachescope::Walker *walker = nullptr);
+    ~CancelScope();
+    CancelScope(const CancelScope &) = delete;
+    CancelScope &operator=(const CancelScope &) = delete;
+};
+
+// A usage error: message and hint on stderr; returns ExitUsage.
+[[nodiscard]] int usageError(std::string_view command, std::string_view message);
+
+struct Command {
+    CommandSpec spec;
+    int (*run)(Context &context, const ParsedArgs &args);
+};
+
+// Every subcommand, in the order --help lists them.
+[[nodiscard]] const std::vector<Command> &commands();
+
+} // namespace Cli

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "commands.h"
+
+#include "walker.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+// A signal handler may call almost nothing, and Walker::cancel() is not
+// promised to be async-signal-safe. So the signals are blocked in every
+// thread (the mask is inherited by the walker's workers, which start later)
+// and one thread takes them with sigwait(), where any call is allowed.
+
+namespace Cli
+{
+
+namespace
+{
+std::atomic<bool> interruptedFlag{false};
+std::atomic<int> interruptSignal{0};
+std::mutex scopeMutex;
+std::condition_variable interruptCondition;
+int activeScopes = 0;
+Cachescope::Walker *activeWalker = nullptr;
+} // namespace
+
+void installInterruptHandling()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set] {
+        for (;;) {
+            int signal = 0;
+            if (sigwait(&set, &signal) != 0) {
+                continue;
+            }
+            std::unique_lock lock(scopeMutex);
+            if (interruptedFlag.load() || activeScopes == 0) {
+                // Nothing to cancel, or asked twice: end now, as the default action would.
+                _exit(128 + signal);
+            }
+            interruptSignal = signal;
+            interruptedFlag = true;
+            if (activeWalker) {
+                activeWalker->cancel();
+            }
+            lock.unlock();
+            interruptCondition.notify_all();
+        }
+    }).detach();
+}
+
+const std::atomic<bool> &interruptFlag()
+{
+    return interruptedFlag;
+}
+
+bool interrupted()
+{
+    return interruptedFlag.load();
+}
+
+int interruptExitCode()
+{
+    const int signal = interruptSignal.load();
+    return 128 + (signal ? signal : SIGINT);
+}
+
+bool sleepUnlessInterrupted(double seconds)
+{
+    std::unique_lock lock(scopeMutex);
+    interruptCondition.wait_for(lock, std::chrono::duration<double>(seconds), [] {
+        return interruptedFlag.load();
+    });
+    return interruptedFlag.load();
+}
+
+CancelScope::CancelScope(Cachescope::Walker *walker)
+{
+    const std::lock_guard lock(scopeMutex);
+    ++activeScopes;
+    activeWalker = walker;
+    if (walker && interruptedFlag.load()) {
+        walker->cancel();
+    }
+}
+
+CancelScope::~CancelScope()
+{
+    const std::lock_guard lock(scopeMutex);
+    --activeScopes;
+    activeWalker = nullptr;
+}
+
+} // namespace Cli

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "mainwindow.h"
+
+#include "cachescope_version.h"
+
+#include <KAboutData>
+#include <KCrash>
+#include <KDBusService>
+#include <KIconTheme>
+#include <KLocalizedString>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+
+int main(int argc, char **argv)
+{
+    // Breeze icons and the KDE icon engine also outside Plasma; must come
+    // before the application object.
+    KIconTheme::initTheme();
+    QApplication app(argc, argv);
+    KLocalizedString::setApplicationDomain("cachescope");
+
+    KAboutData about(QStringLiteral("cachescope"),
+                     i18nc("@title", "Cachescope"),
+                     QStringLiteral(CACHESCOPE_VERSION_STRING),
+                     i18nc("@info", "See and steer the Linux page cache"),
+                     KAboutLicense::GPL_V2,
+                     i18nc("@info:credit", "© 2026 Cachescope developers"));
+    about.setLicense(KAboutLicense::GPL_V2, KAboutLicense::OrLaterVersions);
+    about.setDesktopFileName(QStringLiteral("org.kde.cachescope"));
+    KAboutData::setApplicationData(about);
+    // Installed, the icon comes from the hicolor theme; run from the build
+    // folder, from the copy compiled in.
+    app.setWindowIcon(QIcon::fromTheme(QStringLiteral("org.kde.cachescope"), QIcon(QStringLiteral(":/icons/org.kde.cachescope.svg"))));
+
+    KCrash::initialize();
+
+    QCommandLineParser parser;
+    about.setupCommandLine(&parser);
+    parser.process(app);
+    about.processCommandLine(&parser);
+
+    // A second start raises the running window instead of opening another.
+    KDBusService service(KDBusService::Unique);
+
+    if (QIcon::themeName().isEmpty()) {
+        QIcon::setThemeName(QStringLiteral("breeze"));
+    }
+
+    auto *window = new MainWindow;
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    QObject::connect(&service, &KDBusService::activateRequested, window, [window] {
+        window->show();
+        window->raise();
+        window->activateWindow();
+    });
+    window->show();
+
+    return app.exec();
+}

@@ -225,6 +225,28 @@ private Q_SLOTS:
         QCOMPARE(pageMapOfPath(path, 5000, 10).flags.size(), size_t(0));
     }
 
+    // Zoom: a histogram over a window counts only that window, by both methods.
+    void histogramWindow()
+    {
+        const std::string path = m_dir + "/zoom";
+        TestUtil::makeColdFile(path, 1000 * P);
+        TestUtil::readRange(path, 500 * P, 10 * P); // pages 500..509
+        Opened file(path);
+        const Histogram window = histogramOfWindow(file.fd, file.st, 495, 20, 4);
+        const Histogram windowMincore = histogramOfWindow(file.fd, file.st, 495, 20, 4, {.forceMincore = true});
+        QVERIFY(window.known());
+        QCOMPARE(window.windowFirst, quint64(495));
+        QCOMPARE(window.pages, quint64(20));
+        // Buckets of five pages: 495-499, 500-504, 505-509, 510-514.
+        const std::vector<uint64_t> want{0, 5, 5, 0};
+        QVERIFY(window.resident == want);
+        QVERIFY(windowMincore.resident == want);
+        // Clipped at the end of the file.
+        const Histogram tail = histogramOfWindow(file.fd, file.st, 990, 100, 50);
+        QCOMPARE(tail.pages, quint64(10));
+        QCOMPARE(tail.buckets(), 10);
+    }
+
     void dirtyPages()
     {
         const std::string path = m_dir + "/dirty";

@@ -326,8 +326,15 @@ Residency residencyOfDescriptor(int fd, const struct stat &st, const ResidencyOp
 
 Histogram histogramOfDescriptor(int fd, const struct stat &st, int buckets, const ResidencyOptions &options)
 {
+    return histogramOfWindow(fd, st, 0, ~uint64_t(0), buckets, options);
+}
+
+Histogram histogramOfWindow(int fd, const struct stat &st, uint64_t firstPage, uint64_t pageCount, int buckets, const ResidencyOptions &options)
+{
     Histogram result;
-    result.pages = pagesFor(uint64_t(std::max<off_t>(st.st_size, 0)));
+    const uint64_t filePages = pagesFor(uint64_t(std::max<off_t>(st.st_size, 0)));
+    result.windowFirst = std::min(firstPage, filePages);
+    result.pages = std::min(pageCount, filePages - result.windowFirst);
     if (!chooseMethod(fd, st, options, result)) {
         return result;
     }
@@ -342,7 +349,7 @@ Histogram histogramOfDescriptor(int fd, const struct stat &st, int buckets, cons
         // One call a bucket: a 1 TiB file in 1,000 cells is 1,000 calls.
         for (int bucket = 0; bucket < count; ++bucket) {
             CachestatCounts counts;
-            const int error = cachestatRange(fd, result.firstPage(bucket) * page, result.pagesIn(bucket) * page, counts);
+            const int error = cachestatRange(fd, (result.windowFirst + result.firstPage(bucket)) * page, result.pagesIn(bucket) * page, counts);
             if (error != 0) {
                 setError(result, error, "cachestat");
                 return result;
@@ -358,7 +365,8 @@ Histogram histogramOfDescriptor(int fd, const struct stat &st, int buckets, cons
     }
     int bucket = 0;
     uint64_t bucketEnd = result.firstPage(1);
-    const int error = mincoreWindow(fd, 0, result.pages, [&](uint64_t first, const unsigned char *vector, uint64_t n) {
+    const int error = mincoreWindow(fd, result.windowFirst, result.pages, [&](uint64_t first, const unsigned char *vector, uint64_t n) {
+        first -= result.windowFirst;
         for (uint64_t i = 0; i < n; ++i) {
             while (first + i >= bucketEnd && bucket + 1 < count) {
                 ++bucket;

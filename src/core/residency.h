@@ -57,10 +57,12 @@ struct Residency : ResidencyStatus {
     uint64_t recentlyEvicted = 0;
 };
 
-// Buckets over the whole file for heatmaps. Bucket b covers the pages
-// [firstPage(b), firstPage(b + 1)); memory is O(buckets), never O(pages).
+// Buckets over the whole file, or over a window of it, for heatmaps. Bucket b
+// covers the pages windowFirst + [firstPage(b), firstPage(b + 1)); memory is
+// O(buckets), never O(pages).
 struct Histogram : ResidencyStatus {
-    uint64_t pages = 0;
+    uint64_t windowFirst = 0; // first page of the window (0: the whole file)
+    uint64_t pages = 0; // pages in the window
     bool detail = false; // dirty and writeback are filled (cachestat)
     std::vector<uint64_t> resident;
     std::vector<uint64_t> dirty;
@@ -128,6 +130,9 @@ struct CachestatCounts {
 // its fstat. They never read file data and never change the page cache.
 [[nodiscard]] Residency residencyOfDescriptor(int fd, const struct stat &st, const ResidencyOptions &options = {});
 [[nodiscard]] Histogram histogramOfDescriptor(int fd, const struct stat &st, int buckets, const ResidencyOptions &options = {});
+// The same over pages [firstPage, firstPage + pageCount), clipped to the file (zoom).
+[[nodiscard]] Histogram
+histogramOfWindow(int fd, const struct stat &st, uint64_t firstPage, uint64_t pageCount, int buckets, const ResidencyOptions &options = {});
 [[nodiscard]] PageMap pageMapOfDescriptor(int fd, const struct stat &st, uint64_t firstPage, uint64_t pageCount, const ResidencyOptions &options = {});
 [[nodiscard]] ResidentRanges residentRangesOfDescriptor(int fd, const struct stat &st, const ResidencyOptions &options = {});
 

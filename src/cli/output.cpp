@@ -250,27 +250,4 @@ void addFileToTotals(Cachescope::WalkTotals &totals, uint64_t size, const Caches
     }
 }
 
-Cachescope::EntryKind kindOfMode(uint32_t mode)
-{
-    using Cachescope::EntryKind;
-    switch (mode & S_IFMT) {
-    case S_IFREG:
-        return EntryKind::File;
-    case S_IFDIR:
-        return EntryKind::Directory;
-    case S_IFLNK:
-        return EntryKind::Symlink;
-    case S_IFIFO:
-        return EntryKind::Fifo;
-    case S_IFSOCK:
-        return EntryKind::Socket;
-    case S_IFCHR:
-        return EntryKind::CharDevice;
-    case S_IFBLK:
-        return EntryKind::BlockDevice;
-    default:
-        return EntryKind::Unknown;
-    }
-}
-
 } // namespace Cli

@@ -90,6 +90,4 @@ enum class TotalsFields : uint8_t {
 void appendTotalsJson(std::string &json, const Cachescope::WalkTotals &totals, TotalsFields fields);
 void addFileToTotals(Cachescope::WalkTotals &totals, uint64_t size, const Cachescope::Residency &residency);
 
-[[nodiscard]] Cachescope::EntryKind kindOfMode(uint32_t mode);
-
 } // namespace Cli

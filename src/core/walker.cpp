@@ -76,23 +76,7 @@ void WalkTotals::add(const WalkTotals &other)
     remained += other.remained;
 }
 
-namespace
-{
-
-// Big enough that most folders are listed in one getdents64 call.
-constexpr size_t direntBufferSize = 256 * 1024;
-// Progress counters are shared by all threads: add to them in batches.
-constexpr uint64_t progressBatch = 256;
-
-struct LinuxDirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[1];
-};
-
-EntryKind kindOfMode(mode_t mode)
+EntryKind kindOfMode(uint32_t mode)
 {
     switch (mode & S_IFMT) {
     case S_IFREG:
@@ -113,6 +97,23 @@ EntryKind kindOfMode(mode_t mode)
         return EntryKind::Unknown;
     }
 }
+
+namespace
+{
+
+// Big enough that most folders are listed in one getdents64 call.
+constexpr size_t direntBufferSize = 256 * 1024;
+// Progress counters are shared by all threads: add to them in batches.
+constexpr uint64_t progressBatch = 256;
+
+struct LinuxDirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[1];
+};
+
 
 EntryKind kindOfDirentType(unsigned char type)
 {

@@ -29,6 +29,7 @@ enum class EntryKind : uint8_t {
 };
 
 [[nodiscard]] const char *kindName(EntryKind kind); // "file", "FIFO", "socket", ...
+[[nodiscard]] EntryKind kindOfMode(uint32_t mode); // from st_mode
 
 // What the walk does with each regular file it opens.
 enum class FileAction : uint8_t {

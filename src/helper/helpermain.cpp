@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The KAuth glue of the root helper. KAuth registers org.kde.cachescope on
+// the system bus, checks polkit, and calls the slot named after the action.
+// All decisions are in helperactions.cpp.
+
+#include "helperactions.h"
+#include "helperprotocol.h"
+
+#include <KAuth/ActionReply>
+#include <KAuth/HelperSupport>
+
+#include <QObject>
+
+#include <syslog.h>
+
+using namespace Cachescope;
+
+class CachescopeHelper : public QObject
+{
+    Q_OBJECT
+
+public:
+    CachescopeHelper()
+    {
+        openlog("cachescope-helper", LOG_PID, LOG_AUTHPRIV);
+        m_context.system = &m_system;
+        // Rule 10: progress reaches the client as KAuth progress data.
+        m_context.progress = [](const QVariantMap &data) {
+            KAuth::HelperSupport::progressStep(data);
+        };
+        m_context.log = writeAuditLine;
+    }
+
+    // Rule 6: authorization happens for every call, before any slot runs:
+    // KAuth 6.13's DBusHelperProxy::performAction asks polkit with the
+    // system-bus-name subject of the D-Bus message's sender (it ignores the
+    // caller id the client supplies), and a denial returns at once without
+    // calling us. Inside each slot the caller's uid is taken from D-Bus
+    // (HelperSupport::callerUid) and an unknown uid is refused (fail closed).
+    // Rule 14: KAuth runs one action at a time (a second call gets
+    // HelperBusyError) and exits the helper after 10 s idle.
+    // Rule 1: one slot per polkit action, nothing generic.
+public Q_SLOTS:
+    KAuth::ActionReply dropcaches(const QVariantMap &args)
+    {
+        return dropCachesAction(args, KAuth::HelperSupport::callerUid(), m_context);
+    }
+    KAuth::ActionReply swapoff(const QVariantMap &args)
+    {
+        return swapOffAction(args, KAuth::HelperSupport::callerUid(), m_context);
+    }
+    KAuth::ActionReply swapon(const QVariantMap &args)
+    {
+        return swapOnAction(args, KAuth::HelperSupport::callerUid(), m_context);
+    }
+    KAuth::ActionReply swapfilecreate(const QVariantMap &args)
+    {
+        return swapFileCreateAction(args, KAuth::HelperSupport::callerUid(), m_context);
+    }
+    KAuth::ActionReply swapfileremove(const QVariantMap &args)
+    {
+        return swapFileRemoveAction(args, KAuth::HelperSupport::callerUid(), m_context);
+    }
+    KAuth::ActionReply residency(const QVariantMap &args)
+    {
+        return residencyAction(args, KAuth::HelperSupport::callerUid(), m_context);
+    }
+
+private:
+    SystemCalls m_system;
+    HelperContext m_context;
+};
+
+KAUTH_HELPER_MAIN("org.kde.cachescope", CachescopeHelper)
+
+#include "helpermain.moc"

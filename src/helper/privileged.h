@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// The unprivileged side of the root helper: what the CLI and the window call.
+// Each request goes through KAuth (polkit underneath) to org.kde.cachescope.
+// Results carry a sentence a person understands for every failure: not
+// authorized, cancelled, busy, not enough memory for swapoff, timeout, ...
+//
+// Synchronous calls (for the CLI) run a nested event loop until the helper
+// answers. The window uses RequestQueue, which runs one request at a time
+// (the helper refuses a second concurrent one) and reports asynchronously.
+
+#include <KAuth/Action>
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QVariantMap>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+namespace KAuth
+{
+class ExecuteJob;
+}
+
+namespace Cachescope::Privileged
+{
+
+enum class Failure {
+    None,
+    NotAuthorized, // polkit said no (KAuth error 4)
+    Cancelled, // the user dismissed the password dialog
+    Busy, // the helper is running another request
+    NotEnoughMemory, // swapoff would not fit, or the kernel ran out
+    Timeout, // no answer within the request's timeout
+    InvalidRequest, // the helper refused the arguments
+    Refused, // well formed, but not allowed (not a known swap area, ...)
+    NothingToDo, // already off / on / no such file
+    Unsupported, // filesystem cannot hold swap, ...
+    Unavailable, // no helper or no polkit installed, no system bus
+    Failed, // anything else; message says what
+};
+
+struct Result {
+    Failure failure = Failure::None;
+    QString message; // for people; empty on success
+    QVariantMap data; // the helper's reply
+    [[nodiscard]] bool ok() const
+    {
+        return failure == Failure::None;
+    }
+};
+
+// Figures from /proc/meminfo as the helper read them, in bytes.
+struct MemorySnapshot {
+    uint64_t memTotal = 0;
+    uint64_t memFree = 0;
+    uint64_t memAvailable = 0;
+    uint64_t buffers = 0;
+    uint64_t cached = 0;
+    uint64_t sReclaimable = 0;
+    uint64_t dirty = 0;
+    uint64_t swapTotal = 0;
+    uint64_t swapFree = 0;
+    [[nodiscard]] static MemorySnapshot fromVariantMap(const QVariantMap &map);
+};
+
+struct DropCachesResult : Result {
+    int level = 0;
+    MemorySnapshot before;
+    MemorySnapshot after;
+};
+
+struct SwapResult : Result {
+    QStringList areas; // the kernel's names of the areas turned off / on
+    QList<int> priorities;
+};
+
+struct FileResidency {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t sizeBytes = 0;
+    uint64_t pages = 0;
+    uint64_t resident = 0;
+    QString method; // "cachestat" or "mincore"
+    bool detail = false;
+    uint64_t dirty = 0;
+    uint64_t writeback = 0;
+    std::vector<uint64_t> histogram; // resident pages per bucket, as Cachescope::Histogram
+};
+
+struct ResidencyResult : Result {
+    std::vector<FileResidency> files; // in the order of the descriptors
+};
+
+// Whether the helper can be reached at all: the polkit policy and the D-Bus
+// service are installed and a system bus answers. When not, *reason says why
+// (for a disabled menu entry's tooltip).
+[[nodiscard]] bool helperAvailable(QString *reason = nullptr);
+
+// level: 1 page cache, 2 dentries and inodes, 3 both.
+[[nodiscard]] DropCachesResult dropCaches(int level);
+// area: a path listed in /proc/swaps (a partition or a swap file).
+[[nodiscard]] SwapResult swapOff(const QString &area);
+[[nodiscard]] SwapResult swapOffAll();
+// area: one Cachescope turned off, or one /etc/fstab declares.
+[[nodiscard]] SwapResult swapOn(const QString &area);
+// Everything Cachescope turned off, with the old priorities.
+[[nodiscard]] SwapResult swapOnAll();
+// /var/lib/cachescope/experiment.swap, sizeBytes between 16 MiB and 4 GiB.
+[[nodiscard]] Result createExperimentSwapFile(qint64 sizeBytes);
+[[nodiscard]] Result removeExperimentSwapFile();
+// Open read-only descriptors of regular files (at most 64); the descriptors
+// stay the caller's. buckets: 1 to 4096.
+[[nodiscard]] ResidencyResult residencyOfDescriptors(const QList<int> &fds, int buckets);
+
+// The building blocks of the calls above, for asynchronous use.
+[[nodiscard]] KAuth::Action dropCachesAction(int level);
+[[nodiscard]] KAuth::Action swapOffAction(const QString &area); // empty: all
+[[nodiscard]] KAuth::Action swapOnAction(const QString &area); // empty: all
+[[nodiscard]] KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes);
+[[nodiscard]] KAuth::Action removeExperimentSwapFileAction();
+[[nodiscard]] KAuth::Action residencyAction(const QList<int> &fds, int buckets);
+// Turns a finished job into a Result with a sentence for people.
+[[nodiscard]] Result resultOf(const KAuth::ExecuteJob *job);
+[[nodiscard]] Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data);
+[[nodiscard]] DropCachesResult toDropCachesResult(const Result &result);
+[[nodiscard]] SwapResult toSwapResult(const Result &result);
+[[nodiscard]] ResidencyResult toResidencyResult(const Result &result);
+
+// swapoff brings every swapped-out page back: allow 2 minutes plus 1 s per
+// 16 MiB in use (slow disks do about that), at most 3 hours.
+[[nodiscard]] std::chrono::milliseconds swapOffTimeout(uint64_t swapUsedBytes);
+
+// Runs actions one after another; the helper does one at a time.
+class RequestQueue : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const Result &)>;
+    explicit RequestQueue(QObject *parent = nullptr);
+    ~RequestQueue() override;
+
+    void enqueue(const KAuth::Action &action, Callback done);
+    [[nodiscard]] int pending() const;
+
+Q_SIGNALS:
+    // Progress data from the helper (swapoff: "swapUsedBytes").
+    void progress(const QString &actionName, const QVariantMap &data);
+
+private:
+    void startNext();
+    struct Request {
+        KAuth::Action action;
+        Callback done;
+    };
+    std::deque<Request> m_requests;
+    bool m_running = false;
+};
+
+} // namespace Cachescope::Privileged

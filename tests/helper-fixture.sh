@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# SPDX-FileCopyrightText: 2026 Cachescope developers
+#
+# The privileged helper end to end: a private system D-Bus and polkitd, the
+# helper installed, a rules file that allows cachescope-user and not
+# cachescope-other, swap files to play with. Then helperbustest runs as each
+# user. Everything lives in this script's own mount and PID namespace:
+#   - the install touches only tmpfs overlays on the few folders it needs, so
+#     the cached root is never changed;
+#   - /run is a fresh tmpfs (a private /run/dbus, the helper's state file);
+#   - /var/lib/cachescope is a disk-backed folder of the build (swapon refuses
+#     tmpfs and overlayfs);
+#   - the EXIT trap turns off every swap area under our folders and removes
+#     them; when PID 1 of the namespace (this script) exits, the kernel kills
+#     the daemons and the mounts go with the namespace.
+#
+# Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE
+# Exit 77 (ctest: skipped) where it cannot run: not root, tools missing.
+set -euo pipefail
+
+build=$1
+test_binary=$2
+rules=$3
+
+say() { printf 'helper-fixture: %s\n' "$*" >&2; }
+skip() { say "skipped: $*"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (run inside tools/dev)"
+for tool in dbus-daemon dbus-send runuser unshare mkswap swapon swapoff timeout cmake; do
+    command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+[ -x /usr/lib/polkit-1/polkitd ] || skip "polkitd is not installed"
+id cachescope-user >/dev/null 2>&1 && id cachescope-other >/dev/null 2>&1 || skip "test users cachescope-user / cachescope-other missing"
+
+if [ -z "${CACHESCOPE_HELPER_FIXTURE_INSIDE:-}" ]; then
+    # Re-run inside our own namespaces. --pid --fork: this script becomes PID 1
+    # there, and every daemon dies with it.
+    # Inside a chroot (tools/dev) / is no mount point and "private" cannot be
+    # set on it; tools/dev's own namespace is private already, so the copy is.
+    propagation=private
+    unshare --mount --propagation private true 2>/dev/null || propagation=unchanged
+    exec env CACHESCOPE_HELPER_FIXTURE_INSIDE=1 unshare --mount --pid --fork --propagation "$propagation" -- "$0" "$@"
+fi
+# Refuse to mount anything that would be seen outside: no shared mounts here.
+if grep -q ' shared:' /proc/self/mountinfo; then
+    skip "the mounts here propagate to other namespaces; run inside tools/dev"
+fi
+
+scratch="$build/test-scratch/helper-fixture"
+dbus_pid=
+polkit_pid=
+
+# Every swap area under our folders, as this namespace's /proc/swaps names them.
+our_swaps() {
+    awk 'NR > 1 { print $1 }' /proc/swaps | while read -r name; do
+        case "$name" in
+        "$scratch"/* | /var/lib/cachescope/*) printf '%s\n' "$name" ;;
+        esac
+    done
+}
+
+cleanup() {
+    local status=$?
+    set +e
+    local area
+    while read -r area; do
+        [ -n "$area" ] || continue
+        say "turning off swap left on $area"
+        swapoff "$area" || say "ERROR: swapoff $area failed"
+    done < <(our_swaps)
+    [ -n "$polkit_pid" ] && kill "$polkit_pid" 2>/dev/null
+    [ -n "$dbus_pid" ] && kill "$dbus_pid" 2>/dev/null
+    if [ -n "$(our_swaps)" ]; then
+        say "ERROR: swap is still on: $(our_swaps | tr '\n' ' ')"
+        status=1
+    fi
+    if [ "$(awk 'NR > 1' /proc/swaps | wc -l)" != 0 ]; then
+        say "note: other swap areas are active on this machine:"
+        cat /proc/swaps >&2
+    fi
+    rm -rf "$scratch"
+    exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- Namespace: own /proc (polkitd looks up callers by PID), own /run ----------
+mount -t proc proc /proc
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/dbus /run/fixture
+
+# --- Overlays on exactly the folders the install touches ---------------------
+overlay() {
+    local dir=$1 name
+    name=$(printf '%s' "$dir" | tr / _)
+    mkdir -p "/run/fixture/$name/upper" "/run/fixture/$name/work"
+    chown --reference="$dir" "/run/fixture/$name/upper"
+    chmod --reference="$dir" "/run/fixture/$name/upper"
+    mount -t overlay overlay -o "lowerdir=$dir,upperdir=/run/fixture/$name/upper,workdir=/run/fixture/$name/work" "$dir"
+}
+for dir in /usr/lib/kf6/kauth/libexec /usr/share/dbus-1/system-services /usr/share/dbus-1/system.d \
+    /usr/share/polkit-1/actions /etc/polkit-1/rules.d /var/lib; do
+    overlay "$dir"
+done
+
+# --- Install the helper component (DESTDIR), then copy only its files -----------
+stage=/run/fixture/stage
+DESTDIR=$stage cmake --install "$build" --component cachescope-helper >/dev/null
+install_file() { # SOURCE-IN-STAGE MODE
+    [ -f "$stage$1" ] || { say "ERROR: the install did not produce $1"; exit 1; }
+    install -m "$2" -o root -g root "$stage$1" "$1"
+}
+install_file /usr/lib/kf6/kauth/libexec/cachescope-helper 0755
+install_file /usr/share/dbus-1/system.d/org.kde.cachescope.conf 0644
+install_file /usr/share/dbus-1/system-services/org.kde.cachescope.service 0644
+install_file /usr/share/polkit-1/actions/org.kde.cachescope.policy 0644
+install -m 0644 -o root -g polkitd "$rules" /etc/polkit-1/rules.d/49-cachescope-test.rules
+
+# --- Files to work on --------------------------------------------------------
+rm -rf "$scratch"
+mkdir -p -m 0755 "$scratch"
+mkdir -m 0700 "$scratch/varlib"
+mkdir -p /var/lib/cachescope
+mount --bind "$scratch/varlib" /var/lib/cachescope
+mkdir -m 0755 "$scratch/user" "$scratch/other"
+chown cachescope-user: "$scratch/user"
+chown cachescope-other: "$scratch/other"
+make_swap() { # PATH MiB
+    dd if=/dev/zero of="$1" bs=1M count="$2" status=none
+    chmod 0600 "$1"
+    mkswap -q "$1" >/dev/null
+}
+make_swap "$scratch/active.swap" 32
+make_swap "$scratch/inactive.swap" 16
+swapon -p 7 "$scratch/active.swap"
+dd if=/dev/urandom of="$scratch/rootfile" bs=1M count=8 status=none
+chmod 0644 "$scratch/rootfile"
+sync
+
+# --- The bus and polkitd -----------------------------------------------------
+log=$build/helper-fixture.log
+: >"$log"
+dbus-daemon --system --nofork --nopidfile >>"$log" 2>&1 &
+dbus_pid=$!
+for _ in $(seq 100); do [ -S /run/dbus/system_bus_socket ] && break; sleep 0.1; done
+[ -S /run/dbus/system_bus_socket ] || { say "ERROR: the system bus did not start (see $log)"; exit 1; }
+/usr/lib/polkit-1/polkitd --no-debug >>"$log" 2>&1 &
+polkit_pid=$!
+name_owned() {
+    dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.NameHasOwner "string:$1" 2>/dev/null | grep -q 'boolean true'
+}
+for _ in $(seq 100); do name_owned org.freedesktop.PolicyKit1 && break; sleep 0.1; done
+name_owned org.freedesktop.PolicyKit1 || { say "ERROR: polkitd did not start (see $log)"; exit 1; }
+
+# --- The tests, as each user -------------------------------------------------
+run_as() { # USER ROLE
+    timeout --kill-after=10 600 runuser -u "$1" -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="/home/$1" LANG=C.UTF-8 \
+        QT_QPA_PLATFORM=offscreen CACHESCOPE_HELPER_ROLE="$2" CACHESCOPE_FIXTURE_DIR="$scratch" "$test_binary"
+}
+status=0
+say "as cachescope-other (refused)"
+run_as cachescope-other refused || status=1
+say "as cachescope-user (allowed)"
+run_as cachescope-user allowed || status=1
+
+# The fixture's own checks: the swap area is back with its priority, and the
+# helper wrote its fixed-format audit lines.
+if ! awk -v f="$scratch/active.swap" '$1 == f && $5 == 7 { found = 1 } END { exit !found }' /proc/swaps; then
+    say "ERROR: $scratch/active.swap is not on with priority 7 after the tests"
+    cat /proc/swaps >&2
+    status=1
+fi
+if grep -q '^cachescope-helper: action=dropcaches uid=4201 target=level=1 result=ok code=0$' "$log"; then
+    say "audit lines found in $log: $(grep -c '^cachescope-helper: action=' "$log")"
+else
+    say "note: no audit line reached $log (the activated helper's stderr may go elsewhere)"
+fi
+exit $status

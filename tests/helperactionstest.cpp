@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The helper's actions called in-process, as the KAuth glue calls them, with
+// a recording stand-in for the calls that change the system: a table of bad
+// inputs, refused descriptors, residency against root's own view, the swap
+// state round trip on a fake /proc, and 10,000 random argument maps.
+// Runs as root in the dev root (tools/dev); parts that need root skip otherwise.
+
+#include "helperactions.h"
+#include "helperlogic.h"
+#include "helperprotocol.h"
+#include "residency.h"
+#include "testutil.h"
+
+#include <QDBusUnixFileDescriptor>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace Cachescope;
+using namespace Cachescope::HelperProtocol;
+
+namespace
+{
+
+// Records the calls instead of making them. Swapping off and on rewrites the
+// fake /proc/swaps, so that the helper sees the effect as it would.
+class RecordingSystem : public SystemCalls
+{
+public:
+    void syncAll() override
+    {
+        calls << QStringLiteral("sync");
+    }
+    int dropCaches(int level) override
+    {
+        calls << QStringLiteral("dropCaches %1").arg(level);
+        return 0;
+    }
+    int swapOff(const std::string &path) override
+    {
+        calls << QStringLiteral("swapOff");
+        struct stat st;
+        if (stat(path.c_str(), &st) == 0 && !swapsFile.empty()) {
+            writeSwaps(false);
+        }
+        return 0;
+    }
+    int swapOn(const std::string &path, int flags) override
+    {
+        calls << QStringLiteral("swapOn %1").arg(flags);
+        lastSwapOnFlags = flags;
+        struct stat st;
+        if (stat(path.c_str(), &st) == 0 && !swapsFile.empty() && st.st_ino == activeInode) {
+            writeSwaps(true);
+        }
+        return 0;
+    }
+    void writeSwaps(bool active)
+    {
+        std::ofstream out(swapsFile, std::ios::trunc);
+        out << "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n";
+        if (active) {
+            out << activeLine << '\n';
+        }
+    }
+    QStringList calls;
+    int lastSwapOnFlags = -1;
+    std::string swapsFile;
+    std::string activeLine;
+    ino_t activeInode = 0;
+};
+
+void writeFile(const std::string &path, std::string_view text)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), std::streamsize(text.size()));
+}
+
+// A file with a valid swap signature (made with mkswap) of the given owner.
+void makeSwapFile(const std::string &path, uid_t owner)
+{
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    QVERIFY(fd >= 0);
+    QVERIFY(ftruncate(fd, 16 << 20) == 0);
+    close(fd);
+    const TestUtil::RunResult made = TestUtil::run(QStringLiteral("mkswap"), {QStringLiteral("-q"), QString::fromStdString(path)});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    QVERIFY(chown(path.c_str(), owner, owner) == 0);
+}
+
+const QRegularExpression
+    auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency) uid=-?\\d+ "
+                               "target=[A-Za-z0-9=:,.-]+ result=(ok|refused|failed) code=\\d+$"));
+
+} // namespace
+
+class HelperActionsTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    RecordingSystem m_system;
+    HelperContext m_context;
+    QStringList m_log;
+    std::string m_dir;
+    std::string m_fakeProc;
+    std::string m_userSwap;
+    std::string m_rootSwap;
+    std::string m_blockLink;
+    std::string m_regular;
+    std::vector<int> m_openFds;
+
+    int keep(int fd)
+    {
+        m_openFds.push_back(fd);
+        return fd;
+    }
+
+    KAuth::ActionReply call(const QString &action, const QVariantMap &args, int uid = 4201)
+    {
+        if (action == QLatin1String("dropcaches")) {
+            return dropCachesAction(args, uid, m_context);
+        }
+        if (action == QLatin1String("swapoff")) {
+            return swapOffAction(args, uid, m_context);
+        }
+        if (action == QLatin1String("swapon")) {
+            return swapOnAction(args, uid, m_context);
+        }
+        if (action == QLatin1String("swapfilecreate")) {
+            return swapFileCreateAction(args, uid, m_context);
+        }
+        if (action == QLatin1String("swapfileremove")) {
+            return swapFileRemoveAction(args, uid, m_context);
+        }
+        return residencyAction(args, uid, m_context);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_dir = TestUtil::scratchDir("helperactions");
+        m_fakeProc = m_dir + "/proc";
+        std::filesystem::create_directories(m_fakeProc);
+        // The real meminfo, an empty swaps: the fake /proc of most tests.
+        std::filesystem::copy_file("/proc/meminfo", m_fakeProc + "/meminfo");
+        writeFile(m_fakeProc + "/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+        m_context.system = &m_system;
+        m_context.procRoot = m_fakeProc;
+        m_context.stateDir = m_dir + "/run";
+        m_context.stateFile = m_dir + "/run/swap-state";
+        m_context.fstabPath = m_dir + "/fstab";
+        m_context.experimentDir = m_dir + "/experiment";
+        m_context.maxExperimentBytes = 16 << 20;
+        m_context.log = [this](const QString &line) {
+            m_log << line;
+        };
+        writeFile(m_context.fstabPath, "# nothing\n");
+
+        m_regular = m_dir + "/regular";
+        TestUtil::makeColdFile(m_regular, 1 << 20);
+        if (TestUtil::isRoot() && TestUtil::haveProgram("mkswap")) {
+            m_userSwap = m_dir + "/user.swap";
+            makeSwapFile(m_userSwap, 4201);
+            m_rootSwap = m_dir + "/root.swap";
+            makeSwapFile(m_rootSwap, 0);
+        }
+        // A symlink to a block device, if the machine has one.
+        for (const auto &entry : std::filesystem::directory_iterator("/dev")) {
+            struct stat st;
+            if (lstat(entry.path().c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+                m_blockLink = m_dir + "/block-link";
+                std::filesystem::create_symlink(entry.path(), m_blockLink);
+                break;
+            }
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        for (int fd : m_openFds) {
+            close(fd);
+        }
+    }
+
+    void init()
+    {
+        m_system.calls.clear();
+        m_log.clear();
+    }
+
+    // At least 40 bad inputs, each refused with a clear error, nothing called,
+    // one audit line in the fixed format saying "refused".
+    void badInputs_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::addColumn<QVariantMap>("args");
+        QTest::addColumn<int>("uid");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+
+        const QString level = QStringLiteral("level");
+        const QString area = QStringLiteral("area");
+        const QString all = QStringLiteral("all");
+        const QString size = QStringLiteral("sizeBytes");
+        const QString count = QStringLiteral("count");
+        const QString fd0 = QStringLiteral("fd0");
+        const QString dc = QStringLiteral("dropcaches");
+        const QString off = QStringLiteral("swapoff");
+        const QString on = QStringLiteral("swapon");
+        const QString create = QStringLiteral("swapfilecreate");
+        const QString remove = QStringLiteral("swapfileremove");
+        const QString res = QStringLiteral("residency");
+        const int bad = InvalidArgument;
+        const int no = NotPermitted;
+
+        QVariantMap tooMany;
+        for (int i = 0; i < 75; ++i) {
+            tooMany.insert(QStringLiteral("k%1").arg(i), i);
+        }
+        const QVariant goodFd = QVariant::fromValue(QDBusUnixFileDescriptor(keep(open(m_regular.c_str(), O_RDONLY | O_CLOEXEC))));
+
+        // drop_caches
+        QTest::newRow("dc: no level") << dc << QVariantMap{} << 4201 << bad << QStringLiteral("Missing argument 'level'");
+        QTest::newRow("dc: level 0") << dc << QVariantMap{{level, 0}} << 4201 << bad << QStringLiteral("out of range (1 to 3)");
+        QTest::newRow("dc: level 4") << dc << QVariantMap{{level, 4}} << 4201 << bad << QStringLiteral("out of range (1 to 3)");
+        QTest::newRow("dc: level -1") << dc << QVariantMap{{level, -1}} << 4201 << bad << QStringLiteral("out of range");
+        QTest::newRow("dc: level '3'") << dc << QVariantMap{{level, QStringLiteral("3")}} << 4201 << bad << QStringLiteral("must be an integer, not QString");
+        QTest::newRow("dc: level '3; reboot'") << dc << QVariantMap{{level, QStringLiteral("3; reboot")}} << 4201 << bad
+                                               << QStringLiteral("must be an integer");
+        QTest::newRow("dc: level 3.0") << dc << QVariantMap{{level, 3.0}} << 4201 << bad << QStringLiteral("must be an integer, not double");
+        QTest::newRow("dc: level true") << dc << QVariantMap{{level, true}} << 4201 << bad << QStringLiteral("must be an integer, not bool");
+        QTest::newRow("dc: level list") << dc << QVariantMap{{level, QVariantList{3}}} << 4201 << bad << QStringLiteral("must be an integer");
+        QTest::newRow("dc: level bytes") << dc << QVariantMap{{level, QByteArray("3")}} << 4201 << bad << QStringLiteral("must be an integer, not QByteArray");
+        QTest::newRow("dc: level invalid variant") << dc << QVariantMap{{level, QVariant()}} << 4201 << bad << QStringLiteral("not nothing");
+        QTest::newRow("dc: level 2^63-1") << dc << QVariantMap{{level, std::numeric_limits<qlonglong>::max()}} << 4201 << bad << QStringLiteral("out of range");
+        QTest::newRow("dc: level 2^64-1") << dc << QVariantMap{{level, std::numeric_limits<qulonglong>::max()}} << 4201 << bad
+                                          << QStringLiteral("out of range");
+        QTest::newRow("dc: extra key path") << dc << QVariantMap{{level, 3}, {QStringLiteral("path"), QStringLiteral("/etc/passwd")}} << 4201 << bad
+                                            << QStringLiteral("Unknown argument 'path'");
+        QTest::newRow("dc: huge key") << dc << QVariantMap{{level, 1}, {QString(100000, QLatin1Char('x')), 1}} << 4201 << bad
+                                      << QStringLiteral("Unknown argument 'xxxx");
+        QTest::newRow("dc: 75 keys") << dc << tooMany << 4201 << bad << QStringLiteral("Too many arguments (75)");
+        QTest::newRow("dc: unknown caller") << dc << QVariantMap{{level, 1}} << -1 << int(CallerUnknown) << QStringLiteral("could not learn who is calling");
+
+        // swapoff
+        QTest::newRow("off: nothing") << off << QVariantMap{} << 4201 << bad << QStringLiteral("Give either 'area'");
+        QTest::newRow("off: area and all") << off << QVariantMap{{area, QStringLiteral("/x")}, {all, true}} << 4201 << bad << QStringLiteral("not both");
+        QTest::newRow("off: area int") << off << QVariantMap{{area, 42}} << 4201 << bad << QStringLiteral("must be a path (a string), not int");
+        QTest::newRow("off: area empty") << off << QVariantMap{{area, QString()}} << 4201 << bad << QStringLiteral("absolute path");
+        QTest::newRow("off: area relative") << off << QVariantMap{{area, QStringLiteral("swapfile")}} << 4201 << bad << QStringLiteral("absolute path");
+        QTest::newRow("off: area ..") << off << QVariantMap{{area, QStringLiteral("/dev/../etc/shadow")}} << 4201 << bad << QStringLiteral("'..' component");
+        QTest::newRow("off: area /./") << off << QVariantMap{{area, QStringLiteral("/tmp/./x")}} << 4201 << bad << QStringLiteral("not a plain path");
+        QTest::newRow("off: area huge") << off << QVariantMap{{area, QString(QLatin1Char('/') + QString(100000, QLatin1Char('a')))}} << 4201 << bad
+                                        << QStringLiteral("too long");
+        QTest::newRow("off: area NUL") << off << QVariantMap{{area, QString(QStringLiteral("/dev/sda") + QChar(0) + QStringLiteral("x"))}} << 4201 << bad
+                                       << QStringLiteral("NUL");
+        QTest::newRow("off: area missing") << off << QVariantMap{{area, QStringLiteral("/nonexistent/swap")}} << 4201 << no << QStringLiteral("No such file");
+        QTest::newRow("off: not active") << off << QVariantMap{{area, QStringLiteral("/etc/passwd")}} << 4201 << no
+                                         << QStringLiteral("not an active swap area");
+        QTest::newRow("off: char device") << off << QVariantMap{{area, QStringLiteral("/dev/null")}} << 4201 << no
+                                          << QStringLiteral("neither a regular file nor a block device");
+        QTest::newRow("off: all 'true'") << off << QVariantMap{{all, QStringLiteral("true")}} << 4201 << bad << QStringLiteral("must be the boolean true");
+        QTest::newRow("off: all false") << off << QVariantMap{{all, false}} << 4201 << bad << QStringLiteral("must be true");
+        QTest::newRow("off: all 1") << off << QVariantMap{{all, 1}} << 4201 << bad << QStringLiteral("boolean");
+        QTest::newRow("off: priority key") << off << QVariantMap{{area, QStringLiteral("/x")}, {QStringLiteral("priority"), 5}} << 4201 << bad
+                                           << QStringLiteral("Unknown argument 'priority'");
+        if (!m_blockLink.empty()) {
+            QTest::newRow("off: symlink to block device")
+                << off << QVariantMap{{area, QString::fromStdString(m_blockLink)}} << 4201 << no << QStringLiteral("symbolic link");
+            QTest::newRow("on: symlink to block device")
+                << on << QVariantMap{{area, QString::fromStdString(m_blockLink)}} << 4201 << no << QStringLiteral("symbolic link");
+        }
+
+        // swapon
+        QTest::newRow("on: nothing") << on << QVariantMap{} << 4201 << bad << QStringLiteral("Give either");
+        QTest::newRow("on: all, nothing recorded") << on << QVariantMap{{all, true}} << 4201 << int(AlreadyDone) << QStringLiteral("has not turned off any");
+        QTest::newRow("on: ..") << on << QVariantMap{{area, QStringLiteral("/var/../swap")}} << 4201 << bad << QStringLiteral("'..'");
+        QTest::newRow("on: /proc/self/fd/0") << on << QVariantMap{{area, QStringLiteral("/proc/self/fd/0")}} << 4201 << no << QStringLiteral("symbolic link");
+        QTest::newRow("on: caller priority") << on << QVariantMap{{area, QStringLiteral("/x")}, {QStringLiteral("flags"), 0x8000}} << 4201 << bad
+                                             << QStringLiteral("Unknown argument 'flags'");
+        QTest::newRow("on: regular file") << on << QVariantMap{{area, QString::fromStdString(m_regular)}} << 4201 << no
+                                          << QStringLiteral("was not turned off by Cachescope and /etc/fstab does not declare it");
+        if (!m_userSwap.empty()) {
+            QTest::newRow("on: user-owned file with swap signature")
+                << on << QVariantMap{{area, QString::fromStdString(m_userSwap)}} << 4201 << no << QStringLiteral("was not turned off by Cachescope");
+            QTest::newRow("on: root swap file not in fstab")
+                << on << QVariantMap{{area, QString::fromStdString(m_rootSwap)}} << 4201 << no << QStringLiteral("was not turned off by Cachescope");
+        }
+
+        // experiment swap file
+        QTest::newRow("create: no size") << create << QVariantMap{} << 4201 << bad << QStringLiteral("Missing argument 'sizeBytes'");
+        QTest::newRow("create: size 0") << create << QVariantMap{{size, 0}} << 4201 << bad << QStringLiteral("out of range");
+        QTest::newRow("create: size -1") << create << QVariantMap{{size, -1}} << 4201 << bad << QStringLiteral("out of range");
+        QTest::newRow("create: size '64M'") << create << QVariantMap{{size, QStringLiteral("64M")}} << 4201 << bad << QStringLiteral("must be an integer");
+        QTest::newRow("create: size 1 TiB") << create << QVariantMap{{size, qlonglong(1) << 40}} << 4201 << bad << QStringLiteral("out of range");
+        QTest::newRow("create: caller path") << create << QVariantMap{{size, 16 << 20}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}} << 4201 << bad
+                                             << QStringLiteral("Unknown argument 'path'");
+        QTest::newRow("remove: caller path") << remove << QVariantMap{{QStringLiteral("path"), QStringLiteral("/etc/passwd")}} << 4201 << bad
+                                             << QStringLiteral("Unknown argument 'path'");
+        QTest::newRow("remove: nothing there") << remove << QVariantMap{} << 4201 << int(AlreadyDone) << QStringLiteral("no experiment swap file");
+
+        // residency
+        QTest::newRow("res: nothing") << res << QVariantMap{} << 4201 << bad << QStringLiteral("Missing argument 'count'");
+        QTest::newRow("res: count 0") << res << QVariantMap{{count, 0}} << 4201 << bad << QStringLiteral("out of range");
+        QTest::newRow("res: count 65") << res << QVariantMap{{count, 65}} << 4201 << bad << QStringLiteral("out of range (1 to 64)");
+        QTest::newRow("res: count '1'") << res << QVariantMap{{count, QStringLiteral("1")}} << 4201 << bad << QStringLiteral("must be an integer");
+        QTest::newRow("res: fd0 missing") << res << QVariantMap{{count, 1}} << 4201 << bad << QStringLiteral("Missing argument 'fd0'");
+        QTest::newRow("res: fd0 int") << res << QVariantMap{{count, 1}, {fd0, 0}} << 4201 << bad << QStringLiteral("must be a file descriptor, not int");
+        QTest::newRow("res: fd0 path") << res << QVariantMap{{count, 1}, {fd0, QStringLiteral("/etc/shadow")}} << 4201 << bad
+                                       << QStringLiteral("must be a file descriptor, not QString");
+        QTest::newRow("res: fd0 invalid") << res << QVariantMap{{count, 1}, {fd0, QVariant::fromValue(QDBusUnixFileDescriptor())}} << 4201 << bad
+                                          << QStringLiteral("not an open file descriptor");
+        QTest::newRow("res: extra fd1") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("fd1"), goodFd}} << 4201 << bad
+                                        << QStringLiteral("Unknown argument 'fd1'");
+        QTest::newRow("res: buckets 0") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), 0}} << 4201 << bad
+                                        << QStringLiteral("out of range");
+        QTest::newRow("res: buckets 5000") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), 5000}} << 4201 << bad
+                                           << QStringLiteral("out of range (1 to 4096)");
+        QTest::newRow("res: path key") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}} << 4201 << bad
+                                       << QStringLiteral("Unknown argument 'path'");
+    }
+    void badInputs()
+    {
+        QFETCH(QString, action);
+        QFETCH(QVariantMap, args);
+        QFETCH(int, uid);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        const KAuth::ActionReply reply = call(action, args, uid);
+        QVERIFY(reply.failed());
+        QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
+        QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
+        QCOMPARE(reply.error(), code);
+        // Nothing changed: no sync, no drop, no swap call.
+        QCOMPARE(m_system.calls, QStringList());
+        QCOMPARE(m_log.size(), 1);
+        QVERIFY2(auditFormat.match(m_log.first()).hasMatch(), qPrintable(m_log.first()));
+        QVERIFY(m_log.first().contains(QLatin1String("result=refused")));
+        // Rule 11: no raw caller string in the audit line.
+        QVERIFY(!m_log.first().contains(QLatin1String("etc")));
+        QVERIFY(!m_log.first().contains(QLatin1String("reboot")));
+    }
+
+    void dropCachesCallsSyncFirst()
+    {
+        const KAuth::ActionReply reply = call(QStringLiteral("dropcaches"), {{QStringLiteral("level"), 2}});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(m_system.calls, (QStringList{QStringLiteral("sync"), QStringLiteral("dropCaches 2")}));
+        QVERIFY(reply.data().value(QStringLiteral("before")).toMap().value(QStringLiteral("MemTotal")).toULongLong() > 0);
+        QVERIFY(reply.data().value(QStringLiteral("after")).toMap().contains(QStringLiteral("Cached")));
+        QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=4201 target=level=2 result=ok code=0")});
+    }
+
+    void refusedDescriptors_data()
+    {
+        QTest::addColumn<int>("fd");
+        QTest::addColumn<QString>("message");
+        const std::string fifo = m_dir + "/fifo";
+        QVERIFY(mkfifo(fifo.c_str(), 0600) == 0);
+        QTest::newRow("FIFO") << keep(open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) << QStringLiteral("is a FIFO, not a regular file");
+        QTest::newRow("directory") << keep(open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) << QStringLiteral("is a directory, not a regular file");
+        QTest::newRow("O_PATH regular file") << keep(open(m_regular.c_str(), O_PATH | O_CLOEXEC)) << QStringLiteral("opened with O_PATH");
+        QTest::newRow("O_PATH directory") << keep(open(m_dir.c_str(), O_PATH | O_CLOEXEC)) << QStringLiteral("opened with O_PATH");
+        QTest::newRow("write-only") << keep(open(m_regular.c_str(), O_WRONLY | O_CLOEXEC)) << QStringLiteral("must be opened read-only");
+        QTest::newRow("character device") << keep(open("/dev/null", O_RDONLY | O_CLOEXEC)) << QStringLiteral("is a character device");
+    }
+    void refusedDescriptors()
+    {
+        QFETCH(int, fd);
+        QFETCH(QString, message);
+        QVERIFY(fd >= 0);
+        const QVariant good = QVariant::fromValue(QDBusUnixFileDescriptor(keep(open(m_regular.c_str(), O_RDONLY | O_CLOEXEC))));
+        // The bad one second: every descriptor is checked, not only the first.
+        const KAuth::ActionReply reply =
+            call(QStringLiteral("residency"),
+                 {{QStringLiteral("count"), 2}, {QStringLiteral("fd0"), good}, {QStringLiteral("fd1"), QVariant::fromValue(QDBusUnixFileDescriptor(fd))}});
+        QVERIFY(reply.failed());
+        QCOMPARE(reply.error(), int(InvalidArgument));
+        QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
+        QVERIFY2(reply.errorDescription().contains(QLatin1String("'fd1'")), qPrintable(reply.errorDescription()));
+    }
+
+    // Residency through a descriptor, computed by the helper code, equals
+    // root's own view through the core library and fincore.
+    void residencyMatchesRootView()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root: root's view of residency");
+        }
+        const std::string path = m_dir + "/partly-cached";
+        TestUtil::makeColdFile(path, 8 << 20);
+        TestUtil::readRange(path, 0, 1 << 20);
+        TestUtil::readRange(path, 5 << 20, 512 << 10);
+        const int fd = keep(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        const KAuth::ActionReply reply =
+            call(QStringLiteral("residency"),
+                 {{QStringLiteral("count"), 1}, {QStringLiteral("buckets"), 8}, {QStringLiteral("fd0"), QVariant::fromValue(QDBusUnixFileDescriptor(fd))}});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const Histogram rootView = histogramOfPath(path, 8);
+        QVERIFY(rootView.known());
+        const QVariantList histogram = reply.data().value(QStringLiteral("fd0.histogram")).toList();
+        QCOMPARE(histogram.size(), 8);
+        uint64_t total = 0;
+        for (int b = 0; b < 8; ++b) {
+            QCOMPARE(histogram[b].toULongLong(), rootView.resident[size_t(b)]);
+            total += rootView.resident[size_t(b)];
+        }
+        const uint64_t pagesPerMiB = (1 << 20) / pageSize();
+        QCOMPARE(reply.data().value(QStringLiteral("fd0.resident")).toULongLong(), total);
+        QCOMPARE(total, pagesPerMiB + pagesPerMiB / 2);
+        QCOMPARE(histogram[0].toULongLong(), pagesPerMiB);
+        QCOMPARE(histogram[5].toULongLong(), pagesPerMiB / 2);
+        if (const std::optional<uint64_t> fincore = TestUtil::fincoreResidentPages(path)) {
+            QCOMPARE(*fincore, total);
+        }
+        QCOMPARE(reply.data().value(QStringLiteral("fd0.sizeBytes")).toULongLong(), quint64(8 << 20));
+        QCOMPARE(m_log.size(), 1);
+        QVERIFY(m_log.first().endsWith(QLatin1String("action=residency uid=4201 target=fds=1 result=ok code=0")));
+    }
+
+    // Swapoff records the area with its priority; swapon gives that priority
+    // back and clears the record. On a fake /proc, with recorded syscalls.
+    void swapStateRoundTrip()
+    {
+        if (m_rootSwap.empty()) {
+            QSKIP("needs root and mkswap");
+        }
+        struct stat st;
+        QVERIFY(stat(m_rootSwap.c_str(), &st) == 0);
+        m_system.swapsFile = m_fakeProc + "/swaps";
+        m_system.activeLine = m_rootSwap + " file 16380 1024 7";
+        m_system.activeInode = st.st_ino;
+        m_system.writeSwaps(true);
+
+        KAuth::ActionReply reply = call(QStringLiteral("swapoff"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOff")});
+        QCOMPARE(reply.data().value(QStringLiteral("turnedOff")).toStringList(), QStringList{QString::fromStdString(m_rootSwap)});
+        QCOMPARE(reply.data().value(QStringLiteral("priorities")).toList(), QVariantList{7});
+
+        // The state file: root-owned, readable, one record with priority 7.
+        struct stat stateSt;
+        QVERIFY(stat(m_context.stateFile.c_str(), &stateSt) == 0);
+        QCOMPARE(stateSt.st_uid, 0u);
+        QCOMPARE(stateSt.st_mode & 0777, 0644u);
+        std::ifstream in(m_context.stateFile);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        QString error;
+        const auto records = HelperLogic::parseSwapState(text, &error);
+        QVERIFY2(records, qPrintable(error));
+        QCOMPARE(records->size(), size_t(1));
+        QCOMPARE(records->front().priority, 7);
+        QCOMPARE(records->front().identity.inode, uint64_t(st.st_ino));
+        QCOMPARE(QString::fromStdString(records->front().path), QString::fromStdString(m_rootSwap));
+
+        // Turning off again: it is no longer active.
+        m_system.calls.clear();
+        reply = call(QStringLiteral("swapoff"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
+        QCOMPARE(reply.error(), int(NotPermitted));
+        QVERIFY(m_system.calls.isEmpty());
+
+        // On again with all: priority 7 with SWAP_FLAG_PREFER, record gone.
+        reply = call(QStringLiteral("swapon"), {{QStringLiteral("all"), true}});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(m_system.lastSwapOnFlags, SWAP_FLAG_PREFER | 7);
+        QCOMPARE(reply.data().value(QStringLiteral("priorities")).toList(), QVariantList{7});
+        QVERIFY(!std::filesystem::exists(m_context.stateFile));
+        // And a second time there is nothing left to turn on.
+        reply = call(QStringLiteral("swapon"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
+        QCOMPARE(reply.error(), int(NotPermitted));
+        m_system.writeSwaps(false);
+        m_system.swapsFile.clear();
+    }
+
+    // Refused up front when the swapped-out pages would not fit: nothing called.
+    void swapOffRefusedWhenItWouldNotFit()
+    {
+        if (m_rootSwap.empty()) {
+            QSKIP("needs root and mkswap");
+        }
+        const std::string proc = m_dir + "/tight-proc";
+        std::filesystem::create_directories(proc);
+        writeFile(proc + "/meminfo", "MemTotal:  4194304 kB\nMemFree:  100000 kB\nMemAvailable:  1048576 kB\nSwapTotal:  16380 kB\nSwapFree:  0 kB\n");
+        writeFile(proc + "/swaps", "Filename\tType\tSize\tUsed\tPriority\n" + m_rootSwap + " file 4194304 3145728 -2\n");
+        HelperContext tight = m_context;
+        tight.procRoot = proc;
+        const KAuth::ActionReply reply = swapOffAction({{QStringLiteral("all"), true}}, 4201, tight);
+        QCOMPARE(reply.error(), int(NotEnoughMemory));
+        // 3 GiB used + 204.8 MiB margin - 1 GiB available = 2.2 GiB missing.
+        QVERIFY2(reply.errorDescription().contains(QLatin1String("2.2 GiB is missing")), qPrintable(reply.errorDescription()));
+        QVERIFY(m_system.calls.isEmpty());
+    }
+
+    // /etc/fstab may declare an area; a file others can read is still refused.
+    void swapOnFromFstab()
+    {
+        if (m_rootSwap.empty()) {
+            QSKIP("needs root and mkswap");
+        }
+        writeFile(m_context.fstabPath, "# test\n" + m_rootSwap + " none swap sw,pri=3 0 0\n" + m_userSwap + " none swap sw 0 0\n");
+        KAuth::ActionReply reply = call(QStringLiteral("swapon"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(m_system.lastSwapOnFlags, SWAP_FLAG_PREFER | 3);
+        m_system.calls.clear();
+        reply = call(QStringLiteral("swapon"), {{QStringLiteral("area"), QString::fromStdString(m_userSwap)}});
+        QCOMPARE(reply.error(), int(NotPermitted));
+        QVERIFY2(reply.errorDescription().contains(QLatin1String("belongs to uid 4201")), qPrintable(reply.errorDescription()));
+        QVERIFY(m_system.calls.isEmpty());
+        writeFile(m_context.fstabPath, "# nothing\n");
+    }
+
+    // The experiment file: fixed place, root, 0600, a swap signature, then removed.
+    void experimentSwapFile()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root: the file is created owned by root");
+        }
+        KAuth::ActionReply reply = call(QStringLiteral("swapfilecreate"), {{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const std::string path = m_context.experimentDir + "/experiment.swap";
+        QCOMPARE(reply.data().value(QStringLiteral("path")).toString(), QString::fromStdString(path));
+        struct stat st;
+        QVERIFY(lstat(path.c_str(), &st) == 0);
+        QVERIFY(S_ISREG(st.st_mode));
+        QCOMPARE(st.st_mode & 07777, 0600u);
+        QCOMPARE(st.st_uid, 0u);
+        QCOMPARE(st.st_size, off_t(16 << 20));
+        std::ifstream in(path, std::ios::binary);
+        std::vector<char> page(pageSize());
+        in.read(page.data(), std::streamsize(page.size()));
+        QCOMPARE(QByteArray(page.data() + page.size() - 10, 10), QByteArray("SWAPSPACE2"));
+        QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOn 0")});
+
+        reply = call(QStringLiteral("swapfilecreate"), {{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}});
+        QCOMPARE(reply.error(), int(AlreadyDone));
+        QVERIFY(reply.errorDescription().contains(QLatin1String("already exists")));
+
+        reply = call(QStringLiteral("swapfileremove"), {});
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QVERIFY(!std::filesystem::exists(path));
+    }
+
+    void experimentRefusesTmpfs()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root");
+        }
+        // /dev/shm (or /run) is tmpfs in the dev root.
+        HelperContext onTmpfs = m_context;
+        onTmpfs.experimentDir = "/run/cachescope-helperactionstest";
+        const KAuth::ActionReply reply = swapFileCreateAction({{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}}, 4201, onTmpfs);
+        rmdir(onTmpfs.experimentDir.c_str());
+        QCOMPARE(reply.error(), int(Unsupported));
+        QVERIFY2(reply.errorDescription().contains(QLatin1String("tmpfs")), qPrintable(reply.errorDescription()));
+        QVERIFY(m_system.calls.isEmpty());
+    }
+
+    // 10,000 random argument maps against every action: no crash, every
+    // answer is a success or a refusal with a sentence, every audit line is
+    // in the fixed format.
+    void randomArguments()
+    {
+        QRandomGenerator random(20260404);
+        const std::string fifo = m_dir + "/fuzz-fifo";
+        mkfifo(fifo.c_str(), 0600);
+        const QList<int> fds{
+            keep(open(m_regular.c_str(), O_RDONLY | O_CLOEXEC)),
+            keep(open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)),
+            keep(open(m_regular.c_str(), O_PATH | O_CLOEXEC)),
+            keep(open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)),
+            keep(open("/dev/null", O_RDWR | O_CLOEXEC)),
+        };
+        const QStringList keys{QStringLiteral("level"),
+                               QStringLiteral("area"),
+                               QStringLiteral("all"),
+                               QStringLiteral("sizeBytes"),
+                               QStringLiteral("count"),
+                               QStringLiteral("buckets"),
+                               QStringLiteral("fd0"),
+                               QStringLiteral("fd1"),
+                               QStringLiteral("fd2"),
+                               QStringLiteral("path"),
+                               QString(),
+                               QStringLiteral("level\n"),
+                               QString(5000, QLatin1Char('k'))};
+        const QStringList strings{QStringLiteral("3"),
+                                  QStringLiteral("3; reboot"),
+                                  QStringLiteral("/dev/sda"),
+                                  QStringLiteral("/etc/../etc/shadow"),
+                                  QString::fromStdString(m_regular),
+                                  QString::fromStdString(m_rootSwap.empty() ? m_regular : m_rootSwap),
+                                  QString::fromStdString(m_userSwap.empty() ? m_regular : m_userSwap),
+                                  QString::fromStdString(m_blockLink.empty() ? m_regular : m_blockLink),
+                                  QStringLiteral("/dev/null"),
+                                  QStringLiteral("/proc/self/fd/0"),
+                                  QString(),
+                                  QLatin1Char('/') + QString(5000, QLatin1Char('z'))};
+        const QStringList actions{QStringLiteral("dropcaches"),
+                                  QStringLiteral("swapoff"),
+                                  QStringLiteral("swapon"),
+                                  QStringLiteral("swapfilecreate"),
+                                  QStringLiteral("swapfileremove"),
+                                  QStringLiteral("residency")};
+
+        auto randomValue = [&]() -> QVariant {
+            switch (random.bounded(13)) {
+            case 0:
+                return int(random.bounded(-3, 6));
+            case 1:
+                return qlonglong(random.generate64());
+            case 2:
+                return qulonglong(random.generate64());
+            case 3:
+                return random.bounded(2) == 1;
+            case 4:
+                return random.generateDouble() * 10;
+            case 5:
+            case 6:
+                return strings[random.bounded(strings.size())];
+            case 7:
+                return QByteArray(int(random.bounded(64)), char(random.bounded(256)));
+            case 8:
+                return QVariantList{random.bounded(4), QStringLiteral("x")};
+            case 9:
+                return QVariantMap{{QStringLiteral("level"), 3}};
+            case 10:
+                return QVariant();
+            case 11:
+                return QVariant::fromValue(QDBusUnixFileDescriptor(fds[random.bounded(fds.size())]));
+            default:
+                return qlonglong(16 << 20) + random.bounded(4);
+            }
+        };
+
+        int succeeded = 0;
+        for (int i = 0; i < 10000; ++i) {
+            const int actionIndex = random.bounded(actions.size());
+            const QString action = actions[actionIndex];
+            QVariantMap args;
+            if (random.bounded(2) == 0) {
+                // Half the maps start valid and get one mutation, so that the
+                // deeper paths run too, not only the first key check.
+                const QVariantMap templates[] = {
+                    {{QStringLiteral("level"), int(random.bounded(1, 4))}},
+                    {{QStringLiteral("area"), strings[random.bounded(strings.size())]}},
+                    {{QStringLiteral("all"), true}},
+                    {{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}},
+                    {},
+                    {{QStringLiteral("count"), 1},
+                     {QStringLiteral("buckets"), int(random.bounded(1, 100))},
+                     {QStringLiteral("fd0"), QVariant::fromValue(QDBusUnixFileDescriptor(fds[0]))}},
+                };
+                args = templates[actionIndex];
+                switch (random.bounded(4)) {
+                case 0:
+                    break; // unchanged
+                case 1:
+                    if (!args.isEmpty()) {
+                        args[args.firstKey()] = randomValue();
+                    }
+                    break;
+                case 2:
+                    args.insert(keys[random.bounded(keys.size())], randomValue());
+                    break;
+                default:
+                    if (!args.isEmpty()) {
+                        args.remove(args.lastKey());
+                    }
+                    break;
+                }
+            } else {
+                const int keyCount = random.bounded(5);
+                for (int k = 0; k < keyCount; ++k) {
+                    args.insert(keys[random.bounded(keys.size())], randomValue());
+                }
+            }
+            const int uid = random.bounded(10) == 0 ? -1 : 4201;
+            m_log.clear();
+            const KAuth::ActionReply reply = call(action, args, uid);
+            if (reply.succeeded()) {
+                ++succeeded;
+            } else {
+                QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
+                QVERIFY2(reply.error() >= InvalidArgument && reply.error() <= CallerUnknown, qPrintable(QString::number(reply.error())));
+                QVERIFY2(reply.errorDescription().size() > 10, qPrintable(action));
+            }
+            QVERIFY(!m_log.isEmpty());
+            for (const QString &line : std::as_const(m_log)) {
+                QVERIFY2(auditFormat.match(line).hasMatch(), qPrintable(line));
+            }
+        }
+        qInfo("10000 random calls: %d succeeded (with recorded syscalls), the rest refused", succeeded);
+        QVERIFY(succeeded > 100); // the valid templates did get through
+        // Leave no experiment file behind.
+        std::filesystem::remove(m_context.experimentDir + "/experiment.swap");
+    }
+};
+
+QTEST_GUILESS_MAIN(HelperActionsTest)
+#include "helperactionstest.moc"

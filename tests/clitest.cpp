@@ -72,6 +72,41 @@ class CliTest : public QObject
     std::string m_dir;
 
 private Q_SLOTS:
+    // The commands that need root fail clearly where no helper can be reached
+    // (no system bus in the test run), and never hang.
+    void privilegedCommandsWithoutHelper_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("drop-caches") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("1")} << 1 << QStringLiteral("drop-caches: the privileged helper is not available");
+        QTest::newRow("swap off") << QStringList{QStringLiteral("swap"), QStringLiteral("off")} << 1 << QStringLiteral("swap off: the privileged helper is not available");
+        QTest::newRow("status --privileged") << QStringList{QStringLiteral("status"), QStringLiteral("--privileged"), QStringLiteral("/usr/bin/env")} << 1
+                                             << QStringLiteral("/usr/bin/env: the privileged helper is not available");
+        QTest::newRow("level 7") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("7")} << 2 << QStringLiteral("LEVEL is 1 (pagecache), 2 (slab) or 3 (all)");
+        QTest::newRow("level 3; reboot") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("3; reboot")} << 2 << QStringLiteral("not '3; reboot'");
+        QTest::newRow("swap without action") << QStringList{QStringLiteral("swap")} << 2 << QStringLiteral("needs an action: off, on, create-file, remove-file");
+        QTest::newRow("swap bad size") << QStringList{QStringLiteral("swap"), QStringLiteral("create-file"), QStringLiteral("lots")} << 2
+                                       << QStringLiteral("SIZE must be a size");
+        QTest::newRow("privileged folder") << QStringList{QStringLiteral("status"), QStringLiteral("--privileged"), QStringLiteral("-r"), QStringLiteral("/usr")} << 2
+                                           << QStringLiteral("--privileged takes files, not folders");
+    }
+
+    void privilegedCommandsWithoutHelper()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        if (exitCode == 1 && QFile::exists(QStringLiteral("/run/dbus/system_bus_socket"))) {
+            QSKIP("a system bus runs here: tests/helperbustest.cpp covers the helper end to end");
+        }
+        const TestUtil::RunResult result = TestUtil::run(TestUtil::cliPath(), arguments, 30000);
+        QVERIFY(!result.timedOut);
+        QCOMPARE(result.exitCode, exitCode);
+        QVERIFY2(QString::fromUtf8(result.err).contains(message), result.err.constData());
+        QVERIFY(result.out.isEmpty());
+    }
+
     void initTestCase()
     {
         m_dir = TestUtil::scratchDir("cli");

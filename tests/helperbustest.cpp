@@ -15,6 +15,9 @@
 #include "residency.h"
 #include "testutil.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 #include <fcntl.h>
@@ -112,6 +115,46 @@ private Q_SLOTS:
         close(fd);
         QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
         QVERIFY(result.files.empty());
+    }
+
+    // cachescope-cli's privileged commands go the same way, and say so.
+    void refusedUserCli()
+    {
+        REQUIRE_ROLE("refused");
+        const TestUtil::RunResult result = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("drop-caches"), QStringLiteral("1")});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains("drop-caches: ") && result.err.contains("not authorized"), result.err.constData());
+    }
+
+    void cliThroughHelper()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string path = fixture("rootfile");
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        QCOMPARE(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+        close(fd);
+        TestUtil::readRange(path, 2 << 20, 1 << 20);
+        const QString file = QString::fromStdString(path);
+        // Without --privileged the user is told it is hidden; with it, the truth.
+        const TestUtil::RunResult plain = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("status"), QStringLiteral("--json"), file});
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY(plain.out.contains("\"hidden\":true"));
+        const TestUtil::RunResult privileged =
+            TestUtil::run(TestUtil::cliPath(), {QStringLiteral("status"), QStringLiteral("--privileged"), QStringLiteral("--json"), file});
+        QCOMPARE(privileged.exitCode, 0);
+        const QJsonObject document = QJsonDocument::fromJson(privileged.out).object();
+        QCOMPARE(document.value(QStringLiteral("privileged")).toBool(), true);
+        const QJsonObject entry = document.value(QStringLiteral("files")).toArray().at(0).toObject();
+        QCOMPARE(entry.value(QStringLiteral("hidden")).toBool(), false);
+        QCOMPARE(entry.value(QStringLiteral("resident")).toInteger(), qint64((1 << 20) / pageSize()));
+
+        const TestUtil::RunResult drop = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("drop-caches"), QStringLiteral("pagecache"), QStringLiteral("--json")});
+        QCOMPARE(drop.exitCode, 0);
+        const QJsonObject dropped = QJsonDocument::fromJson(drop.out).object();
+        QCOMPARE(dropped.value(QStringLiteral("level")).toInt(), 1);
+        QVERIFY(dropped.value(QStringLiteral("before")).toObject().value(QStringLiteral("mem_total")).toInteger() > 0);
+        QCOMPARE(residentPages(fixture("rootfile")), ~0ULL); // still hidden from us: no number
     }
 
     // The allowed user's drop_caches empties the page cache of a test file.

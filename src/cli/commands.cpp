@@ -46,6 +46,17 @@ struct FileRecord {
     LoadReport load;
 };
 
+PrivilegedResidency privilegedResidencyFunction = nullptr;
+
+bool privilegedResidency(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error)
+{
+    if (!privilegedResidencyFunction) {
+        error = "the privileged helper is not reachable from this program";
+        return false;
+    }
+    return privilegedResidencyFunction(fds, buckets, residencies, histograms, error);
+}
+
 void sortRecords(std::vector<FileRecord> &records)
 {
     std::sort(records.begin(), records.end(), [](const FileRecord &a, const FileRecord &b) {
@@ -408,8 +419,15 @@ int runStatus(Context &context, const ParsedArgs &args)
     const bool recursive = args.has("recursive");
     const bool verbose = args.has("verbose");
     const bool ascii = args.has("ascii");
+    const bool privileged = args.has("privileged");
+    if (privileged && recursive) {
+        return usageError("status", "--privileged takes files, not folders (-r)");
+    }
     options.action = FileAction::Residency;
     options.histogramBuckets = verbose ? int(cells) : 0;
+    // --privileged: the descriptors we open are handed to the helper, which
+    // reads residency as root; we never pass it a path (helper-security.md).
+    std::vector<int> privilegedFds;
 
     std::vector<FileRecord> named;
     std::vector<std::string> roots;
@@ -431,6 +449,11 @@ int runStatus(Context &context, const ParsedArgs &args)
             FileRecord record;
             record.path = path;
             record.size = uint64_t(st.st_size);
+            if (privileged) {
+                privilegedFds.push_back(fd);
+                named.push_back(std::move(record));
+                break;
+            }
             record.residency = residencyOfDescriptor(fd, st, options.residencyOptions);
             if (cells > 0 && record.residency.ok()) {
                 record.histogram = histogramOfDescriptor(fd, st, int(cells), options.residencyOptions);
@@ -446,6 +469,29 @@ int runStatus(Context &context, const ParsedArgs &args)
         case ArgumentKind::Missing:
         case ArgumentKind::Special:
             break;
+        }
+    }
+
+    if (!privilegedFds.empty()) {
+        std::vector<Residency> residencies;
+        std::vector<Histogram> histograms;
+        std::string error;
+        const bool ok = privilegedResidency(privilegedFds, int(cells), residencies, histograms, error);
+        for (const int fd : privilegedFds) {
+            ::close(fd);
+        }
+        if (!ok) {
+            for (const FileRecord &record : named) {
+                context.fail(record.path, error);
+            }
+            named.clear();
+        } else {
+            for (size_t i = 0; i < named.size() && i < residencies.size(); ++i) {
+                named[i].residency = std::move(residencies[i]);
+                if (i < histograms.size()) {
+                    named[i].histogram = std::move(histograms[i]);
+                }
+            }
         }
     }
 
@@ -486,6 +532,9 @@ int runStatus(Context &context, const ParsedArgs &args)
     std::string &out = context.out.buffer;
     if (context.json) {
         out += "{\"command\":\"status\",";
+        if (privileged) {
+            out += "\"privileged\":true,";
+        }
         appendJsonNumber(out, "page_size", pageSize());
         out += ',';
         appendJsonBool(out, "cancelled", cancelled);
@@ -1325,9 +1374,45 @@ int usageError(std::string_view command, std::string_view message)
     return ExitUsage;
 }
 
+namespace
+{
+std::vector<Command> &commandTable();
+} // namespace
+
+void setPrivilegedResidency(PrivilegedResidency function)
+{
+    privilegedResidencyFunction = function;
+}
+
+bool privilegedResidencyAvailable()
+{
+    return privilegedResidencyFunction != nullptr;
+}
+
+bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args)
+{
+    return !command.run || (std::string_view(command.spec.name) == "status" && args.has("privileged") && !privilegedResidencyFunction);
+}
+
 const std::vector<Command> &commands()
 {
-    static const std::vector<Command> table = {
+    return commandTable();
+}
+
+void setRunner(std::string_view name, int (*run)(Context &context, const ParsedArgs &args))
+{
+    for (Command &command : commandTable()) {
+        if (name == command.spec.name) {
+            command.run = run;
+        }
+    }
+}
+
+namespace
+{
+std::vector<Command> &commandTable()
+{
+    static std::vector<Command> table = {
         {{"status",
           "PATH...",
           "how much of each file is in the page cache",
@@ -1355,11 +1440,13 @@ const std::vector<Command> &commands()
                              followOption,
                              oneFileSystemOption,
                              threadsOption,
-                             mincoreOption}),
+                             mincoreOption,
+                             {0, "privileged", nullptr, "ask the privileged helper (polkit) for files whose residency is hidden from you"}}),
           "  cachescope-cli status /var/log/syslog\n"
           "  cachescope-cli status --pages 60 big.iso\n"
           "  cachescope-cli status -r /usr            # one line of totals\n"
-          "  cachescope-cli status -rv --json ~/src   # every file, as JSON\n",
+          "  cachescope-cli status -rv --json ~/src   # every file, as JSON\n"
+          "  cachescope-cli status --privileged /usr/bin/bash   # hidden from you: ask root\n",
           1},
          runStatus},
         {{"evict",
@@ -1459,8 +1546,67 @@ const std::vector<Command> &commands()
           1,
           1},
          runSnapshotRestore},
+        // These need root: they go to the privileged helper through polkit,
+        // from cachescope-cli-privileged (see setRunner).
+        {{"drop-caches",
+          "LEVEL",
+          "drop clean caches (needs administrator rights)",
+          "Writes LEVEL to /proc/sys/vm/drop_caches through Cachescope's privileged\n"
+          "helper, after sync(): 1 (or pagecache) drops the page cache, 2 (or slab)\n"
+          "the dentry and inode caches, 3 (or all) both. Dirty pages are not\n"
+          "dropped. polkit asks for an administrator password first. Prints memory\n"
+          "before and after. Meant for experiments: the cache makes a computer fast.",
+          withCommonOptions({}),
+          "  cachescope-cli drop-caches 1\n"
+          "  cachescope-cli drop-caches all --json\n",
+          1,
+          1},
+         nullptr},
+        {{"swap off",
+          "[AREA]",
+          "turn swap off: one area or all (needs administrator rights)",
+          "Turns off the swap area AREA (a device or file listed in /proc/swaps), or\n"
+          "all of them without AREA, through the privileged helper. Refused up front\n"
+          "when the swapped-out pages would not fit in memory. The helper records\n"
+          "what it turned off, with its priority, so that 'swap on' restores it.",
+          withCommonOptions({}),
+          "  cachescope-cli swap off\n"
+          "  cachescope-cli swap off /dev/vda3\n",
+          0,
+          1},
+         nullptr},
+        {{"swap on",
+          "[AREA]",
+          "turn swap back on (needs administrator rights)",
+          "Turns on again the swap areas Cachescope turned off (all without AREA), with\n"
+          "their old priorities, or an area /etc/fstab declares. Never any other file.",
+          withCommonOptions({}),
+          "  cachescope-cli swap on\n",
+          0,
+          1},
+         nullptr},
+        {{"swap create-file",
+          "SIZE",
+          "make and turn on an experiment swap file (needs administrator rights)",
+          "Creates the experiment swap file /var/lib/cachescope/experiment.swap (16M\n"
+          "to 4G, root only, mode 0600) and turns it on, for machines without swap.",
+          withCommonOptions({}),
+          "  cachescope-cli swap create-file 1G\n",
+          1,
+          1},
+         nullptr},
+        {{"swap remove-file",
+          "",
+          "turn off and delete the experiment swap file (needs administrator rights)",
+          "Turns off and deletes the experiment swap file made by 'swap create-file'.",
+          withCommonOptions({}),
+          "  cachescope-cli swap remove-file\n",
+          0,
+          0},
+         nullptr},
     };
     return table;
 }
+} // namespace
 
 } // namespace Cli

@@ -51,6 +51,27 @@ struct Command {
 };
 
 // Every subcommand, in the order --help lists them.
+// run is null for the commands that need the privileged helper: those run in
+// cachescope-cli-privileged, which links KAuth (and so QtGui, whose loading
+// would slow every other command's start) and fills them in with setRunner().
 [[nodiscard]] const std::vector<Command> &commands();
+void setRunner(std::string_view name, int (*run)(Context &context, const ParsedArgs &args));
+
+// status --privileged: residency of open descriptors computed by the helper.
+// Fills one Residency (and, with buckets > 0, one Histogram) per descriptor,
+// or returns false with a sentence in error. Set only in cachescope-cli-privileged.
+using PrivilegedResidency = bool (*)(const std::vector<int> &fds,
+                                     int buckets,
+                                     std::vector<Cachescope::Residency> &residencies,
+                                     std::vector<Cachescope::Histogram> &histograms,
+                                     std::string &error);
+void setPrivilegedResidency(PrivilegedResidency function);
+[[nodiscard]] bool privilegedResidencyAvailable();
+
+// Whether this command line must run in cachescope-cli-privileged.
+[[nodiscard]] bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args);
+
+// main() of both programs: parses argv (as bytes) and runs the command.
+[[nodiscard]] int runCli(int argc, char **argv);
 
 } // namespace Cli

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// cachescope-cli-privileged: the commands of cachescope-cli that go to the
+// privileged helper (drop-caches, swap, status --privileged). cachescope-cli
+// runs this program for them, so that only they pay for loading KAuth.
+
+#include "commands.h"
+#include "pathcodec.h"
+#include "privileged.h"
+
+#include <QCoreApplication>
+#include <QFile>
+
+#include <algorithm>
+#include <string>
+
+using namespace Cli;
+namespace Privileged = Cachescope::Privileged;
+
+namespace
+{
+
+bool helperReachable(std::string_view command)
+{
+    QString reason;
+    if (Privileged::helperAvailable(&reason)) {
+        return true;
+    }
+    printError(std::string(command) + ": the privileged helper is not available: " + reason.toStdString());
+    return false;
+}
+
+int failed(std::string_view command, const Privileged::Result &result)
+{
+    printError(std::string(command) + ": " + result.message.toStdString());
+    return ExitFailures;
+}
+
+void appendMemoryJson(std::string &json, const char *key, const Privileged::MemorySnapshot &m)
+{
+    json += '"';
+    json += key;
+    json += "\":{";
+    appendJsonNumber(json, "mem_total", m.memTotal);
+    json += ',';
+    appendJsonNumber(json, "mem_free", m.memFree);
+    json += ',';
+    appendJsonNumber(json, "mem_available", m.memAvailable);
+    json += ',';
+    appendJsonNumber(json, "buffers", m.buffers);
+    json += ',';
+    appendJsonNumber(json, "cached", m.cached);
+    json += ',';
+    appendJsonNumber(json, "dirty", m.dirty);
+    json += '}';
+}
+
+int runDropCaches(Context &context, const ParsedArgs &args)
+{
+    const std::string &text = args.positional.front();
+    int level = 0;
+    if (text == "1" || text == "pagecache") {
+        level = 1;
+    } else if (text == "2" || text == "slab") {
+        level = 2;
+    } else if (text == "3" || text == "all") {
+        level = 3;
+    } else {
+        return usageError("drop-caches", "LEVEL is 1 (pagecache), 2 (slab) or 3 (all), not '" + text + "'");
+    }
+    if (!helperReachable("drop-caches")) {
+        return ExitFailures;
+    }
+    const Privileged::DropCachesResult result = Privileged::dropCaches(level);
+    if (!result.ok()) {
+        return failed("drop-caches", result);
+    }
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":\"drop-caches\",";
+        appendJsonNumber(out, "level", uint64_t(level));
+        out += ',';
+        appendMemoryJson(out, "before", result.before);
+        out += ',';
+        appendMemoryJson(out, "after", result.after);
+        out += "}\n";
+        return ExitSuccess;
+    }
+    static const char *const what[] = {"", "the page cache", "the dentry and inode caches", "the page cache and the dentry and inode caches"};
+    out += std::string("Dropped ") + what[level] + " (level " + std::to_string(level) + ").\n\n";
+    out += padRight("", 12) + padLeft("before", 12) + padLeft("after", 12) + '\n';
+    const auto row = [&](const char *name, uint64_t before, uint64_t after) {
+        out += padRight(name, 12) + padLeft(sizeText(before, context.rawBytes), 12) + padLeft(sizeText(after, context.rawBytes), 12) + '\n';
+    };
+    row("cached", result.before.cached, result.after.cached);
+    row("buffers", result.before.buffers, result.after.buffers);
+    row("free", result.before.memFree, result.after.memFree);
+    row("available", result.before.memAvailable, result.after.memAvailable);
+    row("dirty", result.before.dirty, result.after.dirty);
+    return ExitSuccess;
+}
+
+int reportSwap(Context &context, std::string_view command, const Privileged::SwapResult &result, const char *verb)
+{
+    if (!result.ok()) {
+        return failed(command, result);
+    }
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":";
+        Cachescope::appendJsonString(out, command);
+        out += ",\"areas\":[";
+        for (qsizetype i = 0; i < result.areas.size(); ++i) {
+            out += i ? ",{" : "{";
+            appendJsonText(out, "area", result.areas.at(i).toStdString());
+            if (i < result.priorities.size()) {
+                out += ",\"priority\":" + std::to_string(result.priorities.at(i));
+            }
+            out += '}';
+        }
+        out += "]}\n";
+        return ExitSuccess;
+    }
+    for (qsizetype i = 0; i < result.areas.size(); ++i) {
+        out += std::string(verb) + " swap on " + result.areas.at(i).toStdString();
+        if (i < result.priorities.size()) {
+            out += " (priority " + std::to_string(result.priorities.at(i)) + ")";
+        }
+        out += ".\n";
+    }
+    return ExitSuccess;
+}
+
+int runSwapOff(Context &context, const ParsedArgs &args)
+{
+    if (!helperReachable("swap off")) {
+        return ExitFailures;
+    }
+    const auto result = args.positional.empty() ? Privileged::swapOffAll() : Privileged::swapOff(QFile::decodeName(args.positional.front().c_str()));
+    return reportSwap(context, "swap off", result, "Turned off");
+}
+
+int runSwapOn(Context &context, const ParsedArgs &args)
+{
+    if (!helperReachable("swap on")) {
+        return ExitFailures;
+    }
+    const auto result = args.positional.empty() ? Privileged::swapOnAll() : Privileged::swapOn(QFile::decodeName(args.positional.front().c_str()));
+    return reportSwap(context, "swap on", result, "Turned on");
+}
+
+int reportDone(Context &context, std::string_view command, const Privileged::Result &result, const std::string &sentence)
+{
+    if (!result.ok()) {
+        return failed(command, result);
+    }
+    if (context.json) {
+        context.out.buffer += "{\"command\":";
+        Cachescope::appendJsonString(context.out.buffer, command);
+        context.out.buffer += ",\"done\":true}\n";
+    } else {
+        context.out.buffer += sentence + '\n';
+    }
+    return ExitSuccess;
+}
+
+int runSwapCreateFile(Context &context, const ParsedArgs &args)
+{
+    const auto bytes = parseBytes(args.positional.front());
+    if (!bytes) {
+        return usageError("swap create-file", "SIZE must be a size such as 512M or 2G, not '" + args.positional.front() + "'");
+    }
+    if (!helperReachable("swap create-file")) {
+        return ExitFailures;
+    }
+    return reportDone(context,
+                      "swap create-file",
+                      Privileged::createExperimentSwapFile(qint64(*bytes)),
+                      "Made the experiment swap file (" + sizeText(*bytes, context.rawBytes) + ") and turned it on.");
+}
+
+int runSwapRemoveFile(Context &context, const ParsedArgs &)
+{
+    if (!helperReachable("swap remove-file")) {
+        return ExitFailures;
+    }
+    return reportDone(context, "swap remove-file", Privileged::removeExperimentSwapFile(), "Turned off and removed the experiment swap file.");
+}
+
+// The helper takes at most this many descriptors a request.
+constexpr qsizetype descriptorsPerRequest = 64;
+
+bool privilegedResidency(const std::vector<int> &fds,
+                         int buckets,
+                         std::vector<Cachescope::Residency> &residencies,
+                         std::vector<Cachescope::Histogram> &histograms,
+                         std::string &error)
+{
+    QString reason;
+    if (!Privileged::helperAvailable(&reason)) {
+        error = "the privileged helper is not available: " + reason.toStdString();
+        return false;
+    }
+    for (size_t start = 0; start < fds.size(); start += descriptorsPerRequest) {
+        QList<int> chunk;
+        for (size_t i = start; i < fds.size() && chunk.size() < descriptorsPerRequest; ++i) {
+            chunk.append(fds[i]);
+        }
+        const Privileged::ResidencyResult result = Privileged::residencyOfDescriptors(chunk, std::clamp(buckets, 1, 4096));
+        if (!result.ok()) {
+            error = result.message.toStdString();
+            return false;
+        }
+        for (const Privileged::FileResidency &file : result.files) {
+            Cachescope::Residency residency;
+            residency.method = file.method == QLatin1String("cachestat") ? Cachescope::ResidencyMethod::Cachestat : Cachescope::ResidencyMethod::Mincore;
+            residency.sizeBytes = file.sizeBytes;
+            residency.pages = file.pages;
+            residency.resident = file.resident;
+            residency.detail = file.detail;
+            residency.dirty = file.dirty;
+            residency.writeback = file.writeback;
+            residencies.push_back(residency);
+            Cachescope::Histogram histogram;
+            if (buckets > 0) {
+                histogram.method = residency.method;
+                histogram.pages = file.pages;
+                histogram.resident = file.histogram;
+            }
+            histograms.push_back(std::move(histogram));
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    // KAuth waits for the helper's answer in an event loop.
+    QCoreApplication application(argc, argv);
+    setRunner("drop-caches", runDropCaches);
+    setRunner("swap off", runSwapOff);
+    setRunner("swap on", runSwapOn);
+    setRunner("swap create-file", runSwapCreateFile);
+    setRunner("swap remove-file", runSwapRemoveFile);
+    setPrivilegedResidency(privilegedResidency);
+    return runCli(argc, argv);
+}

@@ -3,41 +3,937 @@
 
 #include "filespanel.h"
 
+#include "evictdropzone.h"
+#include "filesjob.h"
+#include "filesmodel.h"
+#include "filesview.h"
+#include "heatmapwidget.h"
+#include "residencydelegate.h"
+#include "topcacheddialog.h"
+
+#include <KActionCollection>
+#include <KIO/StatJob>
+#include <KLocalizedString>
+#include <KProtocolInfo>
+#include <KStandardShortcut>
+
+#include <QAction>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+using namespace Cachescope;
+
+namespace
+{
+
+// Paths are bytes; a URL's local file is text. QFile::encodeName is the
+// conversion Qt uses for every file it opens, so the bytes match the file.
+std::string localPathOf(const QUrl &url)
+{
+    QByteArray bytes = QFile::encodeName(url.toLocalFile());
+    while (bytes.size() > 1 && bytes.endsWith('/')) {
+        bytes.chop(1);
+    }
+    return bytes.toStdString();
+}
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(strerror(error));
+}
+
+} // namespace
+
+struct FilesPanel::Private {
+    FilesPanel *q = nullptr;
+    FilesModel *model = nullptr;
+    FilesSortProxyModel *proxy = nullptr;
+    FilesView *view = nullptr;
+    ResidencyDelegate *delegate = nullptr;
+    HeatmapWidget *heatmap = nullptr;
+    QLabel *heatmapTitle = nullptr;
+    EvictDropZone *dropZone = nullptr;
+    QWidget *progressRow = nullptr;
+    QLabel *progressLabel = nullptr;
+    QProgressBar *progressBar = nullptr;
+    QPushButton *cancelButton = nullptr;
+
+    QTimer refreshTimer;
+    QTimer progressTimer;
+    bool paused = false;
+
+    QAction *addFiles = nullptr;
+    QAction *addFolder = nullptr;
+    QAction *remove = nullptr;
+    QAction *evict = nullptr;
+    QAction *flushAndEvict = nullptr;
+    QAction *load = nullptr;
+    QAction *topCached = nullptr;
+    QAction *refresh = nullptr;
+    QAction *cancel = nullptr;
+    QAction *showPrivileged = nullptr;
+    bool privilegedHelperAvailable = false;
+
+    bool followSymlinks = false;
+    bool oneFileSystem = false;
+
+    std::vector<FilesJob *> jobs; // owned by the panel (QObject children)
+    FilesJob *backgroundScan = nullptr; // the live refresh of folders: quiet
+    QElapsedTimer sinceBackgroundScan;
+    qint64 lastBackgroundMs = 0;
+    int pendingUrlJobs = 0; // KIO::mostLocalUrl jobs under way
+    bool wasBusy = false;
+
+    WalkOptions walkOptions() const
+    {
+        WalkOptions options;
+        options.followSymlinks = followSymlinks;
+        options.oneFileSystem = oneFileSystem;
+        return options;
+    }
+
+    bool busy() const
+    {
+        if (pendingUrlJobs > 0) {
+            return true;
+        }
+        return std::any_of(jobs.begin(), jobs.end(), [](const FilesJob *job) {
+            return job->showsProgress;
+        });
+    }
+
+    bool currentIsHidden() const
+    {
+        const FileNode *current = currentNode();
+        return current && !current->isDirectory && current->hidden;
+    }
+
+    FileNode *currentNode() const
+    {
+        const QModelIndex current = view->currentIndex();
+        return current.isValid() ? model->node(proxy->mapToSource(current)) : nullptr;
+    }
+
+    std::vector<FileNode *> selectedNodes() const
+    {
+        std::vector<FileNode *> nodes;
+        const QModelIndexList rows = view->selectionModel()->selectedRows();
+        for (const QModelIndex &row : rows) {
+            nodes.push_back(model->node(proxy->mapToSource(row)));
+        }
+        if (nodes.empty()) {
+            if (FileNode *current = currentNode()) {
+                nodes.push_back(current);
+            }
+        }
+        return nodes;
+    }
+
+    std::vector<std::string> selectedPaths() const
+    {
+        std::vector<std::string> paths;
+        std::set<std::string> seen;
+        for (const FileNode *n : selectedNodes()) {
+            if (seen.insert(n->path).second) {
+                paths.push_back(n->path);
+            }
+        }
+        return paths;
+    }
+
+    bool scanRunningFor(const std::string &folder) const
+    {
+        return std::any_of(jobs.begin(), jobs.end(), [&](const FilesJob *job) {
+            return job->kind() == FilesJob::Kind::Scan && job != backgroundScan
+                && std::find(job->roots().begin(), job->roots().end(), folder) != job->roots().end();
+        });
+    }
+
+    void readFileNow(FileNode *n)
+    {
+        struct stat st;
+        int error = 0;
+        std::string errorText;
+        const int fd = openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText);
+        if (fd < 0) {
+            model->setFileError(n, QString::fromStdString(errorText));
+            return;
+        }
+        const Residency residency = residencyOfDescriptor(fd, st);
+        const Histogram histogram = histogramOfDescriptor(fd, st, FilesModel::stripCells);
+        ::close(fd);
+        model->setFileResidency(n, residency, &histogram);
+    }
+
+    void updateActions()
+    {
+        const auto nodes = selectedNodes();
+        const bool any = !nodes.empty();
+        const bool anyTopLevel = std::any_of(nodes.begin(), nodes.end(), [](const FileNode *n) {
+            return n->parent && !n->parent->parent;
+        });
+        remove->setEnabled(anyTopLevel);
+        evict->setEnabled(any);
+        flushAndEvict->setEnabled(any);
+        load->setEnabled(any);
+        topCached->setEnabled(std::any_of(nodes.begin(), nodes.end(), [](const FileNode *n) {
+            return n->isDirectory;
+        }));
+        cancel->setEnabled(busy());
+        showPrivileged->setEnabled(privilegedHelperAvailable && currentIsHidden());
+    }
+
+    void showCurrentInHeatmap()
+    {
+        const FileNode *n = currentNode();
+        if (n && !n->isDirectory) {
+            heatmap->setFile(n->path);
+            heatmapTitle->setText(displayPath(n->path));
+        } else {
+            heatmap->setFile({});
+            heatmapTitle->setText(i18nc("@info", "Select a file to see where its cached pages are"));
+        }
+        updateActions();
+    }
+};
+
 FilesPanel::FilesPanel(QWidget *parent)
     : QWidget(parent)
+    , d(std::make_unique<Private>())
 {
+    d->q = this;
+    d->model = new FilesModel(this);
+    d->proxy = new FilesSortProxyModel(this);
+    d->proxy->setSourceModel(d->model);
+    d->proxy->setSortRole(FilesModel::SortRole);
+
+    d->view = new FilesView(this);
+    d->view->setModel(d->proxy);
+    d->view->setUniformRowHeights(true);
+    d->view->setAllColumnsShowFocus(true);
+    d->view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    d->view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    d->view->setSortingEnabled(true);
+    d->view->sortByColumn(FilesModel::NameColumn, Qt::AscendingOrder);
+    d->view->setContextMenuPolicy(Qt::CustomContextMenu);
+    d->delegate = new ResidencyDelegate(this);
+    d->view->setItemDelegateForColumn(FilesModel::ResidencyColumn, d->delegate);
+    QHeaderView *header = d->view->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(FilesModel::NameColumn, QHeaderView::Stretch);
+    const int numberWidth = fontMetrics().horizontalAdvance(QStringLiteral("1,023.9 MiB")) + 24;
+    for (int column : {FilesModel::SizeColumn, FilesModel::CachedColumn, FilesModel::DirtyColumn}) {
+        header->resizeSection(column, numberWidth);
+    }
+    header->resizeSection(FilesModel::CachedPercentColumn, fontMetrics().horizontalAdvance(QStringLiteral("100% · 99 hidden")) + 16);
+    header->resizeSection(FilesModel::ResidencyColumn, FilesModel::stripCells * 3 + 8);
+
+    // Below the list: the detail heatmap of the selected file, and beside it the evict drop zone.
+    auto *detail = new QWidget(this);
+    auto *detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    d->heatmapTitle = new QLabel(detail);
+    d->heatmapTitle->setObjectName(QStringLiteral("heatmapTitle"));
+    d->heatmapTitle->setTextFormat(Qt::PlainText);
+    d->heatmapTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    d->heatmapTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    detailLayout->addWidget(d->heatmapTitle);
+    d->heatmap = new HeatmapWidget(detail);
+    d->heatmap->setObjectName(QStringLiteral("detailHeatmap"));
+    d->heatmap->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    detailLayout->addWidget(d->heatmap, 1);
+
+    d->dropZone = new EvictDropZone(this);
+
+    auto *bottom = new QWidget(this);
+    auto *bottomLayout = new QHBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    bottomLayout->addWidget(detail, 1);
+    bottomLayout->addWidget(d->dropZone);
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("filesSplitter"));
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(d->view);
+    splitter->addWidget(bottom);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+
+    // Progress of long walks, with Cancel; hidden while nothing long runs.
+    d->progressRow = new QWidget(this);
+    d->progressRow->setObjectName(QStringLiteral("progressRow"));
+    auto *progressLayout = new QHBoxLayout(d->progressRow);
+    progressLayout->setContentsMargins(0, 0, 0, 0);
+    d->progressLabel = new QLabel(d->progressRow);
+    d->progressBar = new QProgressBar(d->progressRow);
+    d->progressBar->setTextVisible(false);
+    d->progressBar->setMaximumWidth(fontMetrics().averageCharWidth() * 40);
+    d->cancelButton = new QPushButton(QIcon::fromTheme(QStringLiteral("process-stop")), i18nc("@action:button stop the walk", "Cancel"), d->progressRow);
+    d->cancelButton->setObjectName(QStringLiteral("cancelButton"));
+    progressLayout->addWidget(d->progressLabel, 1);
+    progressLayout->addWidget(d->progressBar);
+    progressLayout->addWidget(d->cancelButton);
+    d->progressRow->setVisible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(d->progressRow);
+
+    // Actions exist from the start (the context menu and tests use them);
+    // setUpActions() puts them into the window's collection.
+    auto makeAction = [this](const char *icon, const QString &text, const QString &toolTip) {
+        auto *action = new QAction(QIcon::fromTheme(QLatin1String(icon)), text, this);
+        action->setToolTip(toolTip);
+        action->setStatusTip(toolTip);
+        return action;
+    };
+    d->addFiles = makeAction("document-open", i18nc("@action", "Add Files…"), i18nc("@info:tooltip", "Choose files to inspect"));
+    d->addFolder = makeAction("folder-open", i18nc("@action", "Add Folder…"), i18nc("@info:tooltip", "Choose a folder to inspect with everything in it"));
+    d->remove = makeAction("list-remove",
+                           i18nc("@action", "Remove from List"),
+                           i18nc("@info:tooltip", "Stop inspecting the selected items (the files are not touched)"));
+    d->evict = makeAction("edit-clear-all",
+                          i18nc("@action", "Evict from Page Cache"),
+                          i18nc("@info:tooltip", "Drop the selected files and folders from the page cache; they stay on disk"));
+    d->flushAndEvict = makeAction("document-save",
+                                  i18nc("@action", "Flush and Evict"),
+                                  i18nc("@info:tooltip", "Write dirty pages to disk first, then drop the selected items from the page cache"));
+    d->load = makeAction("document-import",
+                         i18nc("@action", "Load into Page Cache"),
+                         i18nc("@info:tooltip", "Read the selected files and folders into the page cache"));
+    d->topCached = makeAction("view-sort-descending",
+                              i18nc("@action", "Top Cached Files…"),
+                              i18nc("@info:tooltip", "List the files with the most pages in the page cache in the selected folders"));
+    d->refresh = makeAction("view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now"));
+    d->cancel = makeAction("process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load"));
+    d->showPrivileged =
+        makeAction("security-high", i18nc("@action", "Show with Administrator Rights"), i18nc("@info:tooltip", "Needs the privileged helper (coming)"));
+    d->showPrivileged->setEnabled(false);
+    // The heatmap draws the button for a hidden file; it stays disabled until the helper exists.
+    d->heatmap->setPrivilegedViewAvailable(false, d->showPrivileged->toolTip());
+
+    connect(d->addFiles, &QAction::triggered, this, [this] {
+        const QList<QUrl> urls = QFileDialog::getOpenFileUrls(this, i18nc("@title:window", "Add Files"));
+        inspectUrls(urls);
+    });
+    connect(d->addFolder, &QAction::triggered, this, [this] {
+        const QUrl url = QFileDialog::getExistingDirectoryUrl(this, i18nc("@title:window", "Add Folder"));
+        if (!url.isEmpty()) {
+            inspectUrls({url});
+        }
+    });
+    connect(d->remove, &QAction::triggered, this, [this] {
+        QModelIndexList sourceRows;
+        for (const QModelIndex &row : d->view->selectionModel()->selectedRows()) {
+            sourceRows.append(d->proxy->mapToSource(row));
+        }
+        d->model->removeTopLevel(sourceRows);
+        d->showCurrentInHeatmap();
+    });
+    connect(d->evict, &QAction::triggered, this, [this] {
+        startEvict(d->selectedPaths(), false);
+    });
+    connect(d->flushAndEvict, &QAction::triggered, this, [this] {
+        startEvict(d->selectedPaths(), true);
+    });
+    connect(d->load, &QAction::triggered, this, [this] {
+        startLoad(d->selectedPaths());
+    });
+    connect(d->topCached, &QAction::triggered, this, [this] {
+        std::vector<std::string> folders;
+        for (const FileNode *n : d->selectedNodes()) {
+            if (n->isDirectory) {
+                folders.push_back(n->path);
+            }
+        }
+        startTopCached(folders);
+    });
+    connect(d->refresh, &QAction::triggered, this, [this] {
+        refreshVisible(true);
+    });
+    connect(d->cancel, &QAction::triggered, this, &FilesPanel::cancelAll);
+    connect(d->cancelButton, &QPushButton::clicked, this, &FilesPanel::cancelAll);
+    connect(d->showPrivileged, &QAction::triggered, this, [this] {
+        if (const FileNode *n = d->currentNode()) {
+            Q_EMIT privilegedViewRequested(n->path);
+        }
+    });
+    connect(d->heatmap, &HeatmapWidget::privilegedViewRequested, this, &FilesPanel::privilegedViewRequested);
+
+    connect(d->view, &FilesView::urlsDropped, this, &FilesPanel::inspectUrls);
+    connect(d->dropZone, &EvictDropZone::urlsDropped, this, &FilesPanel::evictUrls);
+    connect(d->view, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        QMenu menu(this);
+        menu.addActions({d->addFiles, d->addFolder});
+        menu.addSeparator();
+        menu.addActions({d->evict, d->flushAndEvict, d->load, d->topCached});
+        menu.addSeparator();
+        menu.addActions({d->refresh, d->remove});
+        if (d->currentIsHidden()) {
+            menu.addAction(d->showPrivileged);
+        }
+        menu.exec(d->view->viewport()->mapToGlobal(pos));
+    });
+    connect(d->view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+        d->showCurrentInHeatmap();
+    });
+    connect(d->view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        d->updateActions();
+    });
+    connect(d->model, &FilesModel::folderScanWanted, this, [this](const std::string &folder) {
+        if (!d->scanRunningFor(folder)) {
+            startScan({folder}, true);
+        }
+    });
+    // A row that becomes visible by expanding or scrolling gets its numbers at once.
+    connect(d->view, &QTreeView::expanded, this, [this] {
+        QTimer::singleShot(0, this, [this] {
+            refreshVisible(false);
+        });
+    });
+
+    d->refreshTimer.setInterval(1000);
+    connect(&d->refreshTimer, &QTimer::timeout, this, [this] {
+        refreshVisible(false);
+        d->heatmap->refresh();
+    });
+    d->refreshTimer.start();
+
+    // The progress row shows up only for walks that last: short ones would flicker.
+    d->progressTimer.setInterval(250);
+    connect(&d->progressTimer, &QTimer::timeout, this, &FilesPanel::updateProgress);
+
+    d->showCurrentInHeatmap();
 }
 
-FilesPanel::~FilesPanel() = default;
-
-void FilesPanel::setUpActions(KActionCollection *)
+FilesPanel::~FilesPanel()
 {
+    // Jobs are children and wait for their threads when deleted: cancel them
+    // all first so that they end together.
+    for (FilesJob *job : d->jobs) {
+        job->cancel();
+    }
 }
 
-void FilesPanel::inspectUrls(const QList<QUrl> &)
+void FilesPanel::setUpActions(KActionCollection *collection)
 {
+    auto add = [collection](const char *name, QAction *action, const QList<QKeySequence> &shortcuts = {}) {
+        collection->addAction(QLatin1String(name), action);
+        if (!shortcuts.isEmpty()) {
+            KActionCollection::setDefaultShortcuts(action, shortcuts);
+        }
+    };
+    add("file_add_files", d->addFiles, KStandardShortcut::open());
+    add("file_add_folder", d->addFolder, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)});
+    add("file_remove", d->remove, {QKeySequence(Qt::Key_Delete)});
+    add("file_evict", d->evict, {QKeySequence(Qt::CTRL | Qt::Key_E)});
+    add("file_flush_evict", d->flushAndEvict, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
+    add("file_load", d->load, {QKeySequence(Qt::CTRL | Qt::Key_L)});
+    add("file_top_cached", d->topCached, {QKeySequence(Qt::CTRL | Qt::Key_T)});
+    add("view_refresh", d->refresh, KStandardShortcut::reload());
+    add("file_cancel", d->cancel, {QKeySequence(Qt::Key_Escape)});
+    add("file_show_privileged", d->showPrivileged);
 }
 
-void FilesPanel::evictUrls(const QList<QUrl> &)
+void FilesPanel::resolveUrls(const QList<QUrl> &urls, const std::function<void(const std::vector<std::string> &)> &use)
 {
+    std::vector<std::string> local;
+    for (const QUrl &url : urls) {
+        if (url.isLocalFile()) {
+            local.push_back(localPathOf(url));
+            continue;
+        }
+        // trash:/, desktop:/, recentlyused:/ ... are local files under
+        // another name; sftp:/, smb:/, http:/ are not, whatever KIO can do.
+        if (KProtocolInfo::protocolClass(url.scheme()) != QLatin1String(":local")) {
+            Q_EMIT message(i18nc("@info",
+                                 "%1 is not on this computer: the page cache only holds local files. Copy it here first to inspect or evict it.",
+                                 url.toDisplayString(QUrl::PreferLocalFile)),
+                           true);
+            continue;
+        }
+        ++d->pendingUrlJobs;
+        emitBusyIfChanged();
+        KIO::StatJob *job = KIO::mostLocalUrl(url, KIO::HideProgressInfo);
+        connect(job, &KJob::result, this, [this, job, url, use] {
+            --d->pendingUrlJobs;
+            if (job->error()) {
+                Q_EMIT message(i18nc("@info", "Cannot find the file behind %1: %2", url.toDisplayString(), job->errorString()), true);
+            } else if (!job->mostLocalUrl().isLocalFile()) {
+                Q_EMIT message(i18nc("@info", "%1 is not a local file: the page cache only holds local files.", url.toDisplayString()), true);
+            } else {
+                use({localPathOf(job->mostLocalUrl())});
+            }
+            emitBusyIfChanged();
+        });
+    }
+    if (!local.empty()) {
+        use(local);
+    }
 }
 
-void FilesPanel::setRefreshInterval(int)
+void FilesPanel::inspectUrls(const QList<QUrl> &urls)
 {
+    resolveUrls(urls, [this](const std::vector<std::string> &paths) {
+        inspectPaths(paths);
+    });
 }
 
-void FilesPanel::setHeatmapCells(int)
+void FilesPanel::evictUrls(const QList<QUrl> &urls)
 {
+    resolveUrls(urls, [this](const std::vector<std::string> &paths) {
+        startEvict(paths, false);
+    });
 }
 
-void FilesPanel::setFollowSymlinks(bool)
+void FilesPanel::inspectPaths(const std::vector<std::string> &paths)
 {
+    std::vector<std::string> folders;
+    QModelIndex last;
+    for (const std::string &path : paths) {
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0) {
+            const int error = errno;
+            Q_EMIT message(i18nc("@info file path, reason", "Cannot inspect %1: %2", displayPath(path), errnoText(error)), true);
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            const bool isNew = !d->model->findTopLevel(path).isValid();
+            last = d->model->addItem(path, true);
+            if (isNew && !d->scanRunningFor(path)) {
+                folders.push_back(path);
+            }
+        } else if (S_ISREG(st.st_mode)) {
+            last = d->model->addItem(path, false);
+            d->readFileNow(d->model->node(last));
+        } else {
+            Q_EMIT message(
+                i18nc("@info file path",
+                      "%1 is not a regular file or a folder (a device, FIFO or socket): it has no pages in the page cache, and Cachescope never opens it.",
+                      displayPath(path)),
+                true);
+        }
+    }
+    if (!folders.empty()) {
+        startScan(folders, true);
+    }
+    if (last.isValid()) {
+        const QModelIndex proxyIndex = d->proxy->mapFromSource(last);
+        d->view->setCurrentIndex(proxyIndex);
+        d->view->scrollTo(proxyIndex);
+    }
 }
 
-void FilesPanel::setOneFileSystem(bool)
+FilesJob *FilesPanel::startJob(FilesJob *job)
 {
+    d->jobs.push_back(job);
+    connect(job, &FilesJob::finished, this, &FilesPanel::jobFinished);
+    job->start();
+    if (job->showsProgress && !d->progressTimer.isActive()) {
+        d->progressTimer.start();
+    }
+    emitBusyIfChanged();
+    d->updateActions();
+    return job;
 }
 
-void FilesPanel::setPaused(bool)
+void FilesPanel::startScan(const std::vector<std::string> &folders, bool showsProgress)
 {
+    auto *job = new FilesJob(FilesJob::Kind::Scan, folders, d->walkOptions(), this);
+    job->showsProgress = showsProgress;
+    for (const std::string &folder : folders) {
+        d->model->setScanning(folder, true);
+    }
+    startJob(job);
+}
+
+void FilesPanel::startEvict(const std::vector<std::string> &paths, bool flushFirst)
+{
+    if (paths.empty()) {
+        return;
+    }
+    WalkOptions options = d->walkOptions();
+    options.evictOptions.flushDirtyFirst = flushFirst;
+    startJob(new FilesJob(FilesJob::Kind::Evict, paths, options, this));
+}
+
+void FilesPanel::startLoad(const std::vector<std::string> &paths)
+{
+    if (paths.empty()) {
+        return;
+    }
+    auto *job = new FilesJob(FilesJob::Kind::Load, paths, d->walkOptions(), this);
+    for (const std::string &path : paths) {
+        for (const FileNode *n : d->model->nodesForPath(path)) {
+            job->expectedBytes += n->size;
+            break;
+        }
+    }
+    startJob(job);
+}
+
+void FilesPanel::startTopCached(const std::vector<std::string> &folders)
+{
+    if (folders.empty()) {
+        return;
+    }
+    startJob(new FilesJob(FilesJob::Kind::Top, folders, d->walkOptions(), this));
+}
+
+void FilesPanel::cancelAll()
+{
+    for (FilesJob *job : d->jobs) {
+        job->cancel();
+    }
+}
+
+bool FilesPanel::isBusy() const
+{
+    return d->busy();
+}
+
+void FilesPanel::emitBusyIfChanged()
+{
+    const bool busy = d->busy();
+    if (busy != d->wasBusy) {
+        d->wasBusy = busy;
+        Q_EMIT busyChanged(busy);
+    }
+}
+
+void FilesPanel::updateProgress()
+{
+    uint64_t entries = 0;
+    uint64_t bytes = 0;
+    uint64_t expected = 0;
+    bool expectedKnown = true;
+    const FilesJob *first = nullptr;
+    for (const FilesJob *job : d->jobs) {
+        if (!job->showsProgress) {
+            continue;
+        }
+        first = first ? first : job;
+        entries += job->entriesSeen();
+        bytes += job->bytesSeen();
+        expected += job->expectedBytes;
+        expectedKnown = expectedKnown && job->expectedBytes > 0;
+    }
+    if (!first) {
+        d->progressRow->setVisible(false);
+        d->progressTimer.stop();
+        return;
+    }
+    QString what;
+    switch (first->kind()) {
+    case FilesJob::Kind::Scan:
+        what = i18nc("@info:progress", "Counting cached pages…");
+        break;
+    case FilesJob::Kind::Evict:
+        what = i18nc("@info:progress", "Evicting…");
+        break;
+    case FilesJob::Kind::Load:
+        what = i18nc("@info:progress", "Loading…");
+        break;
+    case FilesJob::Kind::Top:
+        what = i18nc("@info:progress", "Looking for the most cached files…");
+        break;
+    }
+    d->progressLabel->setText(
+        i18ncp("@info:progress what, entries, bytes", "%2 %1 entry, %3", "%2 %1 entries, %3", qulonglong(entries), what, formatBytes(bytes)));
+    if (expectedKnown && expected > 0) {
+        d->progressBar->setRange(0, 1000);
+        d->progressBar->setValue(int(std::min<uint64_t>(1000, bytes * 1000 / expected)));
+    } else {
+        d->progressBar->setRange(0, 0); // busy: the total is not known before the walk
+    }
+    d->progressRow->setVisible(true);
+}
+
+void FilesPanel::jobFinished(FilesJob *job)
+{
+    d->jobs.erase(std::remove(d->jobs.begin(), d->jobs.end(), job), d->jobs.end());
+    job->deleteLater();
+    const bool cancelled = job->wasCancelled();
+
+    switch (job->kind()) {
+    case FilesJob::Kind::Scan:
+        for (const FolderScan &scan : job->scans) {
+            d->model->applyFolderScan(scan);
+        }
+        if (job == d->backgroundScan) {
+            d->backgroundScan = nullptr;
+            d->lastBackgroundMs = job->elapsedMs;
+        } else if (cancelled) {
+            Q_EMIT message(i18nc("@info", "Counting was cancelled: the totals shown are partial (marked ≥)."), false);
+        }
+        // Files just listed get their residency strips now, not a second later.
+        refreshVisibleFiles();
+        break;
+    case FilesJob::Kind::Evict:
+        Q_EMIT message(evictMessage(job), job->evict.errors > 0 && job->evict.total.files == 0);
+        refreshAfterChange(job->roots());
+        break;
+    case FilesJob::Kind::Load: {
+        const LoadSummary &s = job->load;
+        QString text = i18ncp("@info",
+                              "Loaded %2 into the page cache from %1 file.",
+                              "Loaded %2 into the page cache from %1 files.",
+                              qulonglong(s.total.files),
+                              formatBytes(s.loadedPages * pageSize()));
+        if (s.errors > 0) {
+            text += QLatin1Char(' ')
+                + i18ncp("@info",
+                         "%1 file could not be read: %2",
+                         "%1 files could not be read, the first: %2",
+                         qulonglong(s.errors),
+                         QString::fromStdString(s.firstError));
+        }
+        if (cancelled) {
+            text += QLatin1Char(' ') + i18nc("@info", "Cancelled before the end.");
+        }
+        Q_EMIT message(text, s.errors > 0 && s.total.files == 0);
+        refreshAfterChange(job->roots());
+        break;
+    }
+    case FilesJob::Kind::Top:
+        if (cancelled) {
+            Q_EMIT message(i18nc("@info", "The search for the most cached files was cancelled."), false);
+        } else {
+            auto *dialog = new TopCachedDialog(job->roots(), job->top, job->result().total, this);
+            connect(dialog, &TopCachedDialog::inspectRequested, this, [this](const std::string &path) {
+                inspectPaths({path});
+            });
+            dialog->show();
+        }
+        break;
+    }
+
+    updateProgress();
+    emitBusyIfChanged();
+    d->updateActions();
+}
+
+QString FilesPanel::evictMessage(const FilesJob *job) const
+{
+    const EvictSummary &s = job->evict;
+    const uint64_t page = pageSize();
+    QStringList parts;
+    if (s.total.files == 0 && s.errors == 0) {
+        parts << i18nc("@info", "Nothing to evict: there are no regular files there.");
+    } else {
+        parts << i18ncp("@info",
+                        "Evicted %1 file from the page cache: %2 freed.",
+                        "Evicted %1 files from the page cache: %2 freed.",
+                        qulonglong(s.total.files),
+                        formatBytes(s.freedPages * page));
+    }
+    QStringList stayed;
+    auto reason = [&](RemainReason r) {
+        return std::pair{qulonglong(s.filesByReason[size_t(r)]), formatBytes(s.pagesByReason[size_t(r)] * page)};
+    };
+    if (auto [files, bytes] = reason(RemainReason::Dirty); files > 0) {
+        stayed << i18ncp("@info",
+                         "%2 in %1 file is dirty: it must be written to disk first (use Flush and Evict)",
+                         "%2 in %1 files is dirty: it must be written to disk first (use Flush and Evict)",
+                         files,
+                         bytes);
+    }
+    if (auto [files, bytes] = reason(RemainReason::Mapped); files > 0) {
+        stayed << i18ncp("@info", "%2 in %1 file is mapped by a running program", "%2 in %1 files is mapped by running programs", files, bytes);
+    }
+    if (auto [files, bytes] = reason(RemainReason::Shmem); files > 0) {
+        stayed << i18ncp("@info",
+                         "%2 in %1 file is on tmpfs or shared memory, which has no disk to drop pages to",
+                         "%2 in %1 files is on tmpfs or shared memory, which has no disk to drop pages to",
+                         files,
+                         bytes);
+    }
+    if (auto [files, bytes] = reason(RemainReason::Unknown); files > 0) {
+        stayed << i18ncp("@info",
+                         "%2 in %1 file was read again at once by another program",
+                         "%2 in %1 files was read again at once by other programs",
+                         files,
+                         bytes);
+    }
+    if (!stayed.isEmpty()) {
+        parts << i18nc("@info followed by a list of reasons", "Stayed: %1.", stayed.join(QStringLiteral("; ")));
+    }
+    if (s.hiddenFiles > 0) {
+        parts << i18ncp("@info",
+                        "The kernel hides the page cache of %1 file from you: it was evicted, but what that freed is unknown.",
+                        "The kernel hides the page cache of %1 files from you: they were evicted, but what that freed is unknown.",
+                        qulonglong(s.hiddenFiles));
+    }
+    if (s.errors > 0) {
+        parts << i18ncp("@info",
+                        "%1 file could not be evicted: %2",
+                        "%1 files could not be evicted, the first: %2",
+                        qulonglong(s.errors),
+                        QString::fromStdString(s.firstError));
+    }
+    if (job->wasCancelled()) {
+        parts << i18nc("@info", "Cancelled before the end.");
+    }
+    return parts.join(QLatin1Char(' '));
+}
+
+void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
+{
+    // At most this many files are read at once on the UI thread (about 20 µs each).
+    constexpr size_t limit = 2000;
+    size_t done = 0;
+    for (const std::string &root : roots) {
+        for (FileNode *n : d->model->nodesUnder(root)) {
+            if (!n->isDirectory && done++ < limit) {
+                d->readFileNow(n);
+            }
+        }
+    }
+    // Folders that hold these, or lie below them, are counted again.
+    std::set<std::string> folders;
+    for (int row = 0; row < d->model->topLevelCount(); ++row) {
+        const FileNode *top = d->model->node(d->model->index(row, 0));
+        if (!top->isDirectory) {
+            continue;
+        }
+        for (const std::string &root : roots) {
+            const auto under = [](const std::string &path, const std::string &folder) {
+                return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
+            };
+            if (under(root, top->path) || under(top->path, root)) {
+                folders.insert(top->path);
+            }
+        }
+        // Expanded folders inside too: their children's numbers come from their own walk.
+        for (const FileNode *n : d->model->nodesUnder(top->path)) {
+            if (n->isDirectory && n != top && n->childState == FileNode::Children::Filled) {
+                for (const std::string &root : roots) {
+                    if (n->path.starts_with(root) || root.starts_with(n->path)) {
+                        folders.insert(n->path);
+                    }
+                }
+            }
+        }
+    }
+    if (!folders.empty()) {
+        startScan(std::vector<std::string>(folders.begin(), folders.end()), false);
+    }
+    d->heatmap->refresh();
+}
+
+void FilesPanel::refreshVisibleFiles()
+{
+    for (const QModelIndex &row : d->view->visibleRows()) {
+        FileNode *n = d->model->node(d->proxy->mapToSource(row));
+        if (!n->isDirectory) {
+            d->readFileNow(n);
+        }
+    }
+}
+
+void FilesPanel::refreshVisible(bool force)
+{
+    // Files: one open and a few cachestat calls each, cheap enough for the UI
+    // thread. Folders: a walk, on a worker, and never more often than their
+    // last walk allows (a big tree is counted less often than every second).
+    std::set<std::string> folders;
+    for (const QModelIndex &row : d->view->visibleRows()) {
+        FileNode *n = d->model->node(d->proxy->mapToSource(row));
+        if (!n->isDirectory) {
+            d->readFileNow(n);
+        } else if (n->parent && !n->parent->parent) {
+            folders.insert(n->path);
+        }
+        if (n->parent && n->parent->parent) {
+            folders.insert(n->parent->path);
+        }
+    }
+    if (folders.empty() || d->backgroundScan) {
+        return;
+    }
+    // A walk may take at most a twentieth of the time: /usr (0.5 s a walk) is
+    // counted every 10 s, a small project every interval.
+    const qint64 due = std::max<qint64>(d->refreshTimer.interval(), 20 * d->lastBackgroundMs);
+    if (!force && d->sinceBackgroundScan.isValid() && d->sinceBackgroundScan.elapsed() < due) {
+        return;
+    }
+    std::vector<std::string> roots;
+    for (const std::string &folder : folders) {
+        if (!d->scanRunningFor(folder)) {
+            roots.push_back(folder);
+        }
+    }
+    if (roots.empty()) {
+        return;
+    }
+    auto *job = new FilesJob(FilesJob::Kind::Scan, roots, d->walkOptions(), this);
+    job->showsProgress = false;
+    d->backgroundScan = job;
+    d->sinceBackgroundScan.start();
+    startJob(job);
+}
+
+void FilesPanel::setRefreshInterval(int milliseconds)
+{
+    d->refreshTimer.setInterval(std::clamp(milliseconds, 100, 10000));
+}
+
+void FilesPanel::setHeatmapCells(int cells)
+{
+    d->heatmap->setCells(cells);
+}
+
+void FilesPanel::setColors(const QColor &resident, const QColor &dirty, const QColor &empty)
+{
+    d->delegate->setColors(resident, dirty, empty);
+    d->heatmap->setColors(resident, dirty, empty);
+    d->view->viewport()->update();
+}
+
+void FilesPanel::setFollowSymlinks(bool follow)
+{
+    d->followSymlinks = follow;
+}
+
+void FilesPanel::setOneFileSystem(bool stay)
+{
+    d->oneFileSystem = stay;
+}
+
+void FilesPanel::setPaused(bool paused)
+{
+    d->paused = paused;
+    if (paused) {
+        d->refreshTimer.stop();
+    } else {
+        d->refreshTimer.start();
+    }
+}
+
+void FilesPanel::setPrivilegedHelperAvailable(bool available)
+{
+    d->privilegedHelperAvailable = available;
+    d->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file")
+                                            : i18nc("@info:tooltip", "Needs the privileged helper (coming)"));
+    d->heatmap->setPrivilegedViewAvailable(available, d->showPrivileged->toolTip());
+    d->updateActions();
 }

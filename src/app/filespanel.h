@@ -2,11 +2,18 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include <QColor>
 #include <QList>
 #include <QUrl>
 #include <QWidget>
 
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
 class KActionCollection;
+class FilesJob;
 
 // The files side of the window: the list of inspected files and folders with
 // their residency, the detail heatmap of the selected file, the evict drop
@@ -22,7 +29,9 @@ public:
 
     // Registers this panel's actions (before KXmlGuiWindow::setupGUI):
     // file_add_files, file_add_folder, file_remove, file_evict, file_load,
-    // file_top_cached, view_refresh, file_cancel.
+    // file_top_cached, view_refresh, file_cancel; also file_flush_evict
+    // (Flush and Evict, offered when dirty pages stayed) and
+    // file_show_privileged (hidden residency, disabled until the helper exists).
     void setUpActions(KActionCollection *collection);
 
     // Inspect these (local files and folders; what cannot be made local is
@@ -36,8 +45,40 @@ public:
     void setFollowSymlinks(bool follow);
     void setOneFileSystem(bool stay);
     void setPaused(bool paused);
+    // Colours of the residency strips and the detail heatmap (the settings' heatmap colours).
+    void setColors(const QColor &resident, const QColor &dirty, const QColor &empty);
+    // The hook for the privileged helper: true enables "Show with Administrator
+    // Rights" for hidden files, which then emits privilegedViewRequested().
+    void setPrivilegedHelperAvailable(bool available);
+
+    // A scan, eviction, load or URL lookup the person waits for is under way
+    // (the quiet live refresh of folders does not count).
+    [[nodiscard]] bool isBusy() const;
 
 Q_SIGNALS:
     // Something a person should read: what an eviction freed, why a URL was refused.
     void message(const QString &text, bool isError);
+    void busyChanged(bool busy);
+    // The person asked to see this hidden file's residency with administrator rights.
+    void privilegedViewRequested(const std::string &path);
+
+private:
+    void resolveUrls(const QList<QUrl> &urls, const std::function<void(const std::vector<std::string> &)> &use);
+    void inspectPaths(const std::vector<std::string> &paths);
+    FilesJob *startJob(FilesJob *job);
+    void startScan(const std::vector<std::string> &folders, bool showsProgress);
+    void startEvict(const std::vector<std::string> &paths, bool flushFirst);
+    void startLoad(const std::vector<std::string> &paths);
+    void startTopCached(const std::vector<std::string> &folders);
+    void cancelAll();
+    void jobFinished(FilesJob *job);
+    void updateProgress();
+    void emitBusyIfChanged();
+    [[nodiscard]] QString evictMessage(const FilesJob *job) const;
+    void refreshAfterChange(const std::vector<std::string> &roots);
+    void refreshVisible(bool force);
+    void refreshVisibleFiles();
+
+    struct Private;
+    std::unique_ptr<Private> d;
 };

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "filesjob.h"
+
+#include <QElapsedTimer>
+#include <QThread>
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
+using namespace Cachescope;
+
+namespace
+{
+
+// The first path component of `directory` below `root`: the child of the root
+// this entry counts for. Empty when directory is not below root.
+std::string_view childBelow(std::string_view root, std::string_view directory)
+{
+    size_t prefix = root.size();
+    if (root.empty() || root.back() != '/') {
+        ++prefix;
+    }
+    if (directory.size() < prefix) {
+        return {};
+    }
+    std::string_view rest = directory.substr(prefix);
+    return rest.substr(0, rest.find('/'));
+}
+
+std::string_view parentOf(std::string_view path)
+{
+    const size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) {
+        return {};
+    }
+    return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
+struct HeapOrder {
+    bool operator()(const TopEntry &a, const TopEntry &b) const
+    {
+        return a.resident > b.resident; // a min-heap on resident pages
+    }
+};
+
+} // namespace
+
+// Everything the callbacks collect, behind one mutex: the callbacks run on
+// the walker's threads at once.
+struct FilesJob::Aggregate {
+    std::mutex mutex;
+    // Scan: per root, children by name.
+    std::vector<std::unordered_map<std::string, FolderChild>> children;
+    std::vector<std::string> firstProblem;
+    EvictSummary evict;
+    LoadSummary load;
+    std::vector<TopEntry> heap;
+};
+
+FilesJob::FilesJob(Kind kind, std::vector<std::string> roots, WalkOptions options, QObject *parent)
+    : QObject(parent)
+    , m_kind(kind)
+    , m_roots(std::move(roots))
+    , m_aggregate(std::make_unique<Aggregate>())
+{
+    switch (kind) {
+    case Kind::Scan:
+    case Kind::Top:
+        options.action = FileAction::Residency;
+        break;
+    case Kind::Evict:
+        options.action = FileAction::Evict;
+        break;
+    case Kind::Load:
+        options.action = FileAction::Load;
+        break;
+    }
+    options.reportDirectories = kind == Kind::Scan;
+    options.histogramBuckets = 0;
+    m_walker = std::make_unique<Walker>(options);
+    m_walker->setEntryCallback([this](const WalkEntry &entry) {
+        onEntry(entry);
+    });
+    m_walker->setProblemCallback([this](const WalkProblem &problem) {
+        onProblem(problem);
+    });
+    m_aggregate->children.resize(m_roots.size());
+    m_aggregate->firstProblem.resize(m_roots.size());
+}
+
+FilesJob::~FilesJob()
+{
+    if (m_thread) {
+        cancel();
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+void FilesJob::start()
+{
+    Q_ASSERT(!m_thread);
+    m_thread = QThread::create([this] {
+        run();
+    });
+    m_thread->setObjectName(QStringLiteral("cachescope-walk"));
+    // QThread::finished comes from the worker; connected to this object (on
+    // the UI thread) it arrives queued, after run() is done with every member.
+    connect(m_thread, &QThread::finished, this, [this] {
+        m_finished = true;
+        Q_EMIT finished(this);
+    });
+    m_thread->start(QThread::LowPriority);
+}
+
+void FilesJob::cancel()
+{
+    m_cancelRequested.store(true);
+    m_walker->cancel();
+}
+
+uint64_t FilesJob::entriesSeen() const
+{
+    return m_walker->entriesSeen();
+}
+
+uint64_t FilesJob::bytesSeen() const
+{
+    return m_walker->bytesSeen();
+}
+
+void FilesJob::run()
+{
+    QElapsedTimer timer;
+    timer.start();
+    if (!m_cancelRequested.load()) {
+        m_result = m_walker->walk(m_roots);
+    }
+    // walk() clears an earlier cancel() when it starts: the flag here catches
+    // a cancel that came before the walk got going.
+    m_result.cancelled = m_result.cancelled || m_cancelRequested.load();
+    elapsedMs = timer.elapsed();
+
+    Aggregate &a = *m_aggregate;
+    switch (m_kind) {
+    case Kind::Scan:
+        for (size_t i = 0; i < m_roots.size(); ++i) {
+            FolderScan scan;
+            scan.root = m_roots[i];
+            scan.cancelled = m_result.cancelled;
+            if (i < m_result.perRoot.size()) {
+                scan.total = m_result.perRoot[i];
+            }
+            scan.firstProblem = std::move(a.firstProblem[i]);
+            scan.elapsedMs = elapsedMs;
+            scan.children.reserve(a.children[i].size());
+            for (auto &[name, child] : a.children[i]) {
+                scan.children.push_back(std::move(child));
+            }
+            scans.push_back(std::move(scan));
+        }
+        break;
+    case Kind::Evict:
+        evict = std::move(a.evict);
+        evict.total = m_result.total;
+        break;
+    case Kind::Load:
+        load = std::move(a.load);
+        load.total = m_result.total;
+        break;
+    case Kind::Top:
+        top = std::move(a.heap);
+        std::sort(top.begin(), top.end(), HeapOrder());
+        break;
+    }
+}
+
+void FilesJob::onEntry(const WalkEntry &entry)
+{
+    if (m_cancelRequested.load(std::memory_order_relaxed)) {
+        m_walker->cancel();
+        return;
+    }
+    Aggregate &a = *m_aggregate;
+    const bool isFile = entry.kind == EntryKind::File;
+
+    switch (m_kind) {
+    case Kind::Scan: {
+        if (entry.depth == 0 || !(isFile || entry.kind == EntryKind::Directory)) {
+            return;
+        }
+        const std::string &root = m_roots[size_t(entry.root)];
+        std::lock_guard lock(a.mutex);
+        auto &children = a.children[size_t(entry.root)];
+        if (entry.depth == 1) {
+            FolderChild &child = children[std::string(entry.name)];
+            child.name = std::string(entry.name);
+            child.isDirectory = !isFile;
+            if (isFile) {
+                const Residency &r = entry.residency;
+                child.size = entry.size;
+                child.pages = pagesFor(entry.size);
+                child.files = 1;
+                if (!r.ok()) {
+                    child.error = r.errorText;
+                } else if (r.hidden) {
+                    child.hidden = true;
+                    child.hiddenReason = r.hiddenReason;
+                    child.hiddenFiles = 1;
+                    child.hiddenPages = child.pages;
+                } else {
+                    child.resident = r.resident;
+                    child.dirty = r.dirty;
+                    child.detail = r.detail;
+                }
+            }
+            return;
+        }
+        if (!isFile || !entry.firstLink) {
+            return;
+        }
+        const std::string_view childName = childBelow(root, entry.directory);
+        if (childName.empty()) {
+            return;
+        }
+        FolderChild &child = children[std::string(childName)];
+        child.name = std::string(childName);
+        child.isDirectory = true;
+        child.size += entry.size;
+        const uint64_t pages = pagesFor(entry.size);
+        child.pages += pages;
+        ++child.files;
+        const Residency &r = entry.residency;
+        if (r.ok() && r.hidden) {
+            ++child.hiddenFiles;
+            child.hiddenPages += pages;
+        } else if (r.ok()) {
+            child.resident += r.resident;
+            child.dirty += r.dirty;
+            child.detail = child.detail || r.detail;
+        }
+        return;
+    }
+    case Kind::Evict: {
+        if (!isFile || !entry.firstLink) {
+            return;
+        }
+        const EvictReport &report = entry.evict;
+        std::lock_guard lock(a.mutex);
+        if (report.error != 0) {
+            return; // counted by onProblem
+        }
+        if (report.hidden) {
+            ++a.evict.hiddenFiles;
+            return;
+        }
+        a.evict.freedPages += report.freedPages();
+        if (report.after > 0) {
+            const auto reason = size_t(report.reason);
+            ++a.evict.filesByReason[reason];
+            a.evict.pagesByReason[reason] += report.after;
+        }
+        return;
+    }
+    case Kind::Load: {
+        if (!isFile || !entry.firstLink) {
+            return;
+        }
+        const LoadReport &report = entry.load;
+        std::lock_guard lock(a.mutex);
+        if (report.hidden) {
+            ++a.load.hiddenFiles;
+        } else if (report.error == 0 && report.after > report.before) {
+            a.load.loadedPages += report.after - report.before;
+        }
+        return;
+    }
+    case Kind::Top: {
+        const Residency &r = entry.residency;
+        if (!isFile || !entry.firstLink || !r.known() || r.resident == 0) {
+            return;
+        }
+        std::lock_guard lock(a.mutex);
+        if (a.heap.size() >= topCount && a.heap.front().resident >= r.resident) {
+            return;
+        }
+        TopEntry top{entry.path(), entry.size, r.pages, r.resident, r.dirty};
+        a.heap.push_back(std::move(top));
+        std::push_heap(a.heap.begin(), a.heap.end(), HeapOrder());
+        if (a.heap.size() > topCount) {
+            std::pop_heap(a.heap.begin(), a.heap.end(), HeapOrder());
+            a.heap.pop_back();
+        }
+        return;
+    }
+    }
+}
+
+void FilesJob::onProblem(const WalkProblem &problem)
+{
+    Aggregate &a = *m_aggregate;
+    std::lock_guard lock(a.mutex);
+    const std::string described = problem.path + ": " + problem.reason;
+    switch (m_kind) {
+    case Kind::Scan: {
+        const auto root = size_t(problem.root);
+        if (root < a.firstProblem.size() && a.firstProblem[root].empty()) {
+            a.firstProblem[root] = described;
+        }
+        // A file right in the folder that could not be read still gets its row.
+        if (!problem.skipped && problem.kind == EntryKind::File && root < m_roots.size() && parentOf(problem.path) == m_roots[root]) {
+            const std::string name = problem.path.substr(problem.path.rfind('/') + 1);
+            FolderChild &child = a.children[root][name];
+            child.name = name;
+            child.error = problem.reason;
+        }
+        break;
+    }
+    case Kind::Evict:
+        if (!problem.skipped) {
+            ++a.evict.errors;
+            if (a.evict.firstError.empty()) {
+                a.evict.firstError = described;
+            }
+        }
+        break;
+    case Kind::Load:
+        if (!problem.skipped) {
+            ++a.load.errors;
+            if (a.load.firstError.empty()) {
+                a.load.firstError = described;
+            }
+        }
+        break;
+    case Kind::Top:
+        break;
+    }
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "filesmodel.h"
+#include "top.h"
+#include "walker.h"
+
+#include <QObject>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QThread;
+
+// What an eviction freed and what stayed, and why.
+struct EvictSummary {
+    Cachescope::WalkTotals total;
+    uint64_t freedPages = 0;
+    uint64_t hiddenFiles = 0; // evicted, but what it freed is unknown
+    // Indexed by Cachescope::RemainReason: files with pages left, and those pages.
+    std::array<uint64_t, 6> filesByReason{};
+    std::array<uint64_t, 6> pagesByReason{};
+    uint64_t errors = 0;
+    std::string firstError; // "path: reason"
+};
+
+struct LoadSummary {
+    Cachescope::WalkTotals total;
+    uint64_t loadedPages = 0;
+    uint64_t hiddenFiles = 0;
+    uint64_t errors = 0;
+    std::string firstError;
+};
+
+// One walk off the UI thread: a scan of folders, an eviction, a load or a
+// search for the most cached files. The walk runs on its own QThread (and the
+// walker's threads); results are kept in the job and announced once, by
+// finished(), on the thread the job lives in: one signal a job, never one a file.
+class FilesJob : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class Kind {
+        Scan,
+        Evict,
+        Load,
+        Top,
+    };
+
+    FilesJob(Kind kind, std::vector<std::string> roots, Cachescope::WalkOptions options, QObject *parent = nullptr);
+    // Cancels a running walk and waits for it: nothing outlives the job.
+    ~FilesJob() override;
+
+    void start();
+    // Any time; the walk stops soon and finished() still comes.
+    void cancel();
+
+    [[nodiscard]] Kind kind() const
+    {
+        return m_kind;
+    }
+    [[nodiscard]] const std::vector<std::string> &roots() const
+    {
+        return m_roots;
+    }
+    [[nodiscard]] bool isFinished() const
+    {
+        return m_finished;
+    }
+    [[nodiscard]] bool wasCancelled() const
+    {
+        return m_result.cancelled;
+    }
+    [[nodiscard]] uint64_t entriesSeen() const;
+    [[nodiscard]] uint64_t bytesSeen() const;
+
+    // Shown in the progress bar; quiet jobs (live refresh) are not.
+    bool showsProgress = true;
+    uint64_t expectedBytes = 0; // 0: unknown, the bar is busy
+    size_t topCount = 50;
+
+    // Valid once finished() was emitted.
+    [[nodiscard]] const Cachescope::WalkResult &result() const
+    {
+        return m_result;
+    }
+    std::vector<FolderScan> scans; // Scan: one a root
+    EvictSummary evict;
+    LoadSummary load;
+    std::vector<Cachescope::TopEntry> top; // most resident first
+    qint64 elapsedMs = 0;
+
+Q_SIGNALS:
+    void finished(FilesJob *job);
+
+private:
+    void run(); // on the worker thread
+    void onEntry(const Cachescope::WalkEntry &entry);
+    void onProblem(const Cachescope::WalkProblem &problem);
+
+    struct Aggregate;
+
+    Kind m_kind;
+    std::vector<std::string> m_roots;
+    std::unique_ptr<Cachescope::Walker> m_walker;
+    std::unique_ptr<Aggregate> m_aggregate;
+    std::atomic<bool> m_cancelRequested{false};
+    QThread *m_thread = nullptr;
+    bool m_finished = false;
+    Cachescope::WalkResult m_result;
+};

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "filesmodel.h"
+
+#include <KFormat>
+#include <KLocalizedString>
+
+#include <QFile>
+#include <QGuiApplication>
+#include <QHash>
+#include <QIcon>
+#include <QMimeDatabase>
+#include <QPalette>
+
+#include <unordered_map>
+
+using namespace Cachescope;
+
+QString formatBytes(uint64_t bytes)
+{
+    return KFormat().formatByteSize(static_cast<double>(bytes));
+}
+
+QString displayPath(const std::string &path)
+{
+    return QFile::decodeName(QByteArray::fromRawData(path.data(), qsizetype(path.size())));
+}
+
+namespace
+{
+
+QString baseName(const std::string &path)
+{
+    std::string_view view(path);
+    while (view.size() > 1 && view.back() == '/') {
+        view.remove_suffix(1);
+    }
+    const size_t slash = view.rfind('/');
+    if (slash != std::string_view::npos && view.size() > 1) {
+        view.remove_prefix(slash + 1);
+    }
+    return QFile::decodeName(QByteArray(view.data(), qsizetype(view.size())));
+}
+
+std::string joinPath(const std::string &folder, const std::string &name)
+{
+    std::string joined = folder;
+    if (joined.empty() || joined.back() != '/') {
+        joined.push_back('/');
+    }
+    joined += name;
+    return joined;
+}
+
+// The icon of a file's MIME type, guessed from its name only: sniffing the
+// content would read the file and change the very page cache we show.
+QIcon iconFor(const FileNode &node)
+{
+    static QHash<QString, QIcon> cache;
+    QString iconName;
+    QString genericName;
+    if (node.isDirectory) {
+        iconName = QStringLiteral("folder");
+    } else {
+        static const QMimeDatabase mimeDatabase;
+        const QMimeType mime = mimeDatabase.mimeTypeForFile(node.displayName, QMimeDatabase::MatchExtension);
+        iconName = mime.iconName();
+        genericName = mime.genericIconName();
+    }
+    auto it = cache.constFind(iconName);
+    if (it == cache.constEnd()) {
+        QIcon icon = QIcon::fromTheme(iconName);
+        if (icon.isNull() && !genericName.isEmpty()) {
+            icon = QIcon::fromTheme(genericName);
+        }
+        if (icon.isNull()) {
+            icon = QIcon::fromTheme(QStringLiteral("unknown"));
+        }
+        it = cache.insert(iconName, icon);
+    }
+    return *it;
+}
+
+QString percentText(double fraction)
+{
+    const double percent = fraction * 100.0;
+    // One decimal where it matters (a few pages of a big file), none above 10%.
+    const int decimals = (percent > 0.0 && percent < 10.0) ? 1 : 0;
+    return i18nc("@item:intable percent of the file that is cached", "%1%", QLocale().toString(percent, 'f', decimals));
+}
+
+bool allHidden(const FileNode &node)
+{
+    if (!node.isDirectory) {
+        return node.hidden;
+    }
+    return node.files > 0 && node.hiddenFiles == node.files;
+}
+
+// Resident fraction of the pages whose residency is known.
+double knownFraction(const FileNode &node)
+{
+    const uint64_t knownPages = node.isDirectory ? node.pages - std::min(node.pages, node.hiddenPages) : node.pages;
+    return knownPages == 0 ? 0.0 : double(node.resident) / double(knownPages);
+}
+
+} // namespace
+
+int FileNode::row() const
+{
+    if (!parent) {
+        return 0;
+    }
+    const auto &siblings = parent->children;
+    // Rows of big folders are asked for often (each refresh): remember the last answer.
+    if (rowHint >= 0 && size_t(rowHint) < siblings.size() && siblings[size_t(rowHint)].get() == this) {
+        return rowHint;
+    }
+    for (size_t i = 0; i < siblings.size(); ++i) {
+        if (siblings[i].get() == this) {
+            rowHint = int(i);
+            return rowHint;
+        }
+    }
+    return 0;
+}
+
+FilesModel::FilesModel(QObject *parent)
+    : QAbstractItemModel(parent)
+{
+    m_root.isDirectory = true;
+    m_root.childState = FileNode::Children::Filled;
+}
+
+FilesModel::~FilesModel() = default;
+
+FileNode *FilesModel::node(const QModelIndex &index) const
+{
+    if (!index.isValid()) {
+        return const_cast<FileNode *>(&m_root);
+    }
+    return static_cast<FileNode *>(index.internalPointer());
+}
+
+QModelIndex FilesModel::indexOf(const FileNode *node, int column) const
+{
+    if (!node || node == &m_root) {
+        return {};
+    }
+    return createIndex(node->row(), column, const_cast<FileNode *>(node));
+}
+
+QModelIndex FilesModel::index(int row, int column, const QModelIndex &parent) const
+{
+    const FileNode *parentNode = node(parent);
+    if (row < 0 || column < 0 || column >= ColumnCount || size_t(row) >= parentNode->children.size()) {
+        return {};
+    }
+    return createIndex(row, column, parentNode->children[size_t(row)].get());
+}
+
+QModelIndex FilesModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid()) {
+        return {};
+    }
+    return indexOf(node(child)->parent);
+}
+
+int FilesModel::rowCount(const QModelIndex &parent) const
+{
+    if (parent.isValid() && parent.column() != 0) {
+        return 0;
+    }
+    return int(node(parent)->children.size());
+}
+
+int FilesModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+bool FilesModel::hasChildren(const QModelIndex &parent) const
+{
+    const FileNode *n = node(parent);
+    if (parent.isValid() && parent.column() != 0) {
+        return false;
+    }
+    if (!n->isDirectory) {
+        return false;
+    }
+    return n->childState != FileNode::Children::Filled || !n->children.empty();
+}
+
+bool FilesModel::canFetchMore(const QModelIndex &parent) const
+{
+    const FileNode *n = node(parent);
+    return parent.isValid() && n->isDirectory && n->childState == FileNode::Children::NotAsked;
+}
+
+void FilesModel::fetchMore(const QModelIndex &parent)
+{
+    FileNode *n = node(parent);
+    if (!parent.isValid() || !n->isDirectory || n->childState != FileNode::Children::NotAsked) {
+        return;
+    }
+    n->childState = FileNode::Children::Wanted;
+    Q_EMIT folderScanWanted(n->path);
+}
+
+QVariant FilesModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal) {
+        return {};
+    }
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case NameColumn:
+            return i18nc("@title:column file name", "Name");
+        case SizeColumn:
+            return i18nc("@title:column file size", "Size");
+        case CachedColumn:
+            return i18nc("@title:column bytes in the page cache", "Cached");
+        case CachedPercentColumn:
+            return i18nc("@title:column percent in the page cache", "Cached %");
+        case DirtyColumn:
+            return i18nc("@title:column bytes not yet written to disk", "Dirty");
+        case ResidencyColumn:
+            return i18nc("@title:column where in the file the cached pages are", "Residency");
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case CachedColumn:
+            return i18nc("@info:tooltip", "How much of the file is in the page cache (RAM) now");
+        case DirtyColumn:
+            return i18nc("@info:tooltip", "Cached data changed in memory and not yet written to disk");
+        case ResidencyColumn:
+            return i18nc("@info:tooltip", "Which parts of the file are cached, from its start (left) to its end (right)");
+        }
+    } else if (role == Qt::TextAlignmentRole && section != NameColumn && section != ResidencyColumn) {
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant FilesModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid()) {
+        return {};
+    }
+    const FileNode &n = *node(index);
+    const uint64_t page = pageSize();
+    const int column = index.column();
+    const bool hasError = !n.error.isEmpty();
+
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn:
+            return n.displayName;
+        case SizeColumn:
+            if (!n.known) {
+                return n.scanning ? i18nc("@item:intable still counting", "…") : QString();
+            }
+            return formatBytes(n.size);
+        case CachedColumn:
+            if (!n.known || hasError) {
+                return n.scanning ? i18nc("@item:intable still counting", "…") : (hasError ? i18nc("@item:intable no value", "—") : QString());
+            }
+            if (allHidden(n)) {
+                return i18nc("@item:intable the kernel hides the residency", "hidden");
+            }
+            if (n.cancelled) {
+                return i18nc("@item:intable at least this much (the count was cancelled)", "≥ %1", formatBytes(n.resident * page));
+            }
+            return formatBytes(n.resident * page);
+        case CachedPercentColumn:
+            if (!n.known || hasError) {
+                return QString();
+            }
+            if (allHidden(n)) {
+                return i18nc("@item:intable the kernel hides the residency", "hidden");
+            }
+            if (n.pages == 0) {
+                return i18nc("@item:intable no value (empty file)", "—");
+            }
+            if (n.isDirectory && n.hiddenFiles > 0) {
+                return i18ncp("@item:intable percent cached, then how many files the kernel hides",
+                              "%2 · %1 hidden",
+                              "%2 · %1 hidden",
+                              n.hiddenFiles,
+                              percentText(knownFraction(n)));
+            }
+            return percentText(knownFraction(n));
+        case DirtyColumn:
+            if (!n.known || hasError || allHidden(n)) {
+                return QString();
+            }
+            if (!n.detail) {
+                return i18nc("@item:intable not known", "—");
+            }
+            return formatBytes(n.dirty * page);
+        }
+        return {};
+    case Qt::DecorationRole:
+        if (column == NameColumn) {
+            return iconFor(n);
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column != NameColumn && column != ResidencyColumn) {
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (hasError || (column != NameColumn && allHidden(n))) {
+            return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        }
+        return {};
+    case Qt::ToolTipRole: {
+        QStringList lines{displayPath(n.path)};
+        if (hasError) {
+            lines << n.error;
+        }
+        if (n.isDirectory && n.known) {
+            lines << i18ncp("@info:tooltip", "%1 file in this folder and below", "%1 files in this folder and below", n.files);
+        }
+        if (n.hidden) {
+            lines << i18nc("@info:tooltip",
+                           "The kernel hides this file's page cache from you (%1). Cachescope shows no number rather than a wrong one.",
+                           n.hiddenReason);
+        } else if (n.isDirectory && n.hiddenFiles > 0) {
+            lines << i18ncp("@info:tooltip",
+                            "The kernel hides the page cache of %1 file from you: it is not counted.",
+                            "The kernel hides the page cache of %1 files from you: they are not counted.",
+                            n.hiddenFiles);
+        }
+        if (n.cancelled) {
+            lines << i18nc("@info:tooltip", "The count was cancelled: these totals are partial.");
+        }
+        if (!n.problem.isEmpty()) {
+            lines << i18nc("@info:tooltip", "Not everything could be read: %1", n.problem);
+        }
+        if (column == DirtyColumn && n.known && !n.detail) {
+            lines << i18nc("@info:tooltip", "Dirty pages are known only with cachestat (Linux 6.5 and later).");
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    case SortRole:
+        switch (column) {
+        case NameColumn:
+            return n.displayName;
+        case SizeColumn:
+            return qulonglong(n.size);
+        case CachedColumn:
+            return allHidden(n) || hasError ? -1.0 : double(n.resident);
+        case CachedPercentColumn:
+        case ResidencyColumn:
+            return allHidden(n) || hasError ? -1.0 : knownFraction(n);
+        case DirtyColumn:
+            return n.detail && !allHidden(n) ? double(n.dirty) : -1.0;
+        }
+        return {};
+    case PathRole:
+        return QByteArray(n.path.data(), qsizetype(n.path.size()));
+    case IsDirectoryRole:
+        return n.isDirectory;
+    case HiddenRole:
+        return allHidden(n);
+    case StripRole:
+        return QVariant::fromValue(n.strip);
+    case StripDirtyRole:
+        return QVariant::fromValue(n.stripDirty);
+    case FolderFractionsRole:
+        if (!n.isDirectory || !n.known || n.pages == 0) {
+            return {};
+        }
+        return QVariant::fromValue(QList<float>{float(double(n.resident) / double(n.pages)), float(double(n.hiddenPages) / double(n.pages))});
+    case BusyRole:
+        return n.scanning;
+    }
+    return {};
+}
+
+QModelIndex FilesModel::addItem(const std::string &path, bool isDirectory)
+{
+    if (QModelIndex existing = findTopLevel(path); existing.isValid()) {
+        return existing;
+    }
+    auto item = std::make_unique<FileNode>();
+    item->path = path;
+    item->displayName = path == "/" ? QStringLiteral("/") : baseName(path);
+    item->isDirectory = isDirectory;
+    item->parent = &m_root;
+    const int row = int(m_root.children.size());
+    beginInsertRows({}, row, row);
+    m_root.children.push_back(std::move(item));
+    endInsertRows();
+    return index(row, 0);
+}
+
+QModelIndex FilesModel::findTopLevel(const std::string &path) const
+{
+    for (size_t i = 0; i < m_root.children.size(); ++i) {
+        if (m_root.children[i]->path == path) {
+            return index(int(i), 0);
+        }
+    }
+    return {};
+}
+
+void FilesModel::removeTopLevel(const QModelIndexList &indexes)
+{
+    std::vector<int> rows;
+    for (const QModelIndex &index : indexes) {
+        if (index.isValid() && !index.parent().isValid()) {
+            rows.push_back(index.row());
+        }
+    }
+    std::sort(rows.begin(), rows.end(), std::greater<>());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    for (int row : rows) {
+        beginRemoveRows({}, row, row);
+        m_root.children.erase(m_root.children.begin() + row);
+        endRemoveRows();
+    }
+}
+
+void FilesModel::clear()
+{
+    beginResetModel();
+    m_root.children.clear();
+    endResetModel();
+}
+
+int FilesModel::topLevelCount() const
+{
+    return int(m_root.children.size());
+}
+
+void FilesModel::emitRowChanged(FileNode *n)
+{
+    const int row = n->row();
+    const QModelIndex parentIndex = indexOf(n->parent);
+    Q_EMIT dataChanged(index(row, 0, parentIndex), index(row, ColumnCount - 1, parentIndex));
+}
+
+void FilesModel::setFileResidency(FileNode *n, const Residency &residency, const Histogram *histogram)
+{
+    if (!residency.ok()) {
+        setFileError(n, QString::fromStdString(residency.errorText));
+        return;
+    }
+    n->known = true;
+    n->error.clear();
+    n->size = residency.sizeBytes;
+    n->pages = residency.pages;
+    n->hidden = residency.hidden;
+    n->hiddenReason = QString::fromStdString(residency.hiddenReason);
+    n->resident = residency.hidden ? 0 : residency.resident;
+    n->detail = residency.detail;
+    n->dirty = residency.dirty;
+    n->strip.clear();
+    n->stripDirty.clear();
+    if (histogram && histogram->ok() && !histogram->hidden) {
+        const int cells = histogram->buckets();
+        n->strip.reserve(cells);
+        for (int b = 0; b < cells; ++b) {
+            const uint64_t pagesIn = histogram->pagesIn(b);
+            const double scale = pagesIn == 0 ? 0.0 : 1.0 / double(pagesIn);
+            n->strip.push_back(float(double(histogram->resident[size_t(b)]) * scale));
+            if (histogram->detail) {
+                n->stripDirty.push_back(float(double(histogram->dirty[size_t(b)]) * scale));
+            }
+        }
+    }
+    emitRowChanged(n);
+}
+
+void FilesModel::setFileError(FileNode *n, const QString &error)
+{
+    n->known = true;
+    n->error = error;
+    n->strip.clear();
+    n->stripDirty.clear();
+    emitRowChanged(n);
+}
+
+void FilesModel::forEachNode(const std::function<void(FileNode *)> &visit) const
+{
+    std::vector<const FileNode *> stack{&m_root};
+    while (!stack.empty()) {
+        const FileNode *n = stack.back();
+        stack.pop_back();
+        if (n != &m_root) {
+            visit(const_cast<FileNode *>(n));
+        }
+        for (const auto &child : n->children) {
+            stack.push_back(child.get());
+        }
+    }
+}
+
+std::vector<FileNode *> FilesModel::nodesForPath(const std::string &path) const
+{
+    std::vector<FileNode *> found;
+    forEachNode([&](FileNode *n) {
+        if (n->path == path) {
+            found.push_back(n);
+        }
+    });
+    return found;
+}
+
+std::vector<FileNode *> FilesModel::nodesUnder(const std::string &path) const
+{
+    std::string prefix = path;
+    if (prefix.empty() || prefix.back() != '/') {
+        prefix.push_back('/');
+    }
+    std::vector<FileNode *> found;
+    forEachNode([&](FileNode *n) {
+        if (n->path == path || n->path.starts_with(prefix)) {
+            found.push_back(n);
+        }
+    });
+    return found;
+}
+
+void FilesModel::setScanning(const std::string &folder, bool scanning)
+{
+    for (FileNode *n : nodesForPath(folder)) {
+        if (n->isDirectory && n->scanning != scanning) {
+            n->scanning = scanning;
+            emitRowChanged(n);
+        }
+    }
+}
+
+namespace
+{
+void applyTotals(FileNode &n, const WalkTotals &t)
+{
+    n.known = true;
+    n.error.clear();
+    n.size = t.bytes;
+    n.pages = t.pages;
+    n.resident = t.resident;
+    n.dirty = t.dirty;
+    n.detail = cachestatAvailable();
+    n.files = t.files;
+    n.hiddenFiles = t.hiddenFiles;
+    n.hiddenPages = t.hiddenPages;
+}
+
+void applyChild(FileNode &n, const FolderChild &child)
+{
+    n.known = true;
+    n.size = child.size;
+    n.pages = child.pages;
+    n.resident = child.resident;
+    n.dirty = child.dirty;
+    n.detail = child.detail;
+    n.hidden = child.hidden;
+    n.hiddenReason = QString::fromStdString(child.hiddenReason);
+    n.error = QString::fromStdString(child.error);
+    n.files = child.files;
+    n.hiddenFiles = child.hiddenFiles;
+    n.hiddenPages = child.hiddenPages;
+    if (n.hidden) {
+        n.strip.clear();
+        n.stripDirty.clear();
+    }
+}
+} // namespace
+
+void FilesModel::applyFolderScan(const FolderScan &scan)
+{
+    for (FileNode *n : nodesForPath(scan.root)) {
+        if (!n->isDirectory) {
+            continue;
+        }
+        n->scanning = false;
+        n->cancelled = scan.cancelled;
+        n->problem = QString::fromStdString(scan.firstProblem);
+        applyTotals(*n, scan.total);
+        emitRowChanged(n);
+        if (n->childState != FileNode::Children::NotAsked) {
+            mergeChildren(n, scan);
+        }
+    }
+}
+
+void FilesModel::mergeChildren(FileNode *folder, const FolderScan &scan)
+{
+    const QModelIndex folderIndex = indexOf(folder);
+    std::unordered_map<std::string_view, const FolderChild *> byName;
+    byName.reserve(scan.children.size());
+    for (const FolderChild &child : scan.children) {
+        byName.emplace(child.name, &child);
+    }
+
+    // Rows that vanished go, unless the walk was cancelled and simply did not get there.
+    if (!scan.cancelled) {
+        for (int row = int(folder->children.size()) - 1; row >= 0; --row) {
+            const FileNode &existing = *folder->children[size_t(row)];
+            const std::string name = existing.path.substr(existing.path.rfind('/') + 1);
+            if (!byName.contains(name)) {
+                beginRemoveRows(folderIndex, row, row);
+                folder->children.erase(folder->children.begin() + row);
+                endRemoveRows();
+            }
+        }
+    }
+
+    std::unordered_map<std::string, FileNode *> existingByName;
+    for (const auto &child : folder->children) {
+        existingByName.emplace(child->path.substr(child->path.rfind('/') + 1), child.get());
+    }
+    std::vector<std::unique_ptr<FileNode>> added;
+    for (const FolderChild &child : scan.children) {
+        auto it = existingByName.find(child.name);
+        if (it != existingByName.end() && it->second->isDirectory == child.isDirectory) {
+            applyChild(*it->second, child);
+            continue;
+        }
+        auto n = std::make_unique<FileNode>();
+        n->path = joinPath(folder->path, child.name);
+        n->displayName = QFile::decodeName(QByteArray(child.name.data(), qsizetype(child.name.size())));
+        n->isDirectory = child.isDirectory;
+        n->parent = folder;
+        applyChild(*n, child);
+        added.push_back(std::move(n));
+    }
+    if (!folder->children.empty()) {
+        Q_EMIT dataChanged(index(0, 0, folderIndex), index(int(folder->children.size()) - 1, ColumnCount - 1, folderIndex));
+    }
+    if (!added.empty()) {
+        const int first = int(folder->children.size());
+        beginInsertRows(folderIndex, first, first + int(added.size()) - 1);
+        for (auto &n : added) {
+            folder->children.push_back(std::move(n));
+        }
+        endInsertRows();
+    }
+    if (folder->childState != FileNode::Children::Filled) {
+        folder->childState = FileNode::Children::Filled;
+        // hasChildren() may have changed (an empty folder).
+        emitRowChanged(folder);
+    }
+}
+
+bool FilesSortProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const bool leftFolder = left.data(FilesModel::IsDirectoryRole).toBool();
+    const bool rightFolder = right.data(FilesModel::IsDirectoryRole).toBool();
+    if (leftFolder != rightFolder) {
+        // Folders first in either order, as in Dolphin: the proxy swaps the
+        // arguments for a descending sort, so answer accordingly.
+        return sortOrder() == Qt::AscendingOrder ? leftFolder : rightFolder;
+    }
+    const QVariant a = left.data(FilesModel::SortRole);
+    const QVariant b = right.data(FilesModel::SortRole);
+    if (a.typeId() == QMetaType::QString) {
+        const int order = QString::localeAwareCompare(a.toString(), b.toString());
+        if (order != 0) {
+            return order < 0;
+        }
+    } else {
+        const double x = a.toDouble();
+        const double y = b.toDouble();
+        if (x != y) {
+            return x < y;
+        }
+    }
+    // A stable order for equal keys, so that live updates do not shuffle rows.
+    return left.data(FilesModel::PathRole).toByteArray() < right.data(FilesModel::PathRole).toByteArray();
+}

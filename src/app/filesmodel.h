@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "residency.h"
+#include "walker.h"
+
+#include <QAbstractItemModel>
+#include <QSortFilterProxyModel>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+// What a folder walk found about one entry directly inside the folder: a file
+// with its own residency, or a subfolder with the totals of its whole tree.
+struct FolderChild {
+    std::string name; // bytes
+    bool isDirectory = false;
+    uint64_t size = 0;
+    uint64_t pages = 0;
+    uint64_t resident = 0;
+    uint64_t dirty = 0;
+    bool detail = false;
+    uint64_t files = 0; // folders: files in the tree
+    uint64_t hiddenFiles = 0;
+    uint64_t hiddenPages = 0;
+    bool hidden = false; // files: the kernel hides its residency
+    std::string hiddenReason;
+    std::string error; // files: why its residency could not be read
+};
+
+// One walk of a folder: its totals and, one level down, its children.
+struct FolderScan {
+    std::string root; // the folder, as bytes
+    Cachescope::WalkTotals total;
+    bool cancelled = false;
+    std::vector<FolderChild> children;
+    std::string firstProblem; // "path: reason", for the tooltip
+    qint64 elapsedMs = 0;
+};
+
+// One row: an inspected file or folder, or a child of an expanded folder.
+struct FileNode {
+    std::string path; // bytes: names that are not UTF-8 survive
+    QString displayName;
+    bool isDirectory = false;
+    FileNode *parent = nullptr;
+    std::vector<std::unique_ptr<FileNode>> children;
+    enum class Children : uint8_t {
+        NotAsked,
+        Wanted, // expanded: filled when the folder's walk reports
+        Filled,
+    } childState = Children::NotAsked;
+
+    bool known = false; // numbers have been read at least once
+    bool scanning = false; // folders: a walk is under way
+    bool cancelled = false; // folders: the last walk was cancelled (totals partial)
+    uint64_t size = 0;
+    uint64_t pages = 0;
+    uint64_t resident = 0;
+    uint64_t dirty = 0;
+    bool detail = false; // dirty is known (cachestat)
+    bool hidden = false; // files: the kernel hides the residency
+    QString hiddenReason;
+    QString error;
+    // Folders.
+    uint64_t files = 0;
+    uint64_t hiddenFiles = 0;
+    uint64_t hiddenPages = 0;
+    QString problem;
+    // Files: resident fraction of each cell of the residency strip (and dirty).
+    QList<float> strip;
+    QList<float> stripDirty;
+
+    [[nodiscard]] int row() const;
+    mutable int rowHint = -1;
+};
+
+class FilesModel : public QAbstractItemModel
+{
+    Q_OBJECT
+
+public:
+    enum Column {
+        NameColumn,
+        SizeColumn,
+        CachedColumn,
+        CachedPercentColumn,
+        DirtyColumn,
+        ResidencyColumn,
+        ColumnCount,
+    };
+    enum Role {
+        SortRole = Qt::UserRole + 1,
+        PathRole, // QByteArray: the path's bytes
+        IsDirectoryRole,
+        HiddenRole, // bool: the residency (or all of it, for a folder) is hidden
+        StripRole, // QList<float>: resident fraction a cell (files)
+        StripDirtyRole, // QList<float>: dirty fraction a cell (files)
+        FolderFractionsRole, // QList<float>{resident, hidden} fractions of the pages (folders)
+        BusyRole, // bool: a walk is under way for this folder
+    };
+
+    // Cells of the residency strip in the list.
+    static constexpr int stripCells = 64;
+
+    explicit FilesModel(QObject *parent = nullptr);
+    ~FilesModel() override;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    bool hasChildren(const QModelIndex &parent = {}) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
+
+    // A top-level row for path (bytes); an existing row for the same path is returned as is.
+    QModelIndex addItem(const std::string &path, bool isDirectory);
+    [[nodiscard]] QModelIndex findTopLevel(const std::string &path) const;
+    // Removes top-level rows (children of folders go with their folder).
+    void removeTopLevel(const QModelIndexList &indexes);
+    void clear();
+
+    [[nodiscard]] FileNode *node(const QModelIndex &index) const;
+    [[nodiscard]] QModelIndex indexOf(const FileNode *node, int column = 0) const;
+
+    // Numbers of a file, read by the caller (the panel reads visible rows).
+    void setFileResidency(FileNode *node, const Cachescope::Residency &residency, const Cachescope::Histogram *histogram);
+    void setFileError(FileNode *node, const QString &error);
+    // Totals of a folder and of its children, from a walk; applies to every
+    // row that shows scan.root (a folder can be both a top-level row and a child).
+    void applyFolderScan(const FolderScan &scan);
+    void setScanning(const std::string &folder, bool scanning);
+
+    // Every row showing this path (bytes).
+    [[nodiscard]] std::vector<FileNode *> nodesForPath(const std::string &path) const;
+    // Every row whose path is path or lies below it.
+    [[nodiscard]] std::vector<FileNode *> nodesUnder(const std::string &path) const;
+    [[nodiscard]] int topLevelCount() const;
+
+Q_SIGNALS:
+    // A folder was expanded and needs a walk to know its children.
+    void folderScanWanted(const std::string &folder);
+
+private:
+    void emitRowChanged(FileNode *node);
+    void mergeChildren(FileNode *folder, const FolderScan &scan);
+    void forEachNode(const std::function<void(FileNode *)> &visit) const;
+
+    FileNode m_root;
+};
+
+// Sorts by the numbers behind the text, folders first as Dolphin does.
+class FilesSortProxyModel : public QSortFilterProxyModel
+{
+    Q_OBJECT
+
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
+};
+
+// Human text for a size in bytes, as the rest of KDE prints it.
+[[nodiscard]] QString formatBytes(uint64_t bytes);
+// The display text of a path given as bytes.
+[[nodiscard]] QString displayPath(const std::string &path);

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "filesview.h"
+
+#include <KLocalizedString>
+#include <KUrlMimeData>
+
+#include <QDragEnterEvent>
+#include <QMimeData>
+#include <QPainter>
+
+FilesView::FilesView(QWidget *parent)
+    : QTreeView(parent)
+{
+    setObjectName(QStringLiteral("filesView"));
+    setAcceptDrops(true);
+    viewport()->setAcceptDrops(true);
+    setDragDropMode(QAbstractItemView::DropOnly);
+    setDropIndicatorShown(false);
+}
+
+QModelIndexList FilesView::visibleRows(int limit) const
+{
+    QModelIndexList rows;
+    QModelIndex index = indexAt(QPoint(1, 1));
+    const int bottom = viewport()->height();
+    while (index.isValid() && rows.size() < limit) {
+        const QRect rect = visualRect(index);
+        if (rect.top() > bottom) {
+            break;
+        }
+        rows.append(index.siblingAtColumn(0));
+        index = indexBelow(index);
+    }
+    return rows;
+}
+
+void FilesView::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls()) {
+        event->setDropAction(Qt::CopyAction);
+        event->accept();
+        m_dragOver = true;
+        viewport()->update();
+    } else {
+        event->ignore();
+    }
+}
+
+void FilesView::dragMoveEvent(QDragMoveEvent *event)
+{
+    if (event->mimeData()->hasUrls()) {
+        event->setDropAction(Qt::CopyAction);
+        event->accept();
+    } else {
+        event->ignore();
+    }
+}
+
+void FilesView::dragLeaveEvent(QDragLeaveEvent *)
+{
+    m_dragOver = false;
+    viewport()->update();
+}
+
+void FilesView::dropEvent(QDropEvent *event)
+{
+    m_dragOver = false;
+    viewport()->update();
+    const QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
+    if (urls.isEmpty()) {
+        event->ignore();
+        return;
+    }
+    // Copy, never Move: the file manager must keep its files.
+    event->setDropAction(Qt::CopyAction);
+    event->accept();
+    Q_EMIT urlsDropped(urls);
+}
+
+void FilesView::paintEvent(QPaintEvent *event)
+{
+    QTreeView::paintEvent(event);
+    QPainter painter(viewport());
+    if (m_dragOver) {
+        QColor highlight = palette().color(QPalette::Highlight);
+        painter.setPen(QPen(highlight, 2));
+        painter.drawRect(viewport()->rect().adjusted(1, 1, -1, -1));
+    }
+    if (model() && model()->rowCount() == 0) {
+        QColor color = palette().color(QPalette::Text);
+        color.setAlphaF(0.6f);
+        painter.setPen(color);
+        QFont font = painter.font();
+        font.setPointSizeF(font.pointSizeF() * 1.2);
+        painter.setFont(font);
+        painter.drawText(viewport()->rect().adjusted(20, 20, -20, -20),
+                         Qt::AlignCenter | Qt::TextWordWrap,
+                         i18nc("@info placeholder of the empty list",
+                               "Drop files or folders here from Dolphin, or use Add Files… and Add Folder…, to see how much of them is in the page cache."));
+    }
+}

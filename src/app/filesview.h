@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include <QList>
+#include <QTreeView>
+#include <QUrl>
+
+// The list of inspected files: a tree that takes file drops (they are added
+// and inspected) and says what to do while it is empty.
+class FilesView : public QTreeView
+{
+    Q_OBJECT
+
+public:
+    explicit FilesView(QWidget *parent = nullptr);
+
+    // The rows on screen now (column 0, proxy indexes), top to bottom.
+    [[nodiscard]] QModelIndexList visibleRows(int limit = 500) const;
+
+Q_SIGNALS:
+    void urlsDropped(const QList<QUrl> &urls);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
+    void dragLeaveEvent(QDragLeaveEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    bool m_dragOver = false;
+};

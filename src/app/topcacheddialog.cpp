@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "topcacheddialog.h"
+#include "filesmodel.h"
+
+#include <KLocalizedString>
+
+#include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMimeDatabase>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+using namespace Cachescope;
+
+namespace
+{
+// A tree item that sorts its number columns by number.
+class NumberItem : public QTreeWidgetItem
+{
+public:
+    using QTreeWidgetItem::QTreeWidgetItem;
+    bool operator<(const QTreeWidgetItem &other) const override
+    {
+        const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
+        const QVariant a = data(column, Qt::UserRole);
+        const QVariant b = other.data(column, Qt::UserRole);
+        if (a.isValid() && b.isValid()) {
+            return a.toDouble() < b.toDouble();
+        }
+        return QTreeWidgetItem::operator<(other);
+    }
+};
+} // namespace
+
+TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const std::vector<TopEntry> &entries, const WalkTotals &totals, QWidget *parent)
+    : QDialog(parent)
+{
+    setObjectName(QStringLiteral("topCachedDialog"));
+    setAttribute(Qt::WA_DeleteOnClose);
+    QStringList names;
+    for (const std::string &folder : folders) {
+        names << displayPath(folder);
+    }
+    setWindowTitle(i18nc("@title:window", "Top Cached Files in %1", names.join(QStringLiteral(", "))));
+
+    auto *layout = new QVBoxLayout(this);
+    auto *summary = new QLabel(this);
+    summary->setWordWrap(true);
+    QString text = i18ncp("@info",
+                          "%2 of %3 in %1 file is in the page cache.",
+                          "%2 of %3 in %1 files is in the page cache.",
+                          qulonglong(totals.files),
+                          formatBytes(totals.resident * pageSize()),
+                          formatBytes(totals.bytes));
+    if (totals.hiddenFiles > 0) {
+        text += QLatin1Char(' ')
+            + i18ncp("@info",
+                     "The kernel hides the page cache of %1 file from you: it is not ranked.",
+                     "The kernel hides the page cache of %1 files from you: they are not ranked.",
+                     qulonglong(totals.hiddenFiles));
+    }
+    summary->setText(text);
+    layout->addWidget(summary);
+
+    auto *list = new QTreeWidget(this);
+    list->setObjectName(QStringLiteral("topCachedList"));
+    list->setRootIsDecorated(false);
+    list->setUniformRowHeights(true);
+    list->setHeaderLabels(
+        {i18nc("@title:column", "File"), i18nc("@title:column", "Cached"), i18nc("@title:column", "Cached %"), i18nc("@title:column", "Size")});
+    const QMimeDatabase mimeDatabase;
+    for (const TopEntry &entry : entries) {
+        auto *item = new NumberItem(list);
+        const QString path = displayPath(entry.path);
+        item->setText(0, path);
+        item->setToolTip(0, path);
+        item->setData(0, Qt::UserRole + 1, QByteArray::fromStdString(entry.path));
+        item->setIcon(
+            0,
+            QIcon::fromTheme(mimeDatabase.mimeTypeForFile(path, QMimeDatabase::MatchExtension).iconName(), QIcon::fromTheme(QStringLiteral("unknown"))));
+        item->setText(1, formatBytes(entry.resident * pageSize()));
+        item->setData(1, Qt::UserRole, double(entry.resident));
+        const double fraction = entry.pages == 0 ? 0.0 : double(entry.resident) / double(entry.pages);
+        item->setText(2, i18nc("@item:intable percent", "%1%", QLocale().toString(fraction * 100.0, 'f', 0)));
+        item->setData(2, Qt::UserRole, fraction);
+        item->setText(3, formatBytes(entry.size));
+        item->setData(3, Qt::UserRole, double(entry.size));
+        for (int column = 1; column < 4; ++column) {
+            item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
+        }
+    }
+    list->setSortingEnabled(true);
+    list->sortByColumn(1, Qt::DescendingOrder);
+    list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    list->header()->setStretchLastSection(false);
+    for (int column = 1; column < 4; ++column) {
+        list->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    }
+    connect(list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
+        Q_EMIT inspectRequested(item->data(0, Qt::UserRole + 1).toByteArray().toStdString());
+    });
+    layout->addWidget(list, 1);
+    if (entries.empty()) {
+        list->setVisible(false);
+        layout->addWidget(new QLabel(i18nc("@info", "No file there has pages in the page cache."), this));
+    }
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+    resize(fontMetrics().averageCharWidth() * 110, fontMetrics().height() * 30);
+}

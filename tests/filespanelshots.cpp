@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// Screenshots of the files panel on a real X display (tests/run-under-xvfb.sh):
+// a half-resident file's heatmap, a folder expanded with totals, and the evict
+// drop zone while something is dragged over it. They go to
+// $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots.
+
+#include "evictdropzone.h"
+#include "filesmodel.h"
+#include "filespanel.h"
+#include "heatmapwidget.h"
+#include "residency.h"
+#include "testutil.h"
+
+#include <KActionCollection>
+
+#include <QDir>
+#include <QGuiApplication>
+#include <QIcon>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+using namespace Cachescope;
+
+namespace
+{
+
+QString screenshotDir()
+{
+    const QString fromEnvironment = qEnvironmentVariable("CACHESCOPE_SCREENSHOT_DIR");
+    if (!fromEnvironment.isEmpty()) {
+        return fromEnvironment;
+    }
+    return QDir(QStringLiteral(CACHESCOPE_TEST_SCRATCH "/..")).absoluteFilePath(QStringLiteral("screenshots"));
+}
+
+void makeFile(const std::string &path, uint64_t bytes)
+{
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    TestUtil::makeColdFile(path, bytes);
+}
+
+// Writes without syncing: these pages are dirty for a while.
+void dirty(const std::string &path, uint64_t offset, uint64_t length)
+{
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return;
+    }
+    const std::string data(length, 'd');
+    [[maybe_unused]] const ssize_t written = pwrite(fd, data.data(), data.size(), off_t(offset));
+    close(fd);
+}
+
+} // namespace
+
+class FilesPanelShots : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::string m_dir;
+    QWidget *m_window = nullptr;
+    FilesPanel *m_panel = nullptr;
+    QTreeView *m_view = nullptr;
+
+    void save(const QString &name)
+    {
+        // Let the heatmap's workers answer and the view lay itself out.
+        auto *heatmap = m_panel->findChild<HeatmapWidget *>(QStringLiteral("detailHeatmap"));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_panel->isBusy() && !(heatmap && heatmap->isComputing()), 30000);
+        QCoreApplication::processEvents();
+        const QString path = QDir(screenshotDir()).absoluteFilePath(name);
+        const QImage image = m_window->grab().toImage();
+        QVERIFY2(image.save(path), qPrintable(QStringLiteral("cannot save ") + path));
+        qInfo() << "saved" << path << image.size();
+    }
+
+    QModelIndex rowOf(const std::string &path, const QModelIndex &parent = {}) const
+    {
+        QAbstractItemModel *model = m_view->model();
+        for (int row = 0; row < model->rowCount(parent); ++row) {
+            const QModelIndex index = model->index(row, 0, parent);
+            if (index.data(FilesModel::PathRole).toByteArray() == QByteArray::fromStdString(path)) {
+                return index;
+            }
+        }
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        if (QGuiApplication::platformName() != QLatin1String("xcb")) {
+            QSKIP("screenshots are taken on a real X display: run through tests/run-under-xvfb.sh");
+        }
+        if (QIcon::themeName().isEmpty() || QIcon::themeName() == QLatin1String("hicolor")) {
+            QIcon::setThemeName(QStringLiteral("breeze"));
+        }
+        QVERIFY(QDir().mkpath(screenshotDir()));
+
+        m_dir = TestUtil::scratchDir("filespanel-shots");
+        const uint64_t mib = 1 << 20;
+        makeFile(m_dir + "/disk-image.iso", 64 * mib);
+        makeFile(m_dir + "/mail-archive.sqlite", 8 * mib);
+        makeFile(m_dir + "/notes.txt", 40 * 1024);
+        makeFile(m_dir + "/project/README.md", 12 * 1024);
+        makeFile(m_dir + "/project/src/main.cpp", 96 * 1024);
+        makeFile(m_dir + "/project/src/window.cpp", 180 * 1024);
+        makeFile(m_dir + "/project/src/icons.svg", 2 * mib);
+        makeFile(m_dir + "/project/build/app.o", 6 * mib);
+        makeFile(m_dir + "/project/build/app", 14 * mib);
+        makeFile(m_dir + "/project/video.mkv", 24 * mib);
+
+        // Half of the image, in stripes, as a program reading parts of it leaves it.
+        for (uint64_t offset = 0; offset < 64 * mib; offset += 8 * mib) {
+            TestUtil::readRange(m_dir + "/disk-image.iso", offset, 4 * mib);
+        }
+        TestUtil::readRange(m_dir + "/mail-archive.sqlite", 0, 8 * mib);
+        dirty(m_dir + "/mail-archive.sqlite", 2 * mib, 512 * 1024);
+        TestUtil::readRange(m_dir + "/project/README.md", 0, 12 * 1024);
+        TestUtil::readRange(m_dir + "/project/src/main.cpp", 0, 96 * 1024);
+        TestUtil::readRange(m_dir + "/project/src/icons.svg", 0, mib);
+        TestUtil::readRange(m_dir + "/project/build/app", 0, 14 * mib);
+        TestUtil::readRange(m_dir + "/project/video.mkv", 0, 6 * mib);
+
+        m_window = new QWidget;
+        m_window->setWindowTitle(QStringLiteral("Cachescope"));
+        auto *layout = new QVBoxLayout(m_window);
+        m_panel = new FilesPanel(m_window);
+        layout->addWidget(m_panel);
+        m_window->resize(1200, 760);
+        m_window->move(0, 0);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window));
+        m_view = m_panel->findChild<QTreeView *>(QStringLiteral("filesView"));
+        QVERIFY(m_view);
+
+        QList<QUrl> list;
+        for (const char *name : {"disk-image.iso", "mail-archive.sqlite", "notes.txt", "project"}) {
+            list << QUrl::fromLocalFile(QString::fromStdString(m_dir + "/" + name));
+        }
+        m_panel->inspectUrls(list);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_panel->isBusy(), 30000);
+    }
+
+    void halfResidentHeatmap()
+    {
+        const QModelIndex row = rowOf(m_dir + "/disk-image.iso");
+        QVERIFY(row.isValid());
+        QCOMPARE(row.siblingAtColumn(FilesModel::CachedPercentColumn).data().toString(), QStringLiteral("50%"));
+        m_view->setCurrentIndex(row);
+        save(QStringLiteral("files-heatmap-half-resident.png"));
+    }
+
+    void folderExpandedWithTotals()
+    {
+        const QModelIndex project = rowOf(m_dir + "/project");
+        QVERIFY(project.isValid());
+        m_view->expand(project);
+        QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->rowCount(project), 4, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_panel->isBusy(), 30000);
+        const QModelIndex src = rowOf(m_dir + "/project/src", project);
+        QVERIFY(src.isValid());
+        m_view->expand(src);
+        QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->rowCount(src), 3, 30000);
+        m_view->setCurrentIndex(rowOf(m_dir + "/project/video.mkv", project));
+        save(QStringLiteral("files-folder-expanded.png"));
+    }
+
+    void evictDropZone()
+    {
+        auto *zone = m_panel->findChild<EvictDropZone *>(QStringLiteral("evictDropZone"));
+        QVERIFY(zone);
+        // As while files from Dolphin are dragged over it.
+        zone->setHighlighted(true);
+        save(QStringLiteral("files-evict-drop-zone.png"));
+        zone->setHighlighted(false);
+    }
+
+    void cleanupTestCase()
+    {
+        delete m_window;
+    }
+};
+
+QTEST_MAIN(FilesPanelShots)
+
+#include "filespanelshots.moc"

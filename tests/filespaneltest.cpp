@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The files panel on the offscreen platform, against the real kernel: drops,
+// evictions through the action and through the drop zone, refused remote
+// URLs, cancelling a long scan, folder totals and hidden residency.
+
+#include "filespanel.h"
+#include "evictdropzone.h"
+#include "filesmodel.h"
+#include "heatmapwidget.h"
+#include "residency.h"
+#include "testutil.h"
+
+#include <KActionCollection>
+#include <KUrlMimeData>
+
+#include <QAction>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeView>
+#include <QTreeWidget>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+using namespace Cachescope;
+
+namespace
+{
+
+constexpr int longWaitMs = 60000;
+
+// A drop as a file manager makes it: enter, move, drop, with the URLs set
+// through KUrlMimeData. Returns whether the target took the drop.
+bool dropUrls(QWidget *target, const QList<QUrl> &urls)
+{
+    QMimeData mime;
+    KUrlMimeData::setUrls(urls, urls, &mime);
+    const QPoint pos = target->rect().center();
+    QDragEnterEvent enter(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(target, &enter);
+    if (!enter.isAccepted()) {
+        return false;
+    }
+    QDragMoveEvent move(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(target, &move);
+    QDropEvent drop(QPointF(pos), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(target, &drop);
+    return drop.isAccepted() && drop.dropAction() == Qt::CopyAction;
+}
+
+QUrl urlOf(const std::string &path)
+{
+    return QUrl::fromLocalFile(QString::fromStdString(path));
+}
+
+uint64_t residentPages(const std::string &path)
+{
+    const Residency r = residencyOfPath(path);
+    if (!r.known()) {
+        qWarning() << "residency of" << path.c_str() << "unknown:" << r.errorText.c_str() << r.hiddenReason.c_str();
+    }
+    return r.resident;
+}
+
+// The panel with its actions in a collection, as the main window has them.
+struct PanelUnderTest {
+    FilesPanel panel;
+    KActionCollection collection{&panel, QStringLiteral("cachescope")};
+    QTreeView *view = nullptr;
+    QAbstractItemModel *model = nullptr;
+
+    PanelUnderTest()
+    {
+        panel.setUpActions(&collection);
+        // The live refresh is tested on its own; here it would only race the asserts.
+        panel.setPaused(true);
+        panel.resize(1000, 700);
+        panel.show();
+        view = panel.findChild<QTreeView *>(QStringLiteral("filesView"));
+        model = view ? view->model() : nullptr;
+    }
+
+    QAction *action(const char *name) const
+    {
+        return collection.action(QLatin1String(name));
+    }
+
+    // The top-level row showing path, or an invalid index.
+    QModelIndex rowOf(const std::string &path, const QModelIndex &parent = {}) const
+    {
+        const QByteArray bytes = QByteArray::fromStdString(path);
+        for (int row = 0; row < model->rowCount(parent); ++row) {
+            const QModelIndex index = model->index(row, 0, parent);
+            if (index.data(FilesModel::PathRole).toByteArray() == bytes) {
+                return index;
+            }
+        }
+        return {};
+    }
+
+    QString text(const QModelIndex &row, int column) const
+    {
+        return row.siblingAtColumn(column).data().toString();
+    }
+};
+
+} // namespace
+
+class FilesPanelTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    // A file dropped on the list is added, and its row shows what the core library reads.
+    void dropAddsFileWithCoreNumbers()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-drop");
+        const std::string path = dir + "/half.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(path, 256 * page);
+        TestUtil::readRange(path, 0, 128 * page);
+
+        PanelUnderTest t;
+        QVERIFY(t.view);
+        QVERIFY(dropUrls(t.view->viewport(), {urlOf(path)}));
+        const QModelIndex row = t.rowOf(path);
+        QVERIFY(row.isValid());
+
+        const Residency core = residencyOfPath(path);
+        QVERIFY(core.known());
+        QCOMPARE(core.resident, uint64_t(128));
+        QCOMPARE(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), double(core.resident));
+        QCOMPARE(t.text(row, FilesModel::NameColumn), QStringLiteral("half.bin"));
+        QCOMPARE(t.text(row, FilesModel::SizeColumn), formatBytes(core.sizeBytes));
+        QCOMPARE(t.text(row, FilesModel::CachedColumn), formatBytes(core.resident * page));
+        QCOMPARE(t.text(row, FilesModel::CachedPercentColumn), QStringLiteral("50%"));
+        // The strip: the first half of the cells resident, the second half not.
+        const QList<float> strip = row.data(FilesModel::StripRole).value<QList<float>>();
+        QCOMPARE(strip.size(), FilesModel::stripCells);
+        QCOMPARE(strip.first(), 1.0f);
+        QCOMPARE(strip.last(), 0.0f);
+        // Dropping it again does not add a second row.
+        QVERIFY(dropUrls(t.view->viewport(), {urlOf(path)}));
+        QCOMPARE(t.model->rowCount(), 1);
+    }
+
+    // Something that is neither a file nor a folder is refused with its path and the reason.
+    void dropOfMissingFileIsRefused()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-missing");
+        PanelUnderTest t;
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        QVERIFY(dropUrls(t.view->viewport(), {urlOf(dir + "/gone")}));
+        QCOMPARE(messages.count(), 1);
+        QVERIFY(messages.at(0).at(0).toString().contains(QStringLiteral("gone")));
+        QVERIFY(messages.at(0).at(0).toString().contains(QStringLiteral("No such file")));
+        QCOMPARE(messages.at(0).at(1).toBool(), true);
+        QCOMPARE(t.model->rowCount(), 0);
+    }
+
+    void remoteUrlIsRefused_data()
+    {
+        QTest::addColumn<QUrl>("url");
+        QTest::newRow("sftp") << QUrl(QStringLiteral("sftp://host/x"));
+        QTest::newRow("smb") << QUrl(QStringLiteral("smb://server/share/file.iso"));
+        QTest::newRow("https") << QUrl(QStringLiteral("https://example.org/file.iso"));
+    }
+
+    void remoteUrlIsRefused()
+    {
+        QFETCH(QUrl, url);
+        PanelUnderTest t;
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        QVERIFY(dropUrls(t.view->viewport(), {url}));
+        // Refused at once: no network, no job.
+        QCOMPARE(messages.count(), 1);
+        const QString text = messages.at(0).at(0).toString();
+        QVERIFY2(text.contains(url.toDisplayString()), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("local")), qPrintable(text));
+        QCOMPARE(messages.at(0).at(1).toBool(), true);
+        QCOMPARE(t.model->rowCount(), 0);
+        QVERIFY(!t.panel.isBusy());
+
+        // The evict zone refuses it the same way.
+        auto *zone = t.panel.findChild<EvictDropZone *>(QStringLiteral("evictDropZone"));
+        QVERIFY(zone);
+        QVERIFY(dropUrls(zone, {url}));
+        QCOMPARE(messages.count(), 2);
+        QCOMPARE(messages.at(1).at(1).toBool(), true);
+    }
+
+    void evictThroughAction()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-evict-action");
+        const std::string path = dir + "/cached.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(path, 512 * page);
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(path)});
+        const QModelIndex row = t.rowOf(path);
+        QVERIFY(row.isValid());
+        t.view->setCurrentIndex(row);
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+
+        TestUtil::readRange(path, 0, 512 * page);
+        QCOMPARE(residentPages(path), uint64_t(512));
+        QAction *evict = t.action("file_evict");
+        QVERIFY(evict);
+        QVERIFY(evict->isEnabled());
+        evict->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        QCOMPARE(residentPages(path), uint64_t(0));
+        const QString text = messages.at(0).at(0).toString();
+        QVERIFY2(text.contains(QStringLiteral("freed")) && text.contains(formatBytes(512 * page)), qPrintable(text));
+        QCOMPARE(messages.at(0).at(1).toBool(), false);
+        // The row was read again after the eviction.
+        QCOMPARE(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), 0.0);
+    }
+
+    void evictThroughDropZone()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-evict-drop");
+        const std::string file = dir + "/dropped.bin";
+        const std::string folder = dir + "/tree";
+        std::filesystem::create_directories(folder + "/deeper");
+        const std::string inFolder = folder + "/deeper/inside.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(file, 64 * page);
+        TestUtil::makeColdFile(inFolder, 32 * page);
+
+        PanelUnderTest t;
+        auto *zone = t.panel.findChild<EvictDropZone *>(QStringLiteral("evictDropZone"));
+        QVERIFY(zone);
+        QVERIFY(zone->isVisible());
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+
+        TestUtil::readRange(file, 0, 64 * page);
+        TestUtil::readRange(inFolder, 0, 32 * page);
+        QCOMPARE(residentPages(file), uint64_t(64));
+        QCOMPARE(residentPages(inFolder), uint64_t(32));
+
+        QVERIFY(dropUrls(zone, {urlOf(file), urlOf(folder)}));
+        QVERIFY(!zone->isHighlighted());
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        QCOMPARE(residentPages(file), uint64_t(0));
+        QCOMPARE(residentPages(inFolder), uint64_t(0));
+        const QString text = messages.at(0).at(0).toString();
+        QVERIFY2(text.contains(QStringLiteral("Evicted 2 files")) && text.contains(formatBytes(96 * page)), qPrintable(text));
+        // A drop on the zone evicts; it does not add to the list.
+        QCOMPARE(t.model->rowCount(), 0);
+    }
+
+    // The zone lights up while files are dragged over it, and only for files.
+    void dropZoneHighlightsOnDragOver()
+    {
+        PanelUnderTest t;
+        auto *zone = t.panel.findChild<EvictDropZone *>(QStringLiteral("evictDropZone"));
+        QVERIFY(zone);
+        QMimeData text;
+        text.setText(QStringLiteral("not a file"));
+        QDragEnterEvent enterText(zone->rect().center(), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(zone, &enterText);
+        QVERIFY(!enterText.isAccepted());
+        QVERIFY(!zone->isHighlighted());
+
+        QMimeData files;
+        KUrlMimeData::setUrls({QUrl::fromLocalFile(QStringLiteral("/etc/hostname"))}, {}, &files);
+        QDragEnterEvent enter(zone->rect().center(), Qt::CopyAction, &files, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(zone, &enter);
+        QVERIFY(enter.isAccepted());
+        QVERIFY(zone->isHighlighted());
+        QDragLeaveEvent leave;
+        QApplication::sendEvent(zone, &leave);
+        QVERIFY(!zone->isHighlighted());
+    }
+
+    // Pages a running program maps stay after an eviction; the message says so and why.
+    void evictionTellsWhatStayed()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-mapped");
+        const std::string path = dir + "/mapped.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(path, 64 * page);
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        void *map = mmap(nullptr, 64 * page, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        QVERIFY(map != MAP_FAILED);
+        // Touch every page so that each is mapped, not only resident.
+        volatile char sum = 0;
+        for (uint64_t offset = 0; offset < 64 * page; offset += page) {
+            sum = char(sum + static_cast<const char *>(map)[offset]);
+        }
+        QCOMPARE(residentPages(path), uint64_t(64));
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(path)});
+        t.view->setCurrentIndex(t.rowOf(path));
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        t.action("file_evict")->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        munmap(map, 64 * page);
+        const QString text = messages.at(0).at(0).toString();
+        QVERIFY2(text.contains(QStringLiteral("Stayed:")) && text.contains(QStringLiteral("mapped by a running program")), qPrintable(text));
+        QVERIFY2(text.contains(formatBytes(64 * page)), qPrintable(text));
+    }
+
+    // Dirty pages: Flush and Evict drops them (plain Evict may leave them, and then says so).
+    void flushAndEvictDropsDirtyPages()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-dirty");
+        const std::string path = dir + "/dirty.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(path, 64 * page);
+        {
+            const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+            QVERIFY(fd >= 0);
+            const std::string data(16 * page, 'x');
+            QCOMPARE(pwrite(fd, data.data(), data.size(), 0), ssize_t(data.size()));
+            close(fd);
+        }
+        if (!cachestatAvailable()) {
+            QSKIP("dirty pages are told apart with cachestat (Linux 6.5)");
+        }
+        const Residency before = residencyOfPath(path);
+        if (before.dirty == 0) {
+            QSKIP("the kernel wrote the pages back already");
+        }
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(path)});
+        t.view->setCurrentIndex(t.rowOf(path));
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        t.action("file_evict")->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        const QString text = messages.at(0).at(0).toString();
+        if (residentPages(path) > 0) {
+            QVERIFY2(text.contains(QStringLiteral("dirty")) && text.contains(QStringLiteral("Flush and Evict")), qPrintable(text));
+        }
+        // Flush and Evict drops them.
+        t.action("file_flush_evict")->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 2, longWaitMs);
+        QCOMPARE(residentPages(path), uint64_t(0));
+        QVERIFY2(!messages.at(1).at(0).toString().contains(QStringLiteral("dirty")), qPrintable(messages.at(1).at(0).toString()));
+    }
+
+    void loadThroughAction()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-load");
+        const std::string path = dir + "/cold.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(path, 256 * page);
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(path)});
+        t.view->setCurrentIndex(t.rowOf(path));
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        t.action("file_load")->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        QCOMPARE(residentPages(path), uint64_t(256));
+        QVERIFY2(messages.at(0).at(0).toString().contains(formatBytes(256 * page)), qPrintable(messages.at(0).at(0).toString()));
+    }
+
+    // A big tree: cancelled right after the start, the walk stops and the UI
+    // shows a final, honest state.
+    void cancelStopsScan()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-cancel");
+        const std::string tree = dir + "/tree";
+        constexpr int folders = 100;
+        constexpr int filesEach = 200;
+        for (int f = 0; f < folders; ++f) {
+            const std::string folder = tree + "/d" + std::to_string(f);
+            std::filesystem::create_directories(folder);
+            for (int i = 0; i < filesEach; ++i) {
+                const int fd = open((folder + "/f" + std::to_string(i)).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                QVERIFY(fd >= 0);
+                close(fd);
+            }
+        }
+
+        PanelUnderTest t;
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        QSignalSpy busy(&t.panel, &FilesPanel::busyChanged);
+        t.panel.inspectUrls({urlOf(tree)});
+        QVERIFY(t.panel.isBusy());
+        QAction *cancel = t.action("file_cancel");
+        QVERIFY(cancel->isEnabled());
+        cancel->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+
+        QCOMPARE(busy.count(), 2);
+        QCOMPARE(busy.at(1).at(0).toBool(), false);
+        QVERIFY(!cancel->isEnabled());
+        QWidget *progress = t.panel.findChild<QWidget *>(QStringLiteral("progressRow"));
+        QVERIFY(progress);
+        QVERIFY(!progress->isVisible());
+        QCOMPARE(messages.count(), 1);
+        QVERIFY2(messages.at(0).at(0).toString().contains(QStringLiteral("cancelled")), qPrintable(messages.at(0).at(0).toString()));
+        const QModelIndex row = t.rowOf(tree);
+        QVERIFY(row.isValid());
+        QVERIFY(!row.data(FilesModel::BusyRole).toBool());
+        QVERIFY2(t.text(row, FilesModel::CachedColumn).startsWith(QStringLiteral("≥")), qPrintable(t.text(row, FilesModel::CachedColumn)));
+
+        // Refresh counts it again, to the end this time.
+        t.action("view_refresh")->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!t.text(t.rowOf(tree), FilesModel::CachedColumn).startsWith(QStringLiteral("≥")), longWaitMs);
+        QVERIFY2(t.rowOf(tree).data(Qt::ToolTipRole).toString().contains(QStringLiteral("20,000 files")),
+                 qPrintable(t.rowOf(tree).data(Qt::ToolTipRole).toString()));
+    }
+
+    // A folder shows the totals of its tree; expanded, its children show theirs.
+    void folderExpandsWithTotals()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-folder");
+        const std::string folder = dir + "/project";
+        std::filesystem::create_directories(folder + "/sub/deep");
+        const uint64_t page = pageSize();
+        const std::string a = folder + "/sub/a.bin";
+        const std::string b = folder + "/sub/deep/b.bin";
+        const std::string c = folder + "/c.txt";
+        TestUtil::makeColdFile(a, 100 * page);
+        TestUtil::makeColdFile(b, 50 * page);
+        TestUtil::makeColdFile(c, 20 * page);
+        TestUtil::readRange(a, 0, 40 * page);
+        TestUtil::readRange(b, 0, 50 * page);
+        TestUtil::readRange(c, 0, 10 * page);
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(folder)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        const QModelIndex row = t.rowOf(folder);
+        QVERIFY(row.isValid());
+        const uint64_t total = residentPages(a) + residentPages(b) + residentPages(c);
+        QCOMPARE(total, uint64_t(100));
+        QCOMPARE(t.text(row, FilesModel::CachedColumn), formatBytes(total * page));
+        QCOMPARE(t.text(row, FilesModel::SizeColumn), formatBytes(170 * page));
+        QVERIFY(t.model->hasChildren(row));
+
+        t.view->expand(row);
+        QTRY_COMPARE_WITH_TIMEOUT(t.model->rowCount(row), 2, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        // Folders first, as in Dolphin.
+        const QModelIndex sub = t.model->index(0, 0, row);
+        const QModelIndex file = t.model->index(1, 0, row);
+        QCOMPARE(t.text(sub, FilesModel::NameColumn), QStringLiteral("sub"));
+        QCOMPARE(t.text(file, FilesModel::NameColumn), QStringLiteral("c.txt"));
+        QCOMPARE(t.text(sub, FilesModel::CachedColumn), formatBytes(90 * page));
+        QCOMPARE(t.text(sub, FilesModel::SizeColumn), formatBytes(150 * page));
+        QCOMPARE(t.text(sub, FilesModel::CachedPercentColumn), QStringLiteral("60%"));
+        QCOMPARE(t.text(file, FilesModel::CachedColumn), formatBytes(10 * page));
+        QCOMPARE(t.text(file, FilesModel::CachedPercentColumn), QStringLiteral("50%"));
+
+        // Deeper still.
+        t.view->expand(sub);
+        QTRY_COMPARE_WITH_TIMEOUT(t.model->rowCount(sub), 2, longWaitMs);
+        const QModelIndex deep = t.model->index(0, 0, sub);
+        QCOMPARE(t.text(deep, FilesModel::NameColumn), QStringLiteral("deep"));
+        QCOMPARE(t.text(deep, FilesModel::CachedPercentColumn), QStringLiteral("100%"));
+    }
+
+    // Top Cached Files of a folder: most resident first, in a dialog.
+    void topCachedOfFolder()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-top");
+        const std::string folder = dir + "/tree";
+        std::filesystem::create_directories(folder + "/sub");
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(folder + "/little.bin", 64 * page);
+        TestUtil::makeColdFile(folder + "/sub/most.bin", 64 * page);
+        TestUtil::makeColdFile(folder + "/cold.bin", 64 * page);
+        TestUtil::readRange(folder + "/little.bin", 0, 8 * page);
+        TestUtil::readRange(folder + "/sub/most.bin", 0, 48 * page);
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(folder)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        t.view->setCurrentIndex(t.rowOf(folder));
+        QAction *top = t.action("file_top_cached");
+        QVERIFY(top->isEnabled());
+        top->trigger();
+        QTreeWidget *list = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((list = t.panel.findChild<QTreeWidget *>(QStringLiteral("topCachedList"))), longWaitMs);
+        // The cold file has nothing cached: it is not ranked.
+        QCOMPARE(list->topLevelItemCount(), 2);
+        QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(folder + "/sub/most.bin"));
+        QCOMPARE(list->topLevelItem(0)->text(1), formatBytes(48 * page));
+        QCOMPARE(list->topLevelItem(1)->text(0), QString::fromStdString(folder + "/little.bin"));
+    }
+
+    // Residency the kernel hides is shown as "hidden", never as a number.
+    void hiddenIsNeverANumber()
+    {
+        FilesModel model;
+        const QModelIndex file = model.addItem("/somewhere/secret.db", false);
+        Residency hidden;
+        hidden.method = ResidencyMethod::Cachestat;
+        hidden.hidden = true;
+        hidden.hiddenReason = "not your file and not writable by you";
+        hidden.sizeBytes = 1 << 20;
+        hidden.pages = (1 << 20) / pageSize();
+        hidden.resident = hidden.pages; // what mincore would have claimed
+        model.setFileResidency(model.node(file), hidden, nullptr);
+
+        for (int column : {FilesModel::CachedColumn, FilesModel::CachedPercentColumn}) {
+            QCOMPARE(file.siblingAtColumn(column).data().toString(), QStringLiteral("hidden"));
+        }
+        QCOMPARE(file.siblingAtColumn(FilesModel::DirtyColumn).data().toString(), QString());
+        QVERIFY(file.data(FilesModel::HiddenRole).toBool());
+        QCOMPARE(file.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), -1.0);
+        QVERIFY(file.data(Qt::ToolTipRole).toString().contains(QStringLiteral("not your file")));
+
+        // A folder whose files are all hidden, and one where some are.
+        const QModelIndex folder = model.addItem("/somewhere/else", true);
+        FolderScan scan;
+        scan.root = "/somewhere/else";
+        scan.total.files = 3;
+        scan.total.pages = 300;
+        scan.total.hiddenFiles = 3;
+        scan.total.hiddenPages = 300;
+        model.applyFolderScan(scan);
+        QCOMPARE(folder.siblingAtColumn(FilesModel::CachedColumn).data().toString(), QStringLiteral("hidden"));
+        QVERIFY(folder.data(FilesModel::HiddenRole).toBool());
+        scan.total.hiddenFiles = 1;
+        scan.total.hiddenPages = 100;
+        scan.total.resident = 50;
+        model.applyFolderScan(scan);
+        QCOMPARE(folder.siblingAtColumn(FilesModel::CachedPercentColumn).data().toString(), QStringLiteral("25% · 1 hidden"));
+        QVERIFY(!folder.data(FilesModel::HiddenRole).toBool());
+    }
+
+    // For real: a file of root's that cachescope-user may read but not write
+    // shows "hidden" in that user's panel, and the privileged button appears, disabled.
+    void hiddenForAnotherUser()
+    {
+        if (qEnvironmentVariableIsSet("CACHESCOPE_FILESPANEL_CHILD")) {
+            QSKIP("the child run does this");
+        }
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the cachescope-user of the dev root");
+        }
+        const std::string dir = TestUtil::scratchDir("filespanel-hidden");
+        const std::string path = dir + "/roots-file.bin";
+        TestUtil::makeColdFile(path, 64 * pageSize());
+        QCOMPARE(chmod(dir.c_str(), 0755), 0);
+        QCOMPARE(chmod(path.c_str(), 0644), 0);
+        // The user must reach the file through every folder above it.
+        for (std::filesystem::path p = std::filesystem::path(dir).parent_path(); p != p.root_path(); p = p.parent_path()) {
+            struct stat st;
+            if (stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
+                QSKIP("a folder above the scratch folder is closed to other users");
+            }
+        }
+        const TestUtil::RunResult r = TestUtil::run(QStringLiteral("runuser"),
+                                                    {QStringLiteral("-u"),
+                                                     QLatin1String(TestUtil::testUserName),
+                                                     QStringLiteral("--"),
+                                                     QStringLiteral("env"),
+                                                     QStringLiteral("QT_QPA_PLATFORM=offscreen"),
+                                                     QStringLiteral("CACHESCOPE_FILESPANEL_CHILD=") + QString::fromStdString(path),
+                                                     QCoreApplication::applicationFilePath(),
+                                                     QStringLiteral("childShowsHidden")});
+        QVERIFY2(!r.timedOut && r.exitCode == 0, r.out.constData());
+        QVERIFY2(r.out.contains("PASS   : FilesPanelTest::childShowsHidden"), r.out.constData());
+    }
+
+    // Runs in the child process of hiddenForAnotherUser, as cachescope-user.
+    void childShowsHidden()
+    {
+        const QByteArray path = qgetenv("CACHESCOPE_FILESPANEL_CHILD");
+        if (path.isEmpty()) {
+            QSKIP("run by hiddenForAnotherUser");
+        }
+        QVERIFY(getuid() != 0);
+        PanelUnderTest t;
+        t.panel.inspectUrls({QUrl::fromLocalFile(QString::fromLocal8Bit(path))});
+        const QModelIndex row = t.rowOf(path.toStdString());
+        QVERIFY(row.isValid());
+        QCOMPARE(t.text(row, FilesModel::CachedColumn), QStringLiteral("hidden"));
+        QCOMPARE(t.text(row, FilesModel::CachedPercentColumn), QStringLiteral("hidden"));
+        QVERIFY(row.data(FilesModel::HiddenRole).toBool());
+        t.view->setCurrentIndex(row);
+        // The detail heatmap shows it hatched, and the way to the helper is there but disabled.
+        auto *heatmap = t.panel.findChild<HeatmapWidget *>(QStringLiteral("detailHeatmap"));
+        QVERIFY(heatmap);
+        QCOMPARE(heatmap->file(), path.toStdString());
+        QTRY_VERIFY(heatmap->isResidencyHidden());
+        QAction *privileged = t.action("file_show_privileged");
+        QVERIFY(!privileged->isEnabled());
+        QVERIFY(privileged->toolTip().contains(QStringLiteral("privileged helper")));
+    }
+
+    // Visible rows follow the page cache at the refresh interval.
+    void visibleRowsRefreshLive()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-live");
+        const std::string path = dir + "/live.bin";
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(path, 64 * page);
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(path)});
+        const QModelIndex row = t.rowOf(path);
+        QCOMPARE(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), 0.0);
+        t.panel.setRefreshInterval(100);
+        t.panel.setPaused(false);
+        TestUtil::readRange(path, 0, 32 * page);
+        QTRY_COMPARE_WITH_TIMEOUT(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), 32.0, 5000);
+    }
+};
+
+QTEST_MAIN(FilesPanelTest)
+
+#include "filespaneltest.moc"

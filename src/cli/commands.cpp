@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 #include "commands.h"
+#include "experimentcommand.h"
 
 #include "evict.h"
 #include "load.h"
@@ -1604,6 +1605,8 @@ std::vector<Command> &commandTable()
           0,
           0},
          nullptr},
+        // Runs here, or in cachescope-cli-privileged for its privileged variants.
+        experimentCommand(),
     };
     return table;
 }

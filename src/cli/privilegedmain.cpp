@@ -6,6 +6,7 @@
 // runs this program for them, so that only they pay for loading KAuth.
 
 #include "commands.h"
+#include "experimentcommand.h"
 #include "pathcodec.h"
 #include "privileged.h"
 
@@ -234,6 +235,41 @@ bool privilegedResidency(const std::vector<int> &fds,
     return true;
 }
 
+// The experiment variants that go to the helper: drop_caches, swap off and on.
+bool stepSucceeded(const Privileged::Result &result, std::string &error)
+{
+    if (result.ok()) {
+        return true;
+    }
+    error = result.message.toStdString();
+    return false;
+}
+
+bool stepReachable(std::string &error)
+{
+    QString reason;
+    if (Privileged::helperAvailable(&reason)) {
+        return true;
+    }
+    error = "the privileged helper is not available: " + reason.toStdString();
+    return false;
+}
+
+Cachescope::Experiments::PrivilegedSteps experimentSteps()
+{
+    Cachescope::Experiments::PrivilegedSteps steps;
+    steps.dropCaches = [](std::string &error) {
+        return stepReachable(error) && stepSucceeded(Privileged::dropCaches(3), error);
+    };
+    steps.swapOff = [](std::string &error) {
+        return stepReachable(error) && stepSucceeded(Privileged::swapOffAll(), error);
+    };
+    steps.swapOn = [](std::string &error) {
+        return stepReachable(error) && stepSucceeded(Privileged::swapOnAll(), error);
+    };
+    return steps;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -246,5 +282,6 @@ int main(int argc, char **argv)
     setRunner("swap create-file", runSwapCreateFile);
     setRunner("swap remove-file", runSwapRemoveFile);
     setPrivilegedResidency(privilegedResidency);
+    setExperimentPrivilegedSteps(experimentSteps());
     return runCli(argc, argv);
 }

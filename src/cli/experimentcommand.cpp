@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "experimentcommand.h"
+
+#include "experiments/engines.h"
+
+#include <QJsonDocument>
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+using namespace Cachescope::Experiments;
+
+namespace Cli
+{
+
+namespace
+{
+
+// A function-local static: experimentprivileged.cpp sets it from a static
+// initialiser, which may run before this file's.
+PrivilegedSteps &privilegedSteps()
+{
+    static PrivilegedSteps steps;
+    return steps;
+}
+bool privilegedStepsSet = false; // constant-initialised: safe at any time
+
+const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults"};
+
+// Which options each experiment takes (the common ones aside).
+const std::vector<std::string> &optionsOf(const std::string &experiment)
+{
+    static const std::vector<std::string> none;
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+        {"cold-read", {"file", "folder", "size", "runs", "buffer", "drop-caches", "no-fadvise"}},
+        {"pressure", {"file", "folder", "size", "runs", "limit", "step", "allow-oom", "without-swap", "no-with-swap"}},
+        {"cold-start", {"runs", "timeout", "show-output", "drop-caches", "maps", "folder"}},
+        {"writeback", {"folder", "size", "runs", "step", "wait", "timeout"}},
+        {"faults", {"file", "folder", "size", "runs", "buffer", "cold-only", "warm-only"}},
+    };
+    for (const auto &[name, options] : table) {
+        if (name == experiment) {
+            return options;
+        }
+    }
+    return none;
+}
+
+std::string number(double value, int decimals = 3)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string formatValue(double value, const std::string &unit, bool raw)
+{
+    if (unit == "bytes") {
+        return sizeText(uint64_t(std::max(0.0, value)), raw);
+    }
+    if (unit == "s") {
+        return value < 0.1 && value > -0.1 ? number(value * 1000, 2) + " ms" : number(value, 3) + " s";
+    }
+    if (unit == "count" || unit == "pages") {
+        return number(value, value == std::floor(value) ? 0 : 1);
+    }
+    if (unit == "percent") {
+        return number(value, 1) + "%";
+    }
+    if (unit == "ratio") {
+        return number(value, 2) + "x";
+    }
+    return number(value, 1) + ' ' + unit;
+}
+
+// The arguments as this process got them, for running the companion.
+std::vector<std::string> ownArguments()
+{
+    std::ifstream stream("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> arguments;
+    std::string argument;
+    while (std::getline(stream, argument, '\0')) {
+        arguments.push_back(argument);
+    }
+    return arguments;
+}
+
+// The variants that need the helper run in cachescope-cli-privileged.
+int runInCompanion(const std::string &variantOption)
+{
+    std::vector<std::string> candidates;
+    char self[PATH_MAX];
+    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length > 0) {
+        const std::string exe(self, size_t(length));
+        candidates.push_back(exe.substr(0, exe.rfind('/') + 1) + "cachescope-cli-privileged");
+    }
+    candidates.push_back(CACHESCOPE_PRIVILEGED_CLI_PATH);
+    std::vector<std::string> arguments = ownArguments();
+    for (const std::string &candidate : candidates) {
+        if (::access(candidate.c_str(), X_OK) != 0 || arguments.empty()) {
+            continue;
+        }
+        std::vector<char *> argv;
+        for (std::string &argument : arguments) {
+            argv.push_back(argument.data());
+        }
+        argv.push_back(nullptr);
+        ::execv(candidate.c_str(), argv.data());
+        printError("experiment: " + candidate + ": cannot run it: " + std::strerror(errno));
+        return ExitFailures;
+    }
+    printError("experiment: " + variantOption
+               + " needs the privileged helper, through cachescope-cli-privileged (its client), which is not installed: looked for " + candidates.front()
+               + " and " + candidates.back() + ". Run without " + variantOption + ".");
+    return ExitFailures;
+}
+
+void appendResultText(const Context &context, std::string &out, const Result &result)
+{
+    out += "Experiment " + result.experiment + " (" + number(result.seconds, 1) + " s)";
+    if (result.cancelled) {
+        out += ": cancelled, figures are partial";
+    }
+    out += "\n";
+    const QJsonObject &details = result.details;
+    if (details.contains(QStringLiteral("path"))) {
+        out += "File: " + details.value(QStringLiteral("path")).toString().toStdString() + " ("
+            + sizeText(uint64_t(details.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ")\n";
+    }
+    if (details.contains(QStringLiteral("vm_settings"))) {
+        out += "vm settings:";
+        const QJsonObject settings = details.value(QStringLiteral("vm_settings")).toObject();
+        for (auto it = settings.begin(); it != settings.end(); ++it) {
+            out += ' ' + it.key().toStdString() + '=' + number(it.value().toDouble(), 0);
+        }
+        out += '\n';
+    }
+    if (details.contains(QStringLiteral("recording_method"))) {
+        out += "Files recorded with: " + details.value(QStringLiteral("recording_method")).toString().toStdString() + '\n';
+    }
+    for (const VariantResult &v : result.variants) {
+        out += '\n' + v.name + ":";
+        if (v.skipped) {
+            out += " skipped: " + v.skipReason + '\n';
+            continue;
+        }
+        out += '\n';
+        if (v.measurements.empty()) {
+            out += "  no complete run\n";
+            continue;
+        }
+        out += "  " + padRight("MEASUREMENT", 26) + padLeft("MEAN", 14) + padLeft("95% CI \u00b1", 14) + padLeft("STDDEV", 14) + padLeft("MIN", 14)
+            + padLeft("MAX", 14) + padLeft("N", 4) + '\n';
+        for (const Measurement &m : v.measurements) {
+            const Statistics &s = m.statistics;
+            out += "  " + padRight(m.name, 26) + padLeft(formatValue(s.mean, m.unit, context.rawBytes), 14)
+                + padLeft(s.count > 1 ? formatValue(s.confidenceHalfWidth, m.unit, context.rawBytes) : std::string("-"), 14)
+                + padLeft(s.count > 1 ? formatValue(s.standardDeviation, m.unit, context.rawBytes) : std::string("-"), 14)
+                + padLeft(formatValue(s.minimum, m.unit, context.rawBytes), 14) + padLeft(formatValue(s.maximum, m.unit, context.rawBytes), 14)
+                + padLeft(std::to_string(s.count), 4) + '\n';
+        }
+    }
+    if (details.contains(QStringLiteral("files"))) {
+        const QJsonArray files = details.value(QStringLiteral("files")).toArray();
+        out += "\nFiles the command opened (" + std::to_string(files.size()) + ", "
+            + sizeText(uint64_t(details.value(QStringLiteral("files_bytes")).toDouble()), context.rawBytes) + "):\n";
+        out += "  " + padLeft("SIZE", 10) + padLeft("WARM", 10) + padLeft("EVICTED TO", 12) + "  PATH\n";
+        const uint64_t page = Cachescope::pageSize();
+        for (const QJsonValue &value : files) {
+            const QJsonObject file = value.toObject();
+            out += "  " + padLeft(sizeText(uint64_t(file.value(QStringLiteral("size")).toDouble()), context.rawBytes), 10)
+                + padLeft(sizeText(uint64_t(file.value(QStringLiteral("resident_warm")).toDouble()) * page, context.rawBytes), 10)
+                + padLeft(sizeText(uint64_t(file.value(QStringLiteral("resident_after_evict")).toDouble()) * page, context.rawBytes), 12) + "  "
+                + file.value(QStringLiteral("path")).toString().toStdString();
+            if (file.contains(QStringLiteral("remain_reason"))) {
+                out += " (stayed: " + file.value(QStringLiteral("remain_reason")).toString().toStdString() + ")";
+            }
+            out += '\n';
+        }
+    }
+    for (const std::string &note : result.notes) {
+        out += "\nNote: " + note + '\n';
+    }
+}
+
+bool countValue(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t maximum, uint64_t &value, int &exitCode)
+{
+    const std::optional<std::string> text = args.value(name);
+    if (!text) {
+        return true;
+    }
+    const std::optional<uint64_t> parsed = parseCount(*text);
+    if (!parsed || *parsed < minimum || *parsed > maximum) {
+        exitCode =
+            usageError(args.command,
+                       std::string("--") + name + ": '" + *text + "' is not a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum));
+        return false;
+    }
+    value = *parsed;
+    return true;
+}
+
+bool bytesValue(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t &value, int &exitCode)
+{
+    const std::optional<std::string> text = args.value(name);
+    if (!text) {
+        return true;
+    }
+    const std::optional<uint64_t> parsed = parseBytes(*text);
+    if (!parsed || *parsed < minimum) {
+        exitCode = usageError(args.command,
+                              std::string("--") + name + ": '" + *text + "' is not a byte count of at least " + std::to_string(minimum)
+                                  + " (examples: 4096, 64K, 64M, 1G)");
+        return false;
+    }
+    value = *parsed;
+    return true;
+}
+
+bool secondsValue(const ParsedArgs &args, const char *name, bool zeroAllowed, double &value, int &exitCode)
+{
+    const std::optional<std::string> text = args.value(name);
+    if (!text) {
+        return true;
+    }
+    if (zeroAllowed && (*text == "0" || *text == "0.0")) {
+        value = 0;
+        return true;
+    }
+    const std::optional<double> parsed = parseSeconds(*text);
+    if (!parsed) {
+        exitCode = usageError(args.command, std::string("--") + name + ": '" + *text + "' is not a number of seconds");
+        return false;
+    }
+    value = *parsed;
+    return true;
+}
+
+} // namespace
+
+void setExperimentPrivilegedSteps(const PrivilegedSteps &steps)
+{
+    privilegedSteps() = steps;
+    privilegedStepsSet = true;
+}
+
+int runExperiment(Context &context, const ParsedArgs &args)
+{
+    const std::string &name = args.positional.front();
+    bool known = false;
+    for (const char *candidate : experimentNames) {
+        known = known || name == candidate;
+    }
+    if (!known) {
+        return usageError(args.command, "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults)");
+    }
+    const std::vector<std::string> &allowed = optionsOf(name);
+    for (const auto &[option, value] : args.options) {
+        if (option == "json" || option == "bytes" || option == "help") {
+            continue;
+        }
+        if (std::find(allowed.begin(), allowed.end(), option) == allowed.end()) {
+            return usageError(args.command, "--" + option + " does not apply to the " + name + " experiment");
+        }
+    }
+    std::vector<std::string> command(args.positional.begin() + 1, args.positional.end());
+    if (name == "cold-start" && command.empty()) {
+        return usageError(args.command, "cold-start needs the command to run, after '--' (example: experiment cold-start -- /usr/bin/ls /)");
+    }
+    if (name != "cold-start" && !command.empty()) {
+        return usageError(args.command, "unexpected argument '" + command.front() + "'");
+    }
+
+    int exitCode = ExitSuccess;
+    ScratchFile file;
+    file.path = args.value("file").value_or(std::string());
+    file.folder = args.value("folder").value_or(std::string("."));
+    uint64_t runs = 0;
+    uint64_t size = 0;
+    uint64_t buffer = 0;
+    uint64_t limit = 0;
+    uint64_t step = 0;
+    double timeout = 0;
+    double wait = -1;
+    if (!countValue(args, "runs", 1, 1000, runs, exitCode) || !bytesValue(args, "size", 4096, size, exitCode)
+        || !bytesValue(args, "buffer", 1, buffer, exitCode) || !bytesValue(args, "limit", 1 << 20, limit, exitCode)
+        || !bytesValue(args, "step", 4096, step, exitCode) || !secondsValue(args, "timeout", false, timeout, exitCode)
+        || !secondsValue(args, "wait", true, wait, exitCode)) {
+        return exitCode;
+    }
+    if (args.has("cold-only") && args.has("warm-only")) {
+        return usageError(args.command, "--cold-only and --warm-only exclude each other");
+    }
+    if (args.has("no-fadvise") && !args.has("drop-caches")) {
+        return usageError(args.command, "--no-fadvise leaves nothing to run without --drop-caches");
+    }
+    if (args.has("no-with-swap") && !args.has("without-swap")) {
+        return usageError(args.command, "--no-with-swap leaves nothing to run without --without-swap");
+    }
+    if (!file.path.empty() && ::access(file.path.c_str(), R_OK) != 0) {
+        context.fail(file.path, std::strerror(errno));
+        return ExitFailures;
+    }
+    if (size) {
+        file.size = size;
+    }
+
+    const std::string privilegedOption = args.has("drop-caches") ? "--drop-caches" : args.has("without-swap") ? "--without-swap" : std::string();
+    if (!privilegedOption.empty() && !privilegedStepsSet) {
+        return runInCompanion(privilegedOption);
+    }
+
+    std::unique_ptr<Experiment> experiment;
+    if (name == "cold-read") {
+        ColdReadParameters p;
+        p.file = file;
+        p.runs = runs ? int(runs) : p.runs;
+        p.bufferSize = buffer ? buffer : p.bufferSize;
+        p.dropCachesVariant = args.has("drop-caches");
+        p.fadviseVariant = !args.has("no-fadvise");
+        experiment = makeColdReadExperiment(p, privilegedSteps());
+    } else if (name == "pressure") {
+        PressureParameters p;
+        p.file = file;
+        p.runs = runs ? int(runs) : p.runs;
+        p.limit = limit;
+        p.step = step ? step : p.step;
+        p.allowOomKiller = args.has("allow-oom");
+        p.withoutSwapVariant = args.has("without-swap");
+        p.withSwapVariant = !args.has("no-with-swap");
+        experiment = makePressureExperiment(p, privilegedSteps());
+    } else if (name == "cold-start") {
+        ColdStartParameters p;
+        p.command = command;
+        p.runs = runs ? int(runs) : p.runs;
+        p.timeoutSeconds = timeout > 0 ? timeout : p.timeoutSeconds;
+        p.showOutput = args.has("show-output");
+        p.dropCachesVariant = args.has("drop-caches");
+        p.forceMapsFallback = args.has("maps");
+        p.traceFolder = file.folder;
+        experiment = makeColdStartExperiment(p, privilegedSteps());
+    } else if (name == "writeback") {
+        WritebackParameters p;
+        p.file = file;
+        p.runs = runs ? int(runs) : p.runs;
+        p.step = step ? step : p.step;
+        p.waitSeconds = wait >= 0 ? wait : p.waitSeconds;
+        p.drainTimeoutSeconds = timeout > 0 ? timeout : p.drainTimeoutSeconds;
+        experiment = makeWritebackExperiment(p);
+    } else {
+        FaultsParameters p;
+        p.file = file;
+        p.runs = runs ? int(runs) : p.runs;
+        p.smallBuffer = buffer ? buffer : p.smallBuffer;
+        p.cold = !args.has("warm-only");
+        p.warm = !args.has("cold-only");
+        experiment = makeFaultsExperiment(p);
+    }
+
+    // Events on stderr when a person watches; an interrupt cancels the run
+    // (the engine then kills its children and removes its files).
+    const bool showEvents = ::isatty(STDERR_FILENO);
+    Progress progress;
+    std::mutex eventMutex;
+    if (showEvents) {
+        progress.event = [&eventMutex](const Event &event) {
+            const std::lock_guard lock(eventMutex);
+            const std::string line = "cachescope-cli: [" + number(event.seconds, 1) + " s] " + event.text + '\n';
+            (void)!::write(STDERR_FILENO, line.data(), line.size());
+        };
+    }
+    Result result;
+    {
+        const CancelScope scope;
+        result = experiment->run(progress, interruptFlag());
+    }
+    if (!result.error.empty()) {
+        printError("experiment " + name + ": " + result.error);
+    }
+    for (const VariantResult &v : result.variants) {
+        if (v.skipped) {
+            // O_DIRECT refused by the filesystem is a finding, not a failure.
+            if (name == "faults") {
+                context.skip(v.name, v.skipReason);
+            } else {
+                context.fail(v.name, v.skipReason);
+            }
+        }
+    }
+    if (context.json) {
+        QJsonObject object = resultToJson(result);
+        object.insert(QStringLiteral("command"), QStringLiteral("experiment"));
+        std::string json = QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString();
+        json.pop_back(); // the closing brace: the problems go in too
+        json += ',';
+        context.appendProblemsJson(json);
+        json += "}\n";
+        context.out.buffer += json;
+    } else if (result.error.empty()) {
+        appendResultText(context, context.out.buffer, result);
+    }
+    if (result.cancelled && interrupted()) {
+        return interruptExitCode();
+    }
+    if (!result.error.empty() || context.anyFailed()) {
+        return ExitFailures;
+    }
+    return ExitSuccess;
+}
+
+Command experimentCommand()
+{
+    return {{"experiment",
+             "NAME [-- COMMAND [ARG...]]",
+             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults",
+             "Runs one of the classic page-cache experiments, several times, and reports\n"
+             "each figure's mean, standard deviation and 95% confidence interval\n"
+             "(Student's t). --json adds the live samples (memory and the file's\n"
+             "resident pages over time) and events, to keep and compare results.\n"
+             "\n"
+             "  cold-read   evict a file (made here, or --file), time a sequential read\n"
+             "              cold, then warm: throughput and the cold/warm ratio.\n"
+             "  pressure    warm a file, then a child process allocates memory in steps\n"
+             "              (never past MemAvailable minus max(256 MiB, 5%) unless\n"
+             "              --allow-oom; oom_score_adj 1000): cache reclaimed for memory\n"
+             "              allocated, and how much of the warm file survived.\n"
+             "  cold-start  record the files a command opens (strace, else /proc/PID/maps),\n"
+             "              evict only those, time the cold start, then the warm one.\n"
+             "              The command is run directly, never through a shell.\n"
+             "  writeback   write a file without syncing; watch Dirty and Writeback (and\n"
+             "              the file's own, with cachestat) drain; time fsync and sync.\n"
+             "  faults      read a file with read() in small pieces, stdio, setvbuf, mmap\n"
+             "              and O_DIRECT, cold and warm, each in a child: minor and major\n"
+             "              page faults, time, memory added to the page cache.\n"
+             "\n"
+             "Files are made in --folder (default: the current folder), which must be on\n"
+             "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
+             "the end and on Ctrl+C. --drop-caches and --without-swap need the\n"
+             "privileged helper (they run through cachescope-cli-privileged); swap is\n"
+             "always turned back on.",
+             {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
+              {0, "folder", "DIR", "where to make the file (default: the current folder)"},
+              {0, "size", "BYTES", "size of the file to make (default 64M; suffixes K, M, G)"},
+              {0, "runs", "N", "repeat N times (default: 3 for cold-read and cold-start, else 1)"},
+              {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
+              {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
+              {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
+              {0, "limit", "BYTES", "pressure: the most the child allocates (default and cap: MemAvailable minus the margin)"},
+              {0, "step", "BYTES", "pressure: allocation step (default 16M); writeback: write step (default 4M)"},
+              {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
+              {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
+              {0, "no-with-swap", nullptr, "pressure: only the variant without swap"},
+              {0, "timeout", "SECONDS", "cold-start: kill a run after SECONDS (default 60); writeback: drain timeout"},
+              {0, "show-output", nullptr, "cold-start: let the command write to the terminal (default: /dev/null)"},
+              {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
+              {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 3)"},
+              {0, "cold-only", nullptr, "faults: only the cold reads"},
+              {0, "warm-only", nullptr, "faults: only the warm reads"},
+              {0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"},
+              {0, "bytes", nullptr, "print sizes as raw byte counts instead of KiB/MiB/GiB"},
+              {'h', "help", nullptr, "show this help"}},
+             "  cachescope-cli experiment cold-read --size 256M --runs 5\n"
+             "  cachescope-cli experiment cold-read --file big.iso --drop-caches\n"
+             "  cachescope-cli experiment pressure --limit 1G --json\n"
+             "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
+             "  cachescope-cli experiment writeback --size 256M --wait 35\n"
+             "  cachescope-cli experiment faults --size 128M\n",
+             1},
+            runExperiment};
+}
+
+} // namespace Cli

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// 1. Cold read against warm read: evict a file, time a sequential read while
+// its pages fill in, then read it again from memory.
+
+#include "engines.h"
+#include "experimentsupport.h"
+
+#include "evict.h"
+#include "residency.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+namespace Cachescope::Experiments
+{
+
+namespace
+{
+
+double mibPerSecond(uint64_t bytes, double seconds)
+{
+    return seconds > 0 ? double(bytes) / double(1 << 20) / seconds : 0;
+}
+
+class ColdReadExperiment : public Experiment
+{
+public:
+    ColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged)
+        : m_parameters(parameters)
+        , m_privileged(privileged)
+    {
+    }
+
+    std::string name() const override
+    {
+        return "cold-read";
+    }
+
+    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+    {
+        const ColdReadParameters &p = m_parameters;
+        Result result;
+        result.experiment = name();
+        result.started = utcNowIso();
+        result.parameters = QJsonObject{
+            {QStringLiteral("file"), QString::fromStdString(p.file.path)},
+            {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
+            {QStringLiteral("size"), double(p.file.size)},
+            {QStringLiteral("runs"), p.runs},
+            {QStringLiteral("buffer_size"), double(p.bufferSize)},
+            {QStringLiteral("fadvise_variant"), p.fadviseVariant},
+            {QStringLiteral("drop_caches_variant"), p.dropCachesVariant},
+        };
+        Recorder recorder(result, progress);
+        const auto finish = [&] {
+            result.cancelled = result.cancelled || cancel.load();
+            result.seconds = recorder.seconds();
+            return std::move(result);
+        };
+
+        TemporaryFile temporary;
+        std::string path = p.file.path;
+        if (path.empty()) {
+            recorder.event("Creating a " + mib(p.file.size) + " file in " + p.file.folder);
+            const std::string problem = createScratchFile(p.file.folder, "cachescope-cold-read", p.file.size, cancel, temporary);
+            if (!problem.empty()) {
+                if (!cancel.load()) {
+                    result.error = problem;
+                }
+                return finish();
+            }
+            path = temporary.path();
+        }
+        struct stat st;
+        std::string openError;
+        const FileDescriptor fd(openForReading(path, st, openError));
+        if (fd.get() < 0) {
+            result.error = openError;
+            return finish();
+        }
+        if (isMemoryBackedFilesystem(fd.get())) {
+            result.error = path + ": is in memory (tmpfs or ramfs): its pages cannot be evicted, so it cannot be read cold";
+            return finish();
+        }
+        const uint64_t pages = pagesFor(uint64_t(st.st_size));
+        result.details = QJsonObject{
+            {QStringLiteral("path"), QString::fromStdString(path)},
+            {QStringLiteral("size"), double(st.st_size)},
+            {QStringLiteral("pages"), double(pages)},
+            {QStringLiteral("created"), !temporary.path().empty()},
+        };
+
+        struct Variant {
+            const char *name;
+            bool wanted;
+            bool dropCaches;
+        };
+        const Variant variants[] = {{"fadvise", p.fadviseVariant, false}, {"drop_caches", p.dropCachesVariant, true}};
+        for (const Variant &variant : variants) {
+            if (!variant.wanted || cancel.load()) {
+                continue;
+            }
+            VariantResult v;
+            v.name = variant.name;
+            if (variant.dropCaches && !m_privileged.dropCaches) {
+                v.skipped = true;
+                v.skipReason = "drop_caches needs the privileged helper (administrator rights), which this program cannot reach";
+                result.variants.push_back(std::move(v));
+                continue;
+            }
+            for (int run = 0; run < p.runs && !cancel.load(); ++run) {
+                recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + " of " + std::to_string(p.runs) + ": evicting");
+                if (variant.dropCaches) {
+                    std::string error;
+                    if (!m_privileged.dropCaches(error)) {
+                        v.skipped = true;
+                        v.skipReason = "drop_caches failed: " + error;
+                        break;
+                    }
+                } else {
+                    (void)evictAndSettle(fd.get(), st);
+                }
+                const uint64_t residentBeforeCold = residentPages(fd.get(), st);
+                recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": cold read (" + std::to_string(residentBeforeCold) + " of "
+                               + std::to_string(pages) + " pages resident)");
+                TimedRead cold;
+                {
+                    PeriodicThread sampler(std::chrono::milliseconds(std::max(5, p.sampleIntervalMs)), [&] {
+                        Sample sample;
+                        sample.phase = "cold read";
+                        addMemInfo(sample);
+                        addFileResidency(sample, fd.get(), st);
+                        recorder.sample(sample);
+                    });
+                    cold = timedSequentialRead(fd.get(), p.bufferSize, cancel);
+                }
+                if (cold.cancelled) {
+                    break;
+                }
+                if (cold.error) {
+                    result.error = path + ": read failed: " + std::strerror(cold.error);
+                    return finish();
+                }
+                const uint64_t residentAfterCold = residentPages(fd.get(), st);
+                const TimedRead warm = timedSequentialRead(fd.get(), p.bufferSize, cancel);
+                if (warm.cancelled) {
+                    break;
+                }
+                Sample after;
+                after.phase = "warm read done";
+                addMemInfo(after);
+                addFileResidency(after, fd.get(), st);
+                recorder.sample(after);
+                v.add("cold_seconds", "s", cold.seconds);
+                v.add("warm_seconds", "s", warm.seconds);
+                v.add("cold_throughput", "MiB/s", mibPerSecond(cold.bytes, cold.seconds));
+                v.add("warm_throughput", "MiB/s", mibPerSecond(warm.bytes, warm.seconds));
+                v.add("cold_warm_ratio", "ratio", warm.seconds > 0 ? cold.seconds / warm.seconds : 0);
+                v.runs.append(QJsonObject{
+                    {QStringLiteral("run"), run + 1},
+                    {QStringLiteral("bytes"), double(cold.bytes)},
+                    {QStringLiteral("resident_before_cold"), double(residentBeforeCold)},
+                    {QStringLiteral("resident_after_cold"), double(residentAfterCold)},
+                    {QStringLiteral("resident_before_warm"), double(residentAfterCold)},
+                    {QStringLiteral("cold_seconds"), cold.seconds},
+                    {QStringLiteral("warm_seconds"), warm.seconds},
+                });
+                recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": cold " + std::to_string(cold.seconds) + " s, warm "
+                               + std::to_string(warm.seconds) + " s");
+            }
+            v.computeStatistics();
+            result.variants.push_back(std::move(v));
+        }
+        if (!temporary.path().empty()) {
+            recorder.event("Removing " + temporary.path());
+        }
+        return finish();
+    }
+
+private:
+    ColdReadParameters m_parameters;
+    PrivilegedSteps m_privileged;
+};
+
+} // namespace
+
+std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged)
+{
+    return std::make_unique<ColdReadExperiment>(parameters, privileged);
+}
+
+} // namespace Cachescope::Experiments

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// 3. A program's cold start with only its own files evicted (the "selectively
+// cold cache"): record which files a run opens, evict exactly those, time a
+// cold run and a warm one. drop_caches, the usual way, evicts everything
+// else too and makes the start slower than users ever see it.
+
+#include "engines.h"
+#include "experimentsupport.h"
+
+#include "evict.h"
+#include "residency.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QFile>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+extern char **environ;
+
+namespace Cachescope::Experiments
+{
+
+namespace
+{
+
+// The program's path as execvp would find it; empty when it is not found.
+std::string findProgram(const std::string &name)
+{
+    if (name.find('/') != std::string::npos) {
+        return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+    }
+    const char *pathVariable = ::getenv("PATH");
+    std::stringstream folders(pathVariable ? pathVariable : "/usr/local/bin:/usr/bin:/bin");
+    std::string folder;
+    while (std::getline(folders, folder, ':')) {
+        const std::string candidate = (folder.empty() ? std::string(".") : folder) + '/' + name;
+        struct stat st;
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+            return candidate;
+        }
+    }
+    return {};
+}
+
+// Starts argv (never through a shell) with stdin from /dev/null and, unless
+// shown, stdout and stderr to /dev/null. Returns the pid, or -1 and error.
+pid_t spawnCommand(const std::string &program, const std::vector<std::string> &argv, bool showOutput, std::string &error)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (!showOutput) {
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+    std::vector<char *> arguments;
+    for (const std::string &argument : argv) {
+        arguments.push_back(const_cast<char *>(argument.c_str()));
+    }
+    arguments.push_back(nullptr);
+    // The command gets default signal handling and an empty mask, whatever
+    // the caller blocked (the CLI blocks SIGINT and SIGTERM in every thread).
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    sigset_t all;
+    sigfillset(&all);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    const int result = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, arguments.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) {
+        error = program + ": cannot run it: " + std::strerror(result);
+        return -1;
+    }
+    return pid;
+}
+
+// Decodes a string as strace prints it ("...", with \" \\ \n \t \NNN \xHH).
+std::optional<std::string> straceString(std::string_view text, size_t &position)
+{
+    if (position >= text.size() || text[position] != '"') {
+        return std::nullopt;
+    }
+    std::string out;
+    for (size_t i = position + 1; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '"') {
+            position = i + 1;
+            // strace marks a string it cut short with "..." after the quote.
+            if (text.substr(position, 3) == "...") {
+                return std::nullopt;
+            }
+            return out;
+        }
+        if (c != '\\' || i + 1 >= text.size()) {
+            out += c;
+            continue;
+        }
+        const char e = text[++i];
+        switch (e) {
+        case 'n':
+            out += '\n';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 'v':
+            out += '\v';
+            break;
+        case 'f':
+            out += '\f';
+            break;
+        case 'x': {
+            int value = 0;
+            int digits = 0;
+            while (digits < 2 && i + 1 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1]))) {
+                const char h = text[++i];
+                value = value * 16 + (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+                ++digits;
+            }
+            out += char(value);
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                int value = e - '0';
+                for (int digits = 1; digits < 3 && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '7'; ++digits) {
+                    value = value * 8 + (text[++i] - '0');
+                }
+                out += char(value);
+            } else {
+                out += e;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+struct FileInfo {
+    std::string path;
+    uint64_t size = 0;
+    uint64_t pages = 0;
+    uint64_t residentWarm = 0;
+    uint64_t residentAfterEvict = 0;
+    std::string remainReason;
+};
+
+} // namespace
+
+std::vector<std::string> filesFromStraceLog(const std::string &log, const std::string &workingDirectory)
+{
+    std::vector<std::string> files;
+    std::set<std::string> seen;
+    std::map<std::string, std::string> unfinished; // pid -> path of a call cut in two by another thread
+    std::istringstream lines(log);
+    std::string line;
+    while (std::getline(lines, line)) {
+        // "PID " prefix with -f (absent when only one process was traced).
+        size_t position = 0;
+        std::string pid;
+        while (position < line.size() && std::isdigit(static_cast<unsigned char>(line[position]))) {
+            pid += line[position++];
+        }
+        while (position < line.size() && line[position] == ' ') {
+            ++position;
+        }
+        std::string_view rest(line);
+        rest.remove_prefix(position);
+        std::optional<std::string> path;
+        if (rest.rfind("<... ", 0) == 0) {
+            // "<... openat resumed>) = 3"
+            const auto found = unfinished.find(pid);
+            if (found == unfinished.end()) {
+                continue;
+            }
+            path = found->second;
+            unfinished.erase(found);
+        } else {
+            const bool isOpenAt = rest.rfind("openat(", 0) == 0;
+            const bool isOpen = rest.rfind("open(", 0) == 0;
+            const bool isExecve = rest.rfind("execve(", 0) == 0;
+            if (!isOpenAt && !isOpen && !isExecve) {
+                continue;
+            }
+            size_t at = rest.find('(') + 1;
+            if (isOpenAt) {
+                // The directory argument: only AT_FDCWD can be resolved here.
+                const size_t comma = rest.find(", ", at);
+                if (comma == std::string_view::npos) {
+                    continue;
+                }
+                const std::string_view directory = rest.substr(at, comma - at);
+                at = comma + 2;
+                size_t probe = at;
+                const std::optional<std::string> name = straceString(rest, probe);
+                if (!name || (directory != "AT_FDCWD" && (name->empty() || name->front() != '/'))) {
+                    continue;
+                }
+            }
+            path = straceString(rest, at);
+            if (!path) {
+                continue;
+            }
+            if (rest.find("<unfinished ...>") != std::string_view::npos) {
+                unfinished[pid] = *path;
+                continue;
+            }
+        }
+        const size_t equals = line.rfind(") = ");
+        if (equals == std::string::npos) {
+            continue;
+        }
+        const long value = std::strtol(line.c_str() + equals + 4, nullptr, 10);
+        if (value < 0 || line.compare(equals + 4, 1, "-") == 0) {
+            continue; // failed: ENOENT and friends
+        }
+        std::string absolute = path->empty() || path->front() == '/' ? *path : workingDirectory + '/' + *path;
+        // Regular files with data only: /proc and /sys files say size 0 and
+        // have no page cache; an empty file has nothing to evict either.
+        struct stat st;
+        if (absolute.empty() || ::stat(absolute.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+            continue;
+        }
+        if (seen.insert(absolute).second) {
+            files.push_back(absolute);
+        }
+    }
+    return files;
+}
+
+namespace
+{
+
+class ColdStartExperiment : public Experiment
+{
+public:
+    ColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged)
+        : m_parameters(parameters)
+        , m_privileged(privileged)
+    {
+    }
+
+    std::string name() const override
+    {
+        return "cold-start";
+    }
+
+    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+    {
+        const ColdStartParameters &p = m_parameters;
+        Result result;
+        result.experiment = name();
+        result.started = utcNowIso();
+        QJsonArray command;
+        for (const std::string &argument : p.command) {
+            command.append(QString::fromStdString(argument));
+        }
+        result.parameters = QJsonObject{
+            {QStringLiteral("command"), command},
+            {QStringLiteral("runs"), p.runs},
+            {QStringLiteral("timeout"), p.timeoutSeconds},
+            {QStringLiteral("drop_caches_variant"), p.dropCachesVariant},
+        };
+        Recorder recorder(result, progress);
+        const auto finish = [&] {
+            result.cancelled = result.cancelled || cancel.load();
+            result.seconds = recorder.seconds();
+            return std::move(result);
+        };
+        if (p.command.empty()) {
+            result.error = "no command given";
+            return finish();
+        }
+        const std::string program = findProgram(p.command.front());
+        if (program.empty()) {
+            result.error = p.command.front() + ": no such program (not found or not executable"
+                + (p.command.front().find('/') == std::string::npos ? " in PATH" : "") + ")";
+            return finish();
+        }
+        char cwd[4096];
+        const std::string workingDirectory = ::getcwd(cwd, sizeof cwd) ? cwd : "/";
+
+        // Recording (a warm run, and it warms the files).
+        std::vector<std::string> files;
+        const std::string strace = p.forceMapsFallback ? std::string() : findProgram("strace");
+        std::string method;
+        if (!strace.empty()) {
+            recorder.event("Recording the files the command opens, with strace");
+            if (!recordWithStrace(strace, program, workingDirectory, files, recorder, result, cancel)) {
+                return finish();
+            }
+            method = "strace";
+        }
+        if (files.empty() && !cancel.load()) {
+            recorder.event("Recording the files the command maps, from /proc/PID/maps");
+            if (!recordWithMaps(program, files, result, cancel)) {
+                return finish();
+            }
+            method = "maps";
+            result.notes.push_back(std::string(strace.empty() ? "strace is not installed" : "strace recorded nothing")
+                                   + ": the file list comes from sampling /proc/PID/maps every 2 ms. It has the executable and the libraries it "
+                                     "maps, but misses files read with read() (configuration, data, locale files) and processes too short-lived "
+                                     "to be sampled, so the cold run is warmer than a real one.");
+        }
+        if (cancel.load()) {
+            return finish();
+        }
+        result.details.insert(QStringLiteral("recording_method"), QString::fromStdString(method));
+        result.details.insert(QStringLiteral("program"), QString::fromStdString(program));
+
+        std::vector<FileInfo> infos;
+        for (const std::string &path : files) {
+            FileInfo info;
+            info.path = path;
+            struct stat st;
+            std::string error;
+            const FileDescriptor fd(openForReading(path, st, error));
+            if (fd.get() >= 0) {
+                info.size = uint64_t(st.st_size);
+                info.pages = pagesFor(info.size);
+                info.residentWarm = residentPages(fd.get(), st);
+            }
+            infos.push_back(std::move(info));
+        }
+
+        struct Variant {
+            const char *name;
+            bool wanted;
+            bool dropCaches;
+        };
+        const Variant variants[] = {{"own files (fadvise)", true, false}, {"drop_caches", p.dropCachesVariant, true}};
+        for (const Variant &variant : variants) {
+            if (!variant.wanted || cancel.load()) {
+                continue;
+            }
+            VariantResult v;
+            v.name = variant.name;
+            if (variant.dropCaches && !m_privileged.dropCaches) {
+                v.skipped = true;
+                v.skipReason = "drop_caches needs the privileged helper (administrator rights), which this program cannot reach";
+                result.variants.push_back(std::move(v));
+                continue;
+            }
+            for (int run = 0; run < p.runs && !cancel.load(); ++run) {
+                recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": evicting");
+                if (variant.dropCaches) {
+                    std::string error;
+                    if (!m_privileged.dropCaches(error)) {
+                        v.skipped = true;
+                        v.skipReason = "drop_caches failed: " + error;
+                        break;
+                    }
+                } else {
+                    evictFiles(infos, run == 0);
+                }
+                double cold = 0;
+                int coldStatus = 0;
+                if (!timeRun(program, cold, coldStatus, result, cancel)) {
+                    break;
+                }
+                double warm = 0;
+                int warmStatus = 0;
+                if (!timeRun(program, warm, warmStatus, result, cancel)) {
+                    break;
+                }
+                v.add("cold_seconds", "s", cold);
+                v.add("warm_seconds", "s", warm);
+                v.add("io_seconds", "s", cold - warm);
+                v.runs.append(QJsonObject{{QStringLiteral("run"), run + 1},
+                                          {QStringLiteral("cold_seconds"), cold},
+                                          {QStringLiteral("warm_seconds"), warm},
+                                          {QStringLiteral("cold_exit_status"), coldStatus},
+                                          {QStringLiteral("warm_exit_status"), warmStatus}});
+                recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": cold " + std::to_string(cold) + " s, warm "
+                               + std::to_string(warm) + " s");
+            }
+            v.computeStatistics();
+            result.variants.push_back(std::move(v));
+        }
+        QJsonArray fileArray;
+        uint64_t totalBytes = 0;
+        for (const FileInfo &info : infos) {
+            totalBytes += info.size;
+            QJsonObject file{{QStringLiteral("path"), QFile::decodeName(info.path.c_str())},
+                             {QStringLiteral("size"), double(info.size)},
+                             {QStringLiteral("pages"), double(info.pages)},
+                             {QStringLiteral("resident_warm"), double(info.residentWarm)},
+                             {QStringLiteral("resident_after_evict"), double(info.residentAfterEvict)}};
+            if (!info.remainReason.empty()) {
+                file.insert(QStringLiteral("remain_reason"), QString::fromStdString(info.remainReason));
+            }
+            fileArray.append(file);
+        }
+        result.details.insert(QStringLiteral("files"), fileArray);
+        result.details.insert(QStringLiteral("files_bytes"), double(totalBytes));
+        return finish();
+    }
+
+private:
+    bool recordWithStrace(const std::string &strace,
+                          const std::string &program,
+                          const std::string &workingDirectory,
+                          std::vector<std::string> &files,
+                          Recorder &recorder,
+                          Result &result,
+                          const std::atomic<bool> &cancel)
+    {
+        const ColdStartParameters &p = m_parameters;
+        TemporaryFile log;
+        std::string pattern = p.traceFolder + "/cachescope-strace-XXXXXX";
+        const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+        if (fd < 0) {
+            result.error = p.traceFolder + ": cannot create the strace log there: " + std::strerror(errno);
+            return false;
+        }
+        ::close(fd);
+        log.set(pattern);
+        std::vector<std::string> argv = {strace, "-f", "-qq", "-s", "4096", "-e", "trace=openat,open,execve", "-o", pattern, "--", program};
+        argv.insert(argv.end(), p.command.begin() + 1, p.command.end());
+        std::string error;
+        ChildGuard child;
+        child.set(spawnCommand(strace, argv, p.showOutput, error));
+        if (child.pid() < 0) {
+            child.release();
+            result.error = error;
+            return false;
+        }
+        int status = 0;
+        struct rusage usage;
+        const WaitOutcome outcome = waitChild(child, p.timeoutSeconds, cancel, status, usage);
+        if (outcome == WaitOutcome::Cancelled) {
+            return false;
+        }
+        if (outcome == WaitOutcome::TimedOut) {
+            result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
+            return false;
+        }
+        std::ifstream stream(pattern);
+        std::stringstream text;
+        text << stream.rdbuf();
+        files = filesFromStraceLog(text.str(), workingDirectory);
+        recorder.event("strace saw " + std::to_string(files.size()) + " files");
+        return true;
+    }
+
+    bool recordWithMaps(const std::string &program, std::vector<std::string> &files, Result &result, const std::atomic<bool> &cancel)
+    {
+        const ColdStartParameters &p = m_parameters;
+        std::set<std::string> seen;
+        const auto add = [&](const std::string &path) {
+            struct stat st;
+            if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && seen.insert(path).second) {
+                files.push_back(path);
+            }
+        };
+        char resolved[4096];
+        add(::realpath(program.c_str(), resolved) ? resolved : program);
+        std::string error;
+        ChildGuard child;
+        child.set(spawnCommand(program, p.command, p.showOutput, error));
+        if (child.pid() < 0) {
+            child.release();
+            result.error = error;
+            return false;
+        }
+        const std::string maps = "/proc/" + std::to_string(child.pid()) + "/maps";
+        const auto start = std::chrono::steady_clock::now();
+        for (;;) {
+            std::ifstream stream(maps);
+            std::string line;
+            while (std::getline(stream, line)) {
+                const size_t slash = line.find('/');
+                if (slash != std::string::npos && line.find(" (deleted)") == std::string::npos) {
+                    add(line.substr(slash));
+                }
+            }
+            int status = 0;
+            struct rusage usage;
+            const pid_t done = ::wait4(child.pid(), &status, WNOHANG, &usage);
+            if (done == child.pid()) {
+                child.release();
+                return true;
+            }
+            if (cancel.load()) {
+                return false; // the guard kills it
+            }
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > p.timeoutSeconds) {
+                result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
+                return false;
+            }
+            ::usleep(2000);
+        }
+    }
+
+    void evictFiles(std::vector<FileInfo> &infos, bool record)
+    {
+        const std::shared_ptr<const MappedFiles> mapped = record ? MappedFiles::scan() : nullptr;
+        for (FileInfo &info : infos) {
+            struct stat st;
+            std::string error;
+            const FileDescriptor fd(openForReading(info.path, st, error));
+            if (fd.get() < 0) {
+                continue;
+            }
+            const EvictReport report = evictDescriptor(fd.get(), st, EvictOptions{}, mapped.get());
+            if (record) {
+                info.residentAfterEvict = report.after;
+                if (report.after > 0) {
+                    info.remainReason = remainReasonName(report.reason);
+                }
+            }
+        }
+    }
+
+    bool timeRun(const std::string &program, double &seconds, int &exitStatus, Result &result, const std::atomic<bool> &cancel)
+    {
+        const ColdStartParameters &p = m_parameters;
+        std::string error;
+        ChildGuard child;
+        const auto start = std::chrono::steady_clock::now();
+        child.set(spawnCommand(program, p.command, p.showOutput, error));
+        if (child.pid() < 0) {
+            child.release();
+            result.error = error;
+            return false;
+        }
+        int status = 0;
+        struct rusage usage;
+        const WaitOutcome outcome = waitChild(child, p.timeoutSeconds, cancel, status, usage);
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (outcome == WaitOutcome::TimedOut) {
+            result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
+            return false;
+        }
+        if (outcome != WaitOutcome::Exited) {
+            return false;
+        }
+        exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return true;
+    }
+
+    ColdStartParameters m_parameters;
+    PrivilegedSteps m_privileged;
+};
+
+} // namespace
+
+std::unique_ptr<Experiment> makeColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged)
+{
+    return std::make_unique<ColdStartExperiment>(parameters, privileged);
+}
+
+} // namespace Cachescope::Experiments

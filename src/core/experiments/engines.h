@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// The five classic page-cache experiments. Each engine takes its parameters
+// at construction and runs with Experiment::run(progress, cancel).
+
+#include "experiment.h"
+
+#include <memory>
+
+namespace Cachescope::Experiments
+{
+
+// Where an experiment makes its file, when it makes one.
+struct ScratchFile {
+    std::string path; // an existing file to use; empty: make one
+    std::string folder = "."; // where to make it: disk-backed (tmpfs is refused)
+    uint64_t size = 64ULL << 20;
+};
+
+// 1. Cold read against warm read.
+struct ColdReadParameters {
+    ScratchFile file;
+    int runs = 3;
+    uint64_t bufferSize = 1 << 20;
+    bool fadviseVariant = true; // evict with posix_fadvise(DONTNEED)
+    bool dropCachesVariant = false; // evict with drop_caches (privileged)
+    int sampleIntervalMs = 20; // file residency during the cold read
+};
+
+// 2. Memory pressure, with and without swap.
+struct PressureParameters {
+    ScratchFile file; // the warm file whose survival is watched
+    uint64_t limit = 0; // the most the child allocates; 0: MemAvailable minus the margin
+    uint64_t step = 16ULL << 20;
+    int stepDelayMs = 20;
+    int holdMs = 300; // how long the child keeps its memory at the top
+    bool allowOomKiller = false; // go past the safety margin (the child may be OOM-killed)
+    bool withSwapVariant = true;
+    bool withoutSwapVariant = false; // swap off first (privileged), back on after
+    int runs = 1;
+    int sampleIntervalMs = 50;
+};
+
+// The safety margin kept free below MemAvailable: max(256 MiB, 5%).
+[[nodiscard]] uint64_t pressureMargin(uint64_t memTotal);
+
+// 3. A program's cold start, with only its own files evicted.
+struct ColdStartParameters {
+    std::vector<std::string> command; // argv; never a shell
+    int runs = 3;
+    double timeoutSeconds = 60;
+    bool showOutput = false; // else stdout and stderr go to /dev/null
+    bool dropCachesVariant = false;
+    bool forceMapsFallback = false; // tests: as if strace were missing
+    std::string traceFolder = "."; // where strace writes its (temporary) log
+};
+
+// 4. Dirty pages and writeback.
+struct WritebackParameters {
+    ScratchFile file; // file.path is ignored: the experiment always makes its own
+    uint64_t step = 4ULL << 20;
+    double waitSeconds = 3; // watch the kernel write back by itself
+    double drainTimeoutSeconds = 60;
+    int sampleIntervalMs = 100;
+    int runs = 1;
+};
+
+// 5. Page faults and kinds of I/O.
+struct FaultsParameters {
+    ScratchFile file;
+    // The sizes of the classic demonstration (256-byte reads, a 4 KiB setvbuf buffer).
+    uint64_t smallBuffer = 256; // read() in small buffers
+    uint64_t stdioChunk = 256; // fread() size under stdio's buffering
+    uint64_t setvbufSize = 4096;
+    uint64_t directBuffer = 1 << 20; // O_DIRECT, aligned
+    int runs = 1;
+    bool cold = true;
+    bool warm = true;
+};
+
+[[nodiscard]] std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged = {});
+[[nodiscard]] std::unique_ptr<Experiment> makePressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged = {});
+[[nodiscard]] std::unique_ptr<Experiment> makeColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged = {});
+[[nodiscard]] std::unique_ptr<Experiment> makeWritebackExperiment(const WritebackParameters &parameters);
+[[nodiscard]] std::unique_ptr<Experiment> makeFaultsExperiment(const FaultsParameters &parameters);
+
+// The cold-start recording: which regular files a command opened, from an
+// strace log (-f -e trace=openat,open,execve). Failed opens are left out.
+[[nodiscard]] std::vector<std::string> filesFromStraceLog(const std::string &log, const std::string &workingDirectory);
+
+// The vm.dirty_* settings, name -> value (missing files left out).
+[[nodiscard]] QJsonObject dirtySettings(const std::string &procRoot = "/proc");
+
+} // namespace Cachescope::Experiments

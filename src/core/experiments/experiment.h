@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// What every experiment engine shares: progress (timestamped samples for live
+// plots and events for a log), a cancel flag, the privileged steps the engine
+// cannot do itself, and a result with per-variant measurements, statistics
+// over the runs, and a JSON form that can be stored and compared later.
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Cachescope::Experiments
+{
+
+// Mean, sample standard deviation and the 95% confidence interval of the mean
+// (Student's t with n - 1 degrees of freedom; 1.96 beyond 30 values).
+struct Statistics {
+    int count = 0;
+    double mean = 0;
+    double standardDeviation = 0; // sample (n - 1); 0 for one value
+    double median = 0;
+    double minimum = 0;
+    double maximum = 0;
+    double confidenceHalfWidth = 0; // 0 when count < 2: no interval from one value
+    [[nodiscard]] double confidenceLow() const
+    {
+        return mean - confidenceHalfWidth;
+    }
+    [[nodiscard]] double confidenceHigh() const
+    {
+        return mean + confidenceHalfWidth;
+    }
+};
+
+// The two-sided 97.5% quantile of Student's t for degreesOfFreedom (>= 1).
+[[nodiscard]] double studentT95(int degreesOfFreedom);
+[[nodiscard]] Statistics computeStatistics(const std::vector<double> &values);
+
+// One point of the live plots. Figures that were not read are nullopt.
+struct Sample {
+    double seconds = 0; // since the experiment started
+    std::string phase; // "cold read", "allocating", "draining", ...
+    std::optional<uint64_t> memFree;
+    std::optional<uint64_t> memAvailable;
+    std::optional<uint64_t> cached;
+    std::optional<uint64_t> dirty;
+    std::optional<uint64_t> writeback;
+    std::optional<uint64_t> swapFree;
+    std::optional<uint64_t> swapTotal;
+    // The experiment's file (pages).
+    std::optional<uint64_t> fileResident;
+    std::optional<uint64_t> fileDirty;
+    std::optional<uint64_t> fileWriteback;
+    std::optional<uint64_t> filePages;
+    // Experiment-specific (the pressure child's allocation, bytes written, ...).
+    std::optional<uint64_t> allocated;
+    std::optional<uint64_t> written;
+};
+
+struct Event {
+    double seconds = 0;
+    std::string text;
+};
+
+struct Progress {
+    // Both may be empty. Called from the thread that runs the experiment or
+    // from its sampler thread: they must be thread-safe.
+    std::function<void(const Sample &)> sample;
+    std::function<void(const Event &)> event;
+};
+
+// The steps only root can do, filled by a caller that can reach the
+// privileged helper. Each returns false and says why in error. Empty
+// functions: the variants that need them are skipped with the reason.
+struct PrivilegedSteps {
+    std::function<bool(std::string &error)> dropCaches; // sync + drop_caches 3
+    std::function<bool(std::string &error)> swapOff; // all swap areas
+    std::function<bool(std::string &error)> swapOn; // what swapOff turned off
+};
+
+// A figure measured once a run.
+struct Measurement {
+    std::string name; // "cold_seconds", "throughput_mib_s", ...
+    std::string unit; // "s", "MiB/s", "ratio", "bytes", "count"
+    std::vector<double> values;
+    Statistics statistics;
+};
+
+struct VariantResult {
+    std::string name; // "fadvise", "drop_caches", "with swap", "mmap cold", ...
+    bool skipped = false;
+    std::string skipReason;
+    std::vector<Measurement> measurements;
+    QJsonArray runs; // one object a run, with what the measurements do not say
+    QJsonObject details; // experiment-specific (file lists, fault counts, ...)
+
+    // Appends value to the measurement called name (made on first use).
+    void add(const std::string &measurementName, const std::string &unit, double value);
+    [[nodiscard]] const Measurement *find(const std::string &measurementName) const;
+    void computeStatistics(); // fills every measurement's statistics
+};
+
+struct Result {
+    std::string experiment; // "cold-read", "pressure", "cold-start", "writeback", "faults"
+    std::string started; // ISO 8601, UTC
+    double seconds = 0; // how long it ran
+    QJsonObject parameters;
+    std::vector<VariantResult> variants;
+    QJsonObject details; // experiment-wide (vm.dirty_* settings, the file, ...)
+    std::vector<Sample> samples;
+    std::vector<Event> events;
+    bool cancelled = false;
+    std::string error; // set when the experiment could not run at all
+    std::vector<std::string> notes; // caveats people should know (fallbacks, ...)
+
+    [[nodiscard]] bool ok() const
+    {
+        return error.empty() && !cancelled;
+    }
+    [[nodiscard]] const VariantResult *variant(const std::string &name) const;
+};
+
+[[nodiscard]] QJsonObject statisticsToJson(const Statistics &statistics);
+[[nodiscard]] QJsonObject sampleToJson(const Sample &sample);
+[[nodiscard]] QJsonObject resultToJson(const Result &result);
+// Reads a stored result back (for comparing past results). Samples are kept.
+[[nodiscard]] std::optional<Result> resultFromJson(const QJsonObject &object, std::string *error = nullptr);
+
+// The common engine interface.
+class Experiment
+{
+public:
+    virtual ~Experiment() = default;
+    [[nodiscard]] virtual std::string name() const = 0;
+    // Blocks until done, failed or cancelled. cancel may be set from any
+    // thread at any moment: the engine then stops, kills its children, removes
+    // its temporary files, restores swap, and returns with cancelled set.
+    [[nodiscard]] virtual Result run(const Progress &progress, const std::atomic<bool> &cancel) = 0;
+};
+
+} // namespace Cachescope::Experiments

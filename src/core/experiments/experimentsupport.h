@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// Building blocks the engines share: a recorder for samples and events, a
+// sampler thread, guards that remove temporary files and kill children
+// whatever way a run ends, and the file steps (create, evict, read).
+
+#include "experiment.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace Cachescope::Experiments
+{
+
+// Keeps samples and events in the result and passes them on, from any thread.
+class Recorder
+{
+public:
+    Recorder(Result &result, const Progress &progress);
+    [[nodiscard]] double seconds() const;
+    void sample(Sample sample); // stamps the time
+    void event(const std::string &text);
+
+private:
+    Result &m_result;
+    const Progress &m_progress;
+    std::chrono::steady_clock::time_point m_start;
+    std::mutex m_mutex;
+};
+
+// Fills the /proc/meminfo figures of a sample.
+void addMemInfo(Sample &sample);
+// Fills the file figures of a sample (residency by descriptor; dirty and
+// writeback when cachestat is there).
+void addFileResidency(Sample &sample, int fd, const struct stat &st);
+
+// Calls tick every interval on its own thread until stopped (or destroyed).
+class PeriodicThread
+{
+public:
+    PeriodicThread(std::chrono::milliseconds interval, std::function<void()> tick);
+    ~PeriodicThread();
+    void stop();
+
+private:
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_condition;
+    bool m_stop = false;
+};
+
+// Closes the descriptor whatever way a run ends.
+class FileDescriptor
+{
+public:
+    explicit FileDescriptor(int fd)
+        : m_fd(fd)
+    {
+    }
+    ~FileDescriptor()
+    {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+        }
+    }
+    FileDescriptor(const FileDescriptor &) = delete;
+    FileDescriptor &operator=(const FileDescriptor &) = delete;
+    [[nodiscard]] int get() const
+    {
+        return m_fd;
+    }
+
+private:
+    int m_fd;
+};
+
+// Removes the file when it goes out of scope, unless released.
+class TemporaryFile
+{
+public:
+    TemporaryFile() = default;
+    ~TemporaryFile();
+    TemporaryFile(const TemporaryFile &) = delete;
+    TemporaryFile &operator=(const TemporaryFile &) = delete;
+    void set(const std::string &path)
+    {
+        m_path = path;
+    }
+    [[nodiscard]] const std::string &path() const
+    {
+        return m_path;
+    }
+    void remove();
+
+private:
+    std::string m_path;
+};
+
+// A child process that is killed (SIGKILL) and reaped when the guard goes
+// out of scope, so that no way out of an engine leaves one behind.
+class ChildGuard
+{
+public:
+    ChildGuard() = default;
+    ~ChildGuard();
+    ChildGuard(const ChildGuard &) = delete;
+    ChildGuard &operator=(const ChildGuard &) = delete;
+    void set(pid_t pid);
+    [[nodiscard]] pid_t pid() const
+    {
+        return m_pid;
+    }
+    // Reaped by the caller (waitChild): nothing left to do.
+    void release()
+    {
+        m_pid = -1;
+    }
+    void killNow();
+
+private:
+    pid_t m_pid = -1;
+};
+
+enum class WaitOutcome {
+    Exited, // status filled
+    TimedOut, // killed and reaped
+    Cancelled, // killed and reaped
+    Failed,
+};
+
+// Waits for the child (pidfd + poll, so the end is seen at once), checking
+// cancel every 20 ms; on timeout or cancel it is killed and reaped.
+// timeoutSeconds <= 0: no timeout. Fills status, usage and the seconds from
+// the call to the child's end.
+[[nodiscard]] WaitOutcome
+waitChild(ChildGuard &child, double timeoutSeconds, const std::atomic<bool> &cancel, int &status, struct rusage &usage, double *secondsWaited = nullptr);
+
+// Checks that folder is a disk-backed folder with room for bytes (plus 5%
+// and 64 MiB to spare). Returns an empty string, or why not (naming the path).
+[[nodiscard]] std::string checkScratchFolder(const std::string &folder, uint64_t bytes);
+
+// Creates a file of bytes in folder (a pattern, flushed, then evicted) and
+// registers it with the guard. Empty string, or why not.
+[[nodiscard]] std::string
+createScratchFile(const std::string &folder, const char *prefix, uint64_t bytes, const std::atomic<bool> &cancel, TemporaryFile &file);
+
+// Opens a regular file for reading; -1 and error (naming the path) if not.
+[[nodiscard]] int openForReading(const std::string &path, struct stat &st, std::string &error);
+
+// posix_fadvise(DONTNEED) after fdatasync, then polls (up to a second) until
+// the kernel agrees. Returns the resident pages left.
+uint64_t evictAndSettle(int fd, const struct stat &st);
+
+// Resident pages, or 0 when unknown.
+[[nodiscard]] uint64_t residentPages(int fd, const struct stat &st);
+
+struct TimedRead {
+    uint64_t bytes = 0;
+    double seconds = 0;
+    bool cancelled = false;
+    int error = 0;
+};
+// Reads the whole file from offset 0 with pread in bufferSize pieces.
+[[nodiscard]] TimedRead timedSequentialRead(int fd, uint64_t bufferSize, const std::atomic<bool> &cancel);
+
+[[nodiscard]] std::string utcNowIso();
+[[nodiscard]] std::string mib(uint64_t bytes); // "64.0 MiB", for events
+
+// Sleeps up to milliseconds; true at once when cancelled.
+[[nodiscard]] bool sleepUnlessCancelled(int milliseconds, const std::atomic<bool> &cancel);
+
+} // namespace Cachescope::Experiments

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// 5. Page faults and kinds of I/O: the same file read with read() in small
+// buffers, through stdio (default buffer and a setvbuf one), through mmap and
+// with O_DIRECT, cold and warm. Each read runs in a child process so that its
+// fault counts (getrusage) are its own.
+
+#include "engines.h"
+#include "experimentsupport.h"
+
+#include "residency.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace Cachescope::Experiments
+{
+
+namespace
+{
+
+enum class Method {
+    ReadSmall,
+    StdioDefault,
+    StdioSetvbuf,
+    Mmap,
+    Direct,
+};
+
+struct MethodInfo {
+    Method method;
+    const char *name;
+};
+constexpr MethodInfo methods[] = {
+    {Method::ReadSmall, "read"},
+    {Method::StdioDefault, "stdio"},
+    {Method::StdioSetvbuf, "setvbuf"},
+    {Method::Mmap, "mmap"},
+    {Method::Direct, "direct"},
+};
+
+// What the child measured itself, through the pipe.
+struct ChildReport {
+    double seconds = 0;
+    uint64_t bytes = 0;
+    int64_t minorFaults = 0;
+    int64_t majorFaults = 0;
+    int error = 0;
+};
+
+double now()
+{
+    struct timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+// A page-aligned buffer, touched, so that its faults come before the measurement.
+char *touchedBuffer(uint64_t size)
+{
+    void *memory = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+        return nullptr;
+    }
+    std::memset(memory, 0, size);
+    return static_cast<char *>(memory);
+}
+
+[[noreturn]] void childMain(int writeFd, Method method, const std::string &path, const FaultsParameters &p)
+{
+    ChildReport report;
+    char *buffer = touchedBuffer(std::max({p.smallBuffer, p.stdioChunk, p.setvbufSize, p.directBuffer, uint64_t(4096)}));
+    char *stdioBuffer = touchedBuffer(std::max<uint64_t>(p.setvbufSize, 4096));
+    if (!buffer || !stdioBuffer) {
+        report.error = ENOMEM;
+        (void)!::write(writeFd, &report, sizeof report);
+        ::_exit(1);
+    }
+    struct rusage before;
+    ::getrusage(RUSAGE_SELF, &before);
+    const double start = now();
+    volatile unsigned char sink = 0;
+    switch (method) {
+    case Method::ReadSmall:
+    case Method::Direct: {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (method == Method::Direct ? O_DIRECT : 0));
+        if (fd < 0) {
+            report.error = errno;
+            break;
+        }
+        const size_t size = size_t(method == Method::Direct ? p.directBuffer : p.smallBuffer);
+        for (;;) {
+            const ssize_t done = ::read(fd, buffer, size);
+            if (done < 0) {
+                report.error = errno;
+                break;
+            }
+            if (done == 0) {
+                break;
+            }
+            report.bytes += uint64_t(done);
+        }
+        ::close(fd);
+        break;
+    }
+    case Method::StdioDefault:
+    case Method::StdioSetvbuf: {
+        FILE *file = std::fopen(path.c_str(), "re");
+        if (!file) {
+            report.error = errno;
+            break;
+        }
+        if (method == Method::StdioSetvbuf) {
+            std::setvbuf(file, stdioBuffer, _IOFBF, size_t(p.setvbufSize));
+        }
+        size_t done;
+        while ((done = std::fread(buffer, 1, size_t(p.stdioChunk), file)) > 0) {
+            report.bytes += done;
+        }
+        if (std::ferror(file)) {
+            report.error = EIO;
+        }
+        std::fclose(file);
+        break;
+    }
+    case Method::Mmap: {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || ::fstat(fd, &st) != 0) {
+            report.error = errno;
+            break;
+        }
+        const size_t size = size_t(st.st_size);
+        void *map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+        ::close(fd);
+        if (map == MAP_FAILED) {
+            report.error = errno;
+            break;
+        }
+        const long page = ::sysconf(_SC_PAGESIZE);
+        const auto *bytes = static_cast<const unsigned char *>(map);
+        for (size_t offset = 0; offset < size; offset += size_t(page)) {
+            sink = sink + bytes[offset]; // one read a page: each page is faulted in
+        }
+        report.bytes = size;
+        if (map) {
+            ::munmap(map, size);
+        }
+        break;
+    }
+    }
+    report.seconds = now() - start;
+    struct rusage after;
+    ::getrusage(RUSAGE_SELF, &after);
+    report.minorFaults = after.ru_minflt - before.ru_minflt;
+    report.majorFaults = after.ru_majflt - before.ru_majflt;
+    (void)sink;
+    (void)!::write(writeFd, &report, sizeof report);
+    ::_exit(report.error ? 1 : 0);
+}
+
+// Whether this filesystem takes O_DIRECT reads; empty, or why not.
+std::string directProblem(const std::string &path, uint64_t bufferSize)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+    if (fd < 0) {
+        return std::string("the filesystem refuses O_DIRECT: ") + std::strerror(errno);
+    }
+    void *buffer = nullptr;
+    if (::posix_memalign(&buffer, 4096, size_t(bufferSize)) != 0) {
+        ::close(fd);
+        return "no memory for an aligned buffer";
+    }
+    const ssize_t done = ::pread(fd, buffer, size_t(bufferSize), 0);
+    const int error = errno;
+    std::free(buffer);
+    ::close(fd);
+    if (done < 0) {
+        return std::string("the filesystem refuses O_DIRECT reads: ") + std::strerror(error);
+    }
+    return {};
+}
+
+class FaultsExperiment : public Experiment
+{
+public:
+    explicit FaultsExperiment(const FaultsParameters &parameters)
+        : m_parameters(parameters)
+    {
+    }
+
+    std::string name() const override
+    {
+        return "faults";
+    }
+
+    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+    {
+        const FaultsParameters &p = m_parameters;
+        Result result;
+        result.experiment = name();
+        result.started = utcNowIso();
+        result.parameters = QJsonObject{
+            {QStringLiteral("file"), QString::fromStdString(p.file.path)},
+            {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
+            {QStringLiteral("size"), double(p.file.size)},
+            {QStringLiteral("small_buffer"), double(p.smallBuffer)},
+            {QStringLiteral("stdio_chunk"), double(p.stdioChunk)},
+            {QStringLiteral("setvbuf_size"), double(p.setvbufSize)},
+            {QStringLiteral("direct_buffer"), double(p.directBuffer)},
+            {QStringLiteral("runs"), p.runs},
+            {QStringLiteral("cold"), p.cold},
+            {QStringLiteral("warm"), p.warm},
+        };
+        Recorder recorder(result, progress);
+        const auto finish = [&] {
+            result.cancelled = result.cancelled || cancel.load();
+            result.seconds = recorder.seconds();
+            return std::move(result);
+        };
+        if (p.smallBuffer == 0 || p.stdioChunk == 0 || p.setvbufSize == 0 || p.directBuffer == 0 || p.directBuffer % 4096 != 0) {
+            result.error = "buffer sizes must be more than 0, and the O_DIRECT buffer a multiple of 4096 bytes";
+            return finish();
+        }
+        TemporaryFile temporary;
+        std::string path = p.file.path;
+        if (path.empty()) {
+            recorder.event("Creating a " + mib(p.file.size) + " file in " + p.file.folder);
+            const std::string problem = createScratchFile(p.file.folder, "cachescope-faults", p.file.size, cancel, temporary);
+            if (!problem.empty()) {
+                if (!cancel.load()) {
+                    result.error = problem;
+                }
+                return finish();
+            }
+            path = temporary.path();
+        }
+        struct stat st;
+        std::string openError;
+        const FileDescriptor fd(openForReading(path, st, openError));
+        if (fd.get() < 0) {
+            result.error = openError;
+            return finish();
+        }
+        const uint64_t pages = pagesFor(uint64_t(st.st_size));
+        result.details = QJsonObject{{QStringLiteral("path"), QString::fromStdString(path)},
+                                     {QStringLiteral("size"), double(st.st_size)},
+                                     {QStringLiteral("pages"), double(pages)},
+                                     {QStringLiteral("page_size"), double(pageSize())}};
+        const std::string direct = directProblem(path, p.directBuffer);
+
+        for (const MethodInfo &info : methods) {
+            for (const bool cold : {true, false}) {
+                if ((cold && !p.cold) || (!cold && !p.warm) || cancel.load()) {
+                    continue;
+                }
+                VariantResult v;
+                v.name = std::string(info.name) + (cold ? " cold" : " warm");
+                v.details.insert(QStringLiteral("method"), QLatin1String(info.name));
+                v.details.insert(QStringLiteral("cold"), cold);
+                if (info.method == Method::Direct && !direct.empty()) {
+                    v.skipped = true;
+                    v.skipReason = direct;
+                    result.variants.push_back(std::move(v));
+                    continue;
+                }
+                for (int run = 0; run < p.runs && !cancel.load(); ++run) {
+                    if (cold) {
+                        (void)evictAndSettle(fd.get(), st);
+                    } else {
+                        (void)timedSequentialRead(fd.get(), 1 << 20, cancel);
+                    }
+                    const uint64_t residentBefore = residentPages(fd.get(), st);
+                    recorder.event(v.name + ": run " + std::to_string(run + 1) + " (" + std::to_string(residentBefore) + " of " + std::to_string(pages)
+                                   + " pages resident)");
+                    ChildReport report;
+                    struct rusage usage = {};
+                    if (!runChild(info.method, path, report, usage, result, cancel)) {
+                        break;
+                    }
+                    if (report.error) {
+                        v.skipped = true;
+                        v.skipReason = std::string(info.name) + ": " + std::strerror(report.error);
+                        break;
+                    }
+                    const uint64_t residentAfter = residentPages(fd.get(), st);
+                    Sample sample;
+                    sample.phase = v.name;
+                    addMemInfo(sample);
+                    addFileResidency(sample, fd.get(), st);
+                    recorder.sample(sample);
+                    const double cacheBytes = double(residentAfter > residentBefore ? residentAfter - residentBefore : 0) * double(pageSize());
+                    v.add("seconds", "s", report.seconds);
+                    v.add("throughput", "MiB/s", report.seconds > 0 ? double(report.bytes) / double(1 << 20) / report.seconds : 0);
+                    v.add("minor_faults", "count", double(report.minorFaults));
+                    v.add("major_faults", "count", double(report.majorFaults));
+                    v.add("cache_bytes_added", "bytes", cacheBytes);
+                    v.runs.append(QJsonObject{
+                        {QStringLiteral("run"), run + 1},
+                        {QStringLiteral("bytes"), double(report.bytes)},
+                        {QStringLiteral("resident_before"), double(residentBefore)},
+                        {QStringLiteral("resident_after"), double(residentAfter)},
+                        {QStringLiteral("minor_faults"), double(report.minorFaults)},
+                        {QStringLiteral("major_faults"), double(report.majorFaults)},
+                        {QStringLiteral("process_minor_faults"), double(usage.ru_minflt)},
+                        {QStringLiteral("process_major_faults"), double(usage.ru_majflt)},
+                        {QStringLiteral("seconds"), report.seconds},
+                    });
+                }
+                v.computeStatistics();
+                result.variants.push_back(std::move(v));
+            }
+        }
+        result.notes.push_back(
+            "Fault counts are the reading child's own (getrusage before and after the read, buffers touched beforehand); "
+            "process_minor_faults adds what the fork and exit cost. mmap faults once a page or once per fault-around block (64 KiB by default) "
+            "when the page is cached; read() copies from the cache and faults only on its own buffer.");
+        return finish();
+    }
+
+private:
+    bool runChild(Method method, const std::string &path, ChildReport &report, struct rusage &usage, Result &result, const std::atomic<bool> &cancel)
+    {
+        int pipeFds[2];
+        if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+            result.error = std::string("pipe: ") + std::strerror(errno);
+            return false;
+        }
+        const FileDescriptor readEnd(pipeFds[0]);
+        ChildGuard child;
+        const pid_t pid = ::fork();
+        if (pid < 0) {
+            ::close(pipeFds[1]);
+            result.error = std::string("fork: ") + std::strerror(errno);
+            return false;
+        }
+        if (pid == 0) {
+            ::close(pipeFds[0]);
+            childMain(pipeFds[1], method, path, m_parameters);
+        }
+        child.set(pid);
+        ::close(pipeFds[1]);
+        int status = 0;
+        const WaitOutcome outcome = waitChild(child, 0, cancel, status, usage);
+        if (outcome != WaitOutcome::Exited) {
+            return false;
+        }
+        if (::read(readEnd.get(), &report, sizeof report) != sizeof report) {
+            result.error = "the reading child ended without a report";
+            return false;
+        }
+        return true;
+    }
+
+    FaultsParameters m_parameters;
+};
+
+} // namespace
+
+std::unique_ptr<Experiment> makeFaultsExperiment(const FaultsParameters &parameters)
+{
+    return std::make_unique<FaultsExperiment>(parameters);
+}
+
+} // namespace Cachescope::Experiments

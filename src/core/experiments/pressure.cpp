@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// 2. Memory pressure: a warm file, then a child that allocates and touches
+// memory in steps while we watch the cache shrink. The child runs with
+// oom_score_adj 1000 so that, if the OOM killer acts at all, it picks the
+// child; by default the child stops a safety margin short of MemAvailable.
+
+#include "engines.h"
+#include "experimentsupport.h"
+
+#include "residency.h"
+
+#include "procfs.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace Cachescope::Experiments
+{
+
+uint64_t pressureMargin(uint64_t memTotal)
+{
+    return std::max<uint64_t>(256ULL << 20, memTotal / 20);
+}
+
+namespace
+{
+
+// What the child tells the parent through the pipe after each step.
+struct StepReport {
+    uint64_t allocated = 0;
+    int32_t kind = 0; // 0 a step, 1 reached the limit, 2 stopped at the margin, 3 mmap failed
+    int32_t error = 0;
+};
+
+// MemAvailable in bytes, read with raw system calls only: the child of a
+// multithreaded process may call nothing that takes a lock (no malloc).
+uint64_t rawMemAvailable()
+{
+    const int fd = ::open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return 0;
+    }
+    char buffer[4096];
+    const ssize_t length = ::read(fd, buffer, sizeof buffer - 1);
+    ::close(fd);
+    if (length <= 0) {
+        return 0;
+    }
+    buffer[length] = '\0';
+    const char *line = std::strstr(buffer, "MemAvailable:");
+    if (!line) {
+        return 0;
+    }
+    line += 13;
+    while (*line == ' ') {
+        ++line;
+    }
+    uint64_t kib = 0;
+    while (*line >= '0' && *line <= '9') {
+        kib = kib * 10 + uint64_t(*line - '0');
+        ++line;
+    }
+    return kib * 1024;
+}
+
+[[noreturn]] void childMain(int writeFd, uint64_t limit, uint64_t step, uint64_t margin, bool allowOom, int stepDelayMs)
+{
+    // Die with the parent, whatever happens to it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() == 1) {
+        ::_exit(1);
+    }
+    (void)::setpriority(PRIO_PROCESS, 0, 19);
+    const int adj = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (adj >= 0) {
+        (void)!::write(adj, "1000", 4);
+        ::close(adj);
+    }
+    StepReport report;
+    while (report.allocated + step <= limit) {
+        if (!allowOom) {
+            const uint64_t available = rawMemAvailable();
+            if (available < margin + step) {
+                report.kind = 2;
+                break;
+            }
+        }
+        void *memory = ::mmap(nullptr, step, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (memory == MAP_FAILED) {
+            report.kind = 3;
+            report.error = errno;
+            break;
+        }
+        // Touch every page: only touched pages take memory.
+        std::memset(memory, 0x5a, step);
+        report.allocated += step;
+        (void)!::write(writeFd, &report, sizeof report);
+        if (stepDelayMs > 0) {
+            ::usleep(useconds_t(stepDelayMs) * 1000);
+        }
+    }
+    if (report.kind == 0) {
+        report.kind = 1;
+    }
+    (void)!::write(writeFd, &report, sizeof report);
+    // Keep the memory until the parent has looked, then it kills us.
+    for (;;) {
+        ::pause();
+    }
+}
+
+// RssAnon of a process, in bytes (0 when gone).
+uint64_t anonymousResident(pid_t pid)
+{
+    const std::string path = "/proc/" + std::to_string(pid) + "/status";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return 0;
+    }
+    char buffer[8192];
+    const ssize_t length = ::read(fd, buffer, sizeof buffer - 1);
+    ::close(fd);
+    if (length <= 0) {
+        return 0;
+    }
+    buffer[length] = '\0';
+    const char *line = std::strstr(buffer, "RssAnon:");
+    return line ? std::strtoull(line + 8, nullptr, 10) * 1024 : 0;
+}
+
+class PressureExperiment : public Experiment
+{
+public:
+    PressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged)
+        : m_parameters(parameters)
+        , m_privileged(privileged)
+    {
+    }
+
+    std::string name() const override
+    {
+        return "pressure";
+    }
+
+    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+    {
+        const PressureParameters &p = m_parameters;
+        Result result;
+        result.experiment = name();
+        result.started = utcNowIso();
+        result.parameters = QJsonObject{
+            {QStringLiteral("file"), QString::fromStdString(p.file.path)},
+            {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
+            {QStringLiteral("size"), double(p.file.size)},
+            {QStringLiteral("limit"), double(p.limit)},
+            {QStringLiteral("step"), double(p.step)},
+            {QStringLiteral("allow_oom_killer"), p.allowOomKiller},
+            {QStringLiteral("with_swap_variant"), p.withSwapVariant},
+            {QStringLiteral("without_swap_variant"), p.withoutSwapVariant},
+            {QStringLiteral("runs"), p.runs},
+        };
+        Recorder recorder(result, progress);
+        const auto finish = [&] {
+            result.cancelled = result.cancelled || cancel.load();
+            result.seconds = recorder.seconds();
+            return std::move(result);
+        };
+        if (p.step == 0) {
+            result.error = "the allocation step must be more than 0 bytes";
+            return finish();
+        }
+
+        TemporaryFile temporary;
+        std::string path = p.file.path;
+        if (path.empty()) {
+            recorder.event("Creating a " + mib(p.file.size) + " file in " + p.file.folder);
+            const std::string problem = createScratchFile(p.file.folder, "cachescope-pressure", p.file.size, cancel, temporary);
+            if (!problem.empty()) {
+                if (!cancel.load()) {
+                    result.error = problem;
+                }
+                return finish();
+            }
+            path = temporary.path();
+        }
+        struct stat st;
+        std::string openError;
+        const FileDescriptor fd(openForReading(path, st, openError));
+        if (fd.get() < 0) {
+            result.error = openError;
+            return finish();
+        }
+        result.details.insert(QStringLiteral("path"), QString::fromStdString(path));
+        result.details.insert(QStringLiteral("size"), double(st.st_size));
+        result.details.insert(QStringLiteral("pages"), double(pagesFor(uint64_t(st.st_size))));
+
+        struct Variant {
+            const char *name;
+            bool wanted;
+            bool swapOff;
+        };
+        const Variant variants[] = {{"with swap", p.withSwapVariant, false}, {"without swap", p.withoutSwapVariant, true}};
+        for (const Variant &variant : variants) {
+            if (!variant.wanted || cancel.load()) {
+                continue;
+            }
+            VariantResult v;
+            v.name = variant.name;
+            if (variant.swapOff && (!m_privileged.swapOff || !m_privileged.swapOn)) {
+                v.skipped = true;
+                v.skipReason = "turning swap off needs the privileged helper (administrator rights), which this program cannot reach";
+                result.variants.push_back(std::move(v));
+                continue;
+            }
+            // Swap goes back on however this block is left.
+            struct SwapRestorer {
+                const PrivilegedSteps *steps = nullptr;
+                Recorder *recorder = nullptr;
+                std::vector<std::string> *notes = nullptr;
+                ~SwapRestorer()
+                {
+                    if (!steps) {
+                        return;
+                    }
+                    std::string error;
+                    if (steps->swapOn(error)) {
+                        recorder->event("Swap turned back on");
+                    } else {
+                        notes->push_back("Turning swap back on failed: " + error + ". Run 'cachescope-cli swap on'.");
+                    }
+                }
+            } restorer;
+            if (variant.swapOff) {
+                recorder.event("Turning swap off");
+                std::string error;
+                if (!m_privileged.swapOff(error)) {
+                    v.skipped = true;
+                    v.skipReason = "turning swap off failed: " + error;
+                    result.variants.push_back(std::move(v));
+                    continue;
+                }
+                restorer.recorder = &recorder;
+                restorer.notes = &result.notes;
+                restorer.steps = &m_privileged;
+            }
+            for (int run = 0; run < p.runs && !cancel.load(); ++run) {
+                if (!runOnce(v, run, fd.get(), st, recorder, result, cancel)) {
+                    break;
+                }
+            }
+            v.computeStatistics();
+            result.variants.push_back(std::move(v));
+        }
+        return finish();
+    }
+
+private:
+    // One pass: warm the file, let the child allocate, watch. False to stop.
+    bool runOnce(VariantResult &v, int run, int fd, const struct stat &st, Recorder &recorder, Result &result, const std::atomic<bool> &cancel)
+    {
+        const PressureParameters &p = m_parameters;
+        recorder.event(v.name + ": run " + std::to_string(run + 1) + ": warming the file");
+        const TimedRead warmUp = timedSequentialRead(fd, 1 << 20, cancel);
+        if (warmUp.cancelled) {
+            return false;
+        }
+        Sample before;
+        before.phase = "before";
+        addMemInfo(before);
+        addFileResidency(before, fd, st);
+        recorder.sample(before);
+
+        const std::optional<MemInfo> memInfo = readMemInfo();
+        const uint64_t memTotal = memInfo ? memInfo->value("MemTotal") : 0;
+        const uint64_t available = before.memAvailable.value_or(0);
+        const uint64_t margin = pressureMargin(memTotal);
+        const uint64_t safe = available > margin ? available - margin : 0;
+        uint64_t limit = p.limit ? p.limit : safe;
+        if (!p.allowOomKiller && limit > safe) {
+            result.notes.push_back("The limit was lowered to " + mib(safe) + ": MemAvailable (" + mib(available) + ") minus the safety margin (" + mib(margin)
+                                   + "). Allow the OOM killer to go further.");
+            limit = safe;
+        }
+        if (limit < p.step) {
+            result.error =
+                "not enough memory available for even one step of " + mib(p.step) + " (MemAvailable " + mib(available) + ", safety margin " + mib(margin) + ")";
+            return false;
+        }
+        recorder.event(v.name + ": run " + std::to_string(run + 1) + ": the child allocates up to " + mib(limit) + " in steps of " + mib(p.step));
+
+        int pipeFds[2];
+        if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+            result.error = std::string("pipe: ") + std::strerror(errno);
+            return false;
+        }
+        const FileDescriptor readEnd(pipeFds[0]);
+        ChildGuard child;
+        const pid_t pid = ::fork();
+        if (pid < 0) {
+            ::close(pipeFds[1]);
+            result.error = std::string("fork: ") + std::strerror(errno);
+            return false;
+        }
+        if (pid == 0) {
+            ::close(pipeFds[0]);
+            childMain(pipeFds[1], limit, p.step, margin, p.allowOomKiller, p.stepDelayMs);
+        }
+        child.set(pid);
+        ::close(pipeFds[1]);
+
+        StepReport last;
+        bool finished = false;
+        bool childDied = false;
+        uint64_t peakAnonymous = 0;
+        Sample peak = before;
+        const auto takeSample = [&](const char *phase) {
+            Sample sample;
+            sample.phase = phase;
+            addMemInfo(sample);
+            addFileResidency(sample, fd, st);
+            sample.allocated = last.allocated;
+            peakAnonymous = std::max(peakAnonymous, anonymousResident(pid));
+            recorder.sample(sample);
+            return sample;
+        };
+        const auto readReports = [&] {
+            struct pollfd pollFd = {readEnd.get(), POLLIN, 0};
+            if (::poll(&pollFd, 1, std::max(5, p.sampleIntervalMs)) <= 0) {
+                return;
+            }
+            StepReport report;
+            const ssize_t length = ::read(readEnd.get(), &report, sizeof report);
+            if (length == sizeof report) {
+                last = report;
+                finished = report.kind != 0;
+            } else if (length == 0) {
+                childDied = true; // the pipe closed: the child is gone
+            }
+        };
+        while (!finished && !childDied && !cancel.load()) {
+            readReports();
+            peak = takeSample("allocating");
+        }
+        if (cancel.load()) {
+            child.killNow();
+            recorder.event("Cancelled: the child was killed and its memory freed");
+            return false;
+        }
+        QJsonObject runObject{{QStringLiteral("run"), run + 1}, {QStringLiteral("limit"), double(limit)}};
+        if (childDied) {
+            int status = 0;
+            struct rusage usage;
+            (void)waitChild(child, 5, cancel, status, usage);
+            const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+            runObject.insert(QStringLiteral("child_ended"), killed ? QStringLiteral("killed (most likely by the OOM killer)") : QStringLiteral("exited"));
+            recorder.event(v.name + ": the child ended before its limit" + std::string(killed ? ": killed, most likely by the OOM killer" : ""));
+        } else {
+            // Hold at the top for a moment, so the plot shows it.
+            const auto holdEnd = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.holdMs);
+            while (std::chrono::steady_clock::now() < holdEnd && !cancel.load()) {
+                ::usleep(useconds_t(std::max(5, p.sampleIntervalMs)) * 1000);
+                peak = takeSample("holding");
+            }
+            static const char *const why[] = {"", "reached its limit", "stopped at the safety margin", "could not map more memory"};
+            recorder.event(v.name + ": the child " + why[std::clamp(last.kind, 1, 3)] + " after " + mib(last.allocated));
+            runObject.insert(QStringLiteral("child_stop"), QString::fromLatin1(why[std::clamp(last.kind, 1, 3)]));
+            child.killNow();
+            if (cancel.load()) {
+                return false;
+            }
+        }
+        Sample after;
+        after.phase = "after";
+        addMemInfo(after);
+        addFileResidency(after, fd, st);
+        recorder.sample(after);
+
+        const auto value = [](const std::optional<uint64_t> &x) {
+            return double(x.value_or(0));
+        };
+        const double reclaimed = std::max(0.0, value(before.cached) - value(peak.cached));
+        const double swapUsed = std::max(0.0, value(before.swapFree) - value(peak.swapFree));
+        const double survived = value(before.fileResident) > 0 ? 100.0 * value(peak.fileResident) / value(before.fileResident) : 0;
+        v.add("allocated", "bytes", double(last.allocated));
+        v.add("cache_reclaimed", "bytes", reclaimed);
+        v.add("reclaimed_per_allocated", "ratio", last.allocated ? reclaimed / double(last.allocated) : 0);
+        v.add("warm_file_survived", "percent", survived);
+        v.add("swap_used", "bytes", swapUsed);
+        v.add("mem_free_drop", "bytes", std::max(0.0, value(before.memFree) - value(peak.memFree)));
+        runObject.insert(QStringLiteral("allocated"), double(last.allocated));
+        runObject.insert(QStringLiteral("child_peak_rss_anon"), double(peakAnonymous));
+        runObject.insert(QStringLiteral("file_resident_before"), value(before.fileResident));
+        runObject.insert(QStringLiteral("file_resident_at_peak"), value(peak.fileResident));
+        runObject.insert(QStringLiteral("file_resident_after"), value(after.fileResident));
+        runObject.insert(QStringLiteral("cached_before"), value(before.cached));
+        runObject.insert(QStringLiteral("cached_at_peak"), value(peak.cached));
+        runObject.insert(QStringLiteral("cached_after"), value(after.cached));
+        runObject.insert(QStringLiteral("mem_available_before"), value(before.memAvailable));
+        runObject.insert(QStringLiteral("mem_available_at_peak"), value(peak.memAvailable));
+        v.runs.append(runObject);
+        return true;
+    }
+
+    PressureParameters m_parameters;
+    PrivilegedSteps m_privileged;
+};
+
+} // namespace
+
+std::unique_ptr<Experiment> makePressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged)
+{
+    return std::make_unique<PressureExperiment>(parameters, privileged);
+}
+
+} // namespace Cachescope::Experiments

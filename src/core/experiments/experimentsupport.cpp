@@ -299,6 +299,30 @@ int openForReading(const std::string &path, struct stat &st, std::string &error)
     return fd;
 }
 
+int openExperimentFile(const ScratchFile &file,
+                       const char *prefix,
+                       Recorder &recorder,
+                       const std::atomic<bool> &cancel,
+                       TemporaryFile &temporary,
+                       struct stat &st,
+                       std::string &path,
+                       std::string &error)
+{
+    path = file.path;
+    if (path.empty()) {
+        recorder.event("Creating a " + mib(file.size) + " file in " + file.folder);
+        const std::string problem = createScratchFile(file.folder, prefix, file.size, cancel, temporary);
+        if (!problem.empty()) {
+            if (!cancel.load()) {
+                error = problem;
+            }
+            return -1;
+        }
+        path = temporary.path();
+    }
+    return openForReading(path, st, error);
+}
+
 uint64_t evictAndSettle(int fd, const struct stat &st)
 {
     EvictOptions options;

@@ -6,6 +6,7 @@
 // sampler thread, guards that remove temporary files and kill children
 // whatever way a run ends, and the file steps (create, evict, read).
 
+#include "engines.h"
 #include "experiment.h"
 
 #include <sys/resource.h>
@@ -155,6 +156,18 @@ createScratchFile(const std::string &folder, const char *prefix, uint64_t bytes,
 
 // Opens a regular file for reading; -1 and error (naming the path) if not.
 [[nodiscard]] int openForReading(const std::string &path, struct stat &st, std::string &error);
+
+// The file an experiment reads: file.path, or a new file of file.size bytes in
+// file.folder that `temporary` removes. Returns an open descriptor and fills
+// st and path, or returns -1 with error set (left empty when cancelled).
+[[nodiscard]] int openExperimentFile(const ScratchFile &file,
+                                     const char *prefix,
+                                     Recorder &recorder,
+                                     const std::atomic<bool> &cancel,
+                                     TemporaryFile &temporary,
+                                     struct stat &st,
+                                     std::string &path,
+                                     std::string &error);
 
 // posix_fadvise(DONTNEED) after fdatasync, then polls (up to a second) until
 // the kernel agrees. Returns the resident pages left.

@@ -231,23 +231,10 @@ public:
             return finish();
         }
         TemporaryFile temporary;
-        std::string path = p.file.path;
-        if (path.empty()) {
-            recorder.event("Creating a " + mib(p.file.size) + " file in " + p.file.folder);
-            const std::string problem = createScratchFile(p.file.folder, "cachescope-faults", p.file.size, cancel, temporary);
-            if (!problem.empty()) {
-                if (!cancel.load()) {
-                    result.error = problem;
-                }
-                return finish();
-            }
-            path = temporary.path();
-        }
+        std::string path;
         struct stat st;
-        std::string openError;
-        const FileDescriptor fd(openForReading(path, st, openError));
+        const FileDescriptor fd(openExperimentFile(p.file, "cachescope-faults", recorder, cancel, temporary, st, path, result.error));
         if (fd.get() < 0) {
-            result.error = openError;
             return finish();
         }
         const uint64_t pages = pagesFor(uint64_t(st.st_size));

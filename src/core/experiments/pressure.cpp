@@ -181,23 +181,10 @@ public:
         }
 
         TemporaryFile temporary;
-        std::string path = p.file.path;
-        if (path.empty()) {
-            recorder.event("Creating a " + mib(p.file.size) + " file in " + p.file.folder);
-            const std::string problem = createScratchFile(p.file.folder, "cachescope-pressure", p.file.size, cancel, temporary);
-            if (!problem.empty()) {
-                if (!cancel.load()) {
-                    result.error = problem;
-                }
-                return finish();
-            }
-            path = temporary.path();
-        }
+        std::string path;
         struct stat st;
-        std::string openError;
-        const FileDescriptor fd(openForReading(path, st, openError));
+        const FileDescriptor fd(openExperimentFile(p.file, "cachescope-pressure", recorder, cancel, temporary, st, path, result.error));
         if (fd.get() < 0) {
-            result.error = openError;
             return finish();
         }
         result.details.insert(QStringLiteral("path"), QString::fromStdString(path));

@@ -472,9 +472,12 @@ KAuth::ActionReply dropCachesAction(const QVariantMap &args, int callerUid, Help
     return finish(context, action, callerUid, target, reply);
 }
 
-KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperContext &context)
+namespace
 {
-    static const char *action = "swapoff";
+// What swapoff and swapon check first: a caller we know, only the keys
+// 'area' and 'all', and exactly one of them. A refusal (logged), or nothing.
+std::optional<KAuth::ActionReply> refuseBadSwapRequest(const QVariantMap &args, int callerUid, HelperContext &context, const char *action)
+{
     if (auto refused = refuseUnknownCaller(callerUid)) {
         return finish(context, action, callerUid, {}, *refused);
     }
@@ -487,6 +490,16 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
                       callerUid,
                       {},
                       refuse(InvalidArgument, QStringLiteral("Give either 'area' (one swap area) or 'all' (true), not both and not neither.")));
+    }
+    return std::nullopt;
+}
+} // namespace
+
+KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperContext &context)
+{
+    static const char *action = "swapoff";
+    if (auto refused = refuseBadSwapRequest(args, callerUid, context, action)) {
+        return *refused;
     }
     QString error;
     const std::optional<std::vector<ActiveArea>> active = activeAreas(context, &error);
@@ -599,18 +612,8 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
 KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperContext &context)
 {
     static const char *action = "swapon";
-    if (auto refused = refuseUnknownCaller(callerUid)) {
-        return finish(context, action, callerUid, {}, *refused);
-    }
-    if (auto problem = HelperLogic::checkKeys(args, {keyArea, keyAll}, {})) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
-    }
-    if (args.contains(keyArea) == args.contains(keyAll)) {
-        return finish(context,
-                      action,
-                      callerUid,
-                      {},
-                      refuse(InvalidArgument, QStringLiteral("Give either 'area' (one swap area) or 'all' (true), not both and not neither.")));
+    if (auto refused = refuseBadSwapRequest(args, callerUid, context, action)) {
+        return *refused;
     }
     QString error;
     std::optional<std::vector<SwapRecord>> records = loadState(context, &error);

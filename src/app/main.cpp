@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
+#include "commandline.h"
 #include "mainwindow.h"
 
 #include "cachescope_version.h"
@@ -13,6 +14,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QIcon>
 
 int main(int argc, char **argv)
@@ -39,11 +41,12 @@ int main(int argc, char **argv)
     KCrash::initialize();
 
     QCommandLineParser parser;
-    about.setupCommandLine(&parser);
+    setUpCommandLine(parser);
     parser.process(app);
     about.processCommandLine(&parser);
 
-    // A second start raises the running window instead of opening another.
+    // A second start hands its arguments to the running window (below) and
+    // ends here, before it makes a window of its own.
     KDBusService service(KDBusService::Unique);
 
     if (QIcon::themeName().isEmpty()) {
@@ -52,12 +55,9 @@ int main(int argc, char **argv)
 
     auto *window = new MainWindow;
     window->setAttribute(Qt::WA_DeleteOnClose);
-    QObject::connect(&service, &KDBusService::activateRequested, window, [window] {
-        window->show();
-        window->raise();
-        window->activateWindow();
-    });
+    QObject::connect(&service, &KDBusService::activateRequested, window, &MainWindow::activate);
     window->show();
+    window->openUrls(urlsFromArguments(parser.positionalArguments(), QDir::currentPath()));
 
     return app.exec();
 }

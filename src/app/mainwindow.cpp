@@ -3,38 +3,95 @@
 
 #include "mainwindow.h"
 
+#include "cachescopesettings.h"
+#include "commandline.h"
+#include "filespanel.h"
+#include "heatmapwidget.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
+#include "ui_SettingsAppearanceBase.h"
+#include "ui_SettingsGeneralBase.h"
 
 #include <KActionCollection>
+#include <KConfigDialog>
+#include <KConfigGroup>
 #include <KLocalizedString>
+#include <KMessageWidget>
+#include <KSharedConfig>
 #include <KStandardActions>
 
 #include <QAction>
 #include <QApplication>
 #include <QIcon>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace
+{
+
+const QString settingsDialogName = QStringLiteral("settings");
+
+KConfigGroup layoutState()
+{
+    return KSharedConfig::openStateConfig()->group(QStringLiteral("MainWindowLayout"));
+}
+
+} // namespace
 
 MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     : KXmlGuiWindow(parent)
-    , m_memoryPanel(new MemoryPanel(this))
     , m_sampler(new MemorySampler(procRoot, this))
 {
-    setCentralWidget(m_memoryPanel);
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+
+    m_messageWidget = new KMessageWidget(central);
+    m_messageWidget->setWordWrap(true);
+    m_messageWidget->setCloseButtonVisible(true);
+    m_messageWidget->setPosition(KMessageWidget::Header);
+    m_messageWidget->hide();
+    layout->addWidget(m_messageWidget);
+
+    // Files above, because they are what one works on; memory below, as the
+    // context that shows what evicting and loading did.
+    m_splitter = new QSplitter(Qt::Vertical, central);
+    m_splitter->setChildrenCollapsible(false);
+    m_filesPanel = new FilesPanel(m_splitter);
+    m_memoryPanel = new MemoryPanel(m_splitter);
+    m_splitter->addWidget(m_filesPanel);
+    m_splitter->addWidget(m_memoryPanel);
+    // About even: the plots need height to be read, the list fills any.
+    m_splitter->setStretchFactor(0, 5);
+    m_splitter->setStretchFactor(1, 4);
+    layout->addWidget(m_splitter);
+    setCentralWidget(central);
 
     connect(m_sampler, &MemorySampler::sampled, m_memoryPanel, &MemoryPanel::addSample);
     connect(m_sampler, &MemorySampler::failed, m_memoryPanel, &MemoryPanel::showError);
     connect(m_sampler, &MemorySampler::recovered, m_memoryPanel, &MemoryPanel::clearError);
+    // vmstat is read only while its plot is on screen.
+    connect(m_memoryPanel, &MemoryPanel::ratesShownChanged, m_sampler, &MemorySampler::setRatesEnabled);
+    connect(m_memoryPanel, &MemoryPanel::message, this, &MainWindow::showMessage);
+    connect(m_filesPanel, &FilesPanel::message, this, &MainWindow::showMessage);
 
     setUpActions();
-    // No status bar: there is nothing to say in it yet.
+    // No status bar: messages go to the bar on top, figures to the panels.
     setupGUI(defaultSize, ToolBar | Keys | Save | Create, QStringLiteral("cachescopeui.rc"));
     // After setupGUI, which would otherwise put its own caption back.
     setPlainCaption(i18nc("@title:window", "Cachescope"));
+    restoreLayout();
 
+    applySettings();
     m_sampler->start();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    saveLayout();
+}
 
 MemoryPanel *MainWindow::memoryPanel() const
 {
@@ -46,19 +103,39 @@ MemorySampler *MainWindow::sampler() const
     return m_sampler;
 }
 
+FilesPanel *MainWindow::filesPanel() const
+{
+    return m_filesPanel;
+}
+
+QSplitter *MainWindow::splitter() const
+{
+    return m_splitter;
+}
+
+KMessageWidget *MainWindow::messageWidget() const
+{
+    return m_messageWidget;
+}
+
 void MainWindow::setUpActions()
 {
     KActionCollection *actions = actionCollection();
 
     // closeAllWindows rather than quit, so that the window saves its size.
     KStandardActions::quit(qApp, &QApplication::closeAllWindows, actions);
+    KStandardActions::preferences(this, &MainWindow::showSettings, actions);
 
     QAction *pause = actions->addAction(QStringLiteral("updates_pause"));
     pause->setText(i18nc("@action:intoolbar", "Pause Updates"));
     pause->setIcon(QIcon::fromTheme(QStringLiteral("media-playback-pause")));
-    pause->setToolTip(i18nc("@info:tooltip", "Stop updating the plot and the table, to read them at leisure"));
+    pause->setToolTip(i18nc("@info:tooltip", "Stop updating the plots, the table and the file list, to read them at leisure"));
     pause->setCheckable(true);
+    actions->setDefaultShortcut(pause, QKeySequence(Qt::Key_Pause));
     connect(pause, &QAction::toggled, this, &MainWindow::setUpdatesPaused);
+
+    m_memoryPanel->setUpActions(actions);
+    m_filesPanel->setUpActions(actions);
 }
 
 void MainWindow::setUpdatesPaused(bool paused)
@@ -67,5 +144,106 @@ void MainWindow::setUpdatesPaused(bool paused)
         m_sampler->stop();
     } else {
         m_sampler->start();
+    }
+    m_filesPanel->setPaused(paused);
+}
+
+void MainWindow::openUrls(const QList<QUrl> &urls)
+{
+    if (urls.isEmpty()) {
+        return;
+    }
+    Q_EMIT urlsOpened(urls);
+    m_filesPanel->inspectUrls(urls);
+}
+
+void MainWindow::activate(const QStringList &arguments, const QString &workingDirectory)
+{
+    openUrls(urlsFromActivation(arguments, workingDirectory));
+    if (isMinimized()) {
+        setWindowState(windowState() & ~Qt::WindowMinimized);
+    }
+    show();
+    raise();
+    activateWindow();
+}
+
+KConfigDialog *MainWindow::showSettings()
+{
+    if (KConfigDialog::showDialog(settingsDialogName)) {
+        return KConfigDialog::exists(settingsDialogName);
+    }
+    auto *dialog = new KConfigDialog(this, settingsDialogName, CachescopeSettings::self());
+    dialog->setFaceType(KPageDialog::List);
+
+    auto *general = new QWidget(dialog);
+    Ui::SettingsGeneralBase().setupUi(general);
+    dialog->addPage(general, i18nc("@title:tab settings page", "General"), QStringLiteral("configure"));
+
+    auto *appearance = new QWidget(dialog);
+    Ui::SettingsAppearanceBase().setupUi(appearance);
+    dialog->addPage(appearance, i18nc("@title:tab settings page", "Appearance"), QStringLiteral("preferences-desktop-color"));
+
+    connect(dialog, &KConfigDialog::settingsChanged, this, &MainWindow::applySettings);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+}
+
+void MainWindow::applySettings()
+{
+    const CachescopeSettings *settings = CachescopeSettings::self();
+    const int interval = settings->refreshInterval();
+    m_sampler->setInterval(std::chrono::milliseconds(interval));
+    m_memoryPanel->setHistoryMinutes(settings->historyMinutes());
+
+    m_filesPanel->setRefreshInterval(interval);
+    m_filesPanel->setHeatmapCells(settings->heatmapCells());
+    m_filesPanel->setFollowSymlinks(settings->followSymlinks());
+    m_filesPanel->setOneFileSystem(settings->oneFileSystem());
+    // FilesPanel has no colour setter of its own; its heatmaps take them.
+    const auto heatmaps = m_filesPanel->findChildren<HeatmapWidget *>();
+    for (HeatmapWidget *heatmap : heatmaps) {
+        heatmap->setColors(settings->residentColor(), settings->dirtyColor(), settings->emptyColor());
+    }
+}
+
+void MainWindow::showMessage(const QString &text, bool isError)
+{
+    m_messageWidget->setMessageType(isError ? KMessageWidget::Error : KMessageWidget::Positive);
+    m_messageWidget->setIcon(QIcon::fromTheme(isError ? QStringLiteral("dialog-error") : QStringLiteral("dialog-positive")));
+    m_messageWidget->setText(text);
+    m_messageWidget->animatedShow();
+}
+
+void MainWindow::restoreLayout()
+{
+    const QByteArray state = layoutState().readEntry("Splitter", QByteArray());
+    if (!state.isEmpty()) {
+        m_splitter->restoreState(state);
+    }
+    m_memoryPanel->tabs()->setCurrentIndex(layoutState().readEntry("MemoryTab", 0));
+}
+
+void MainWindow::saveLayout()
+{
+    KConfigGroup group = layoutState();
+    group.writeEntry("Splitter", m_splitter->saveState());
+    group.writeEntry("MemoryTab", m_memoryPanel->tabs()->currentIndex());
+    group.sync();
+}
+
+bool MainWindow::queryClose()
+{
+    saveLayout();
+    return KXmlGuiWindow::queryClose();
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    KXmlGuiWindow::changeEvent(event);
+    if (event->type() == QEvent::WindowStateChange) {
+        // Minimised: the plots stop drawing; restored: they catch up.
+        m_memoryPanel->updateVisibility();
     }
 }

@@ -4,11 +4,18 @@
 
 #include <KXmlGuiWindow>
 
+#include <QList>
+#include <QUrl>
+
+class FilesPanel;
+class KConfigDialog;
+class KMessageWidget;
 class MemoryPanel;
 class MemorySampler;
+class QSplitter;
 
-// The Cachescope window. For now it shows memory at a glance; the views of
-// the page cache itself arrive in later changes.
+// The Cachescope window: the files panel above, the memory panel below, a
+// message bar on top for what either has to say.
 class MainWindow : public KXmlGuiWindow
 {
     Q_OBJECT
@@ -16,19 +23,46 @@ class MainWindow : public KXmlGuiWindow
 public:
     // The size it opens with the first time, before it remembers one. It
     // matters where no window manager places and sizes windows (Xvfb).
-    static constexpr QSize defaultSize{1100, 700};
+    static constexpr QSize defaultSize{1200, 760};
 
-    // procRoot is where meminfo is read; tests point it elsewhere.
+    // procRoot is where meminfo and vmstat are read; tests point it elsewhere.
     explicit MainWindow(const QString &procRoot = QStringLiteral("/proc"), QWidget *parent = nullptr);
     ~MainWindow() override;
 
     [[nodiscard]] MemoryPanel *memoryPanel() const;
     [[nodiscard]] MemorySampler *sampler() const;
+    [[nodiscard]] FilesPanel *filesPanel() const;
+    [[nodiscard]] QSplitter *splitter() const;
+    [[nodiscard]] KMessageWidget *messageWidget() const;
+
+public Q_SLOTS:
+    // Files and folders to inspect, from the command line or a second start.
+    void openUrls(const QList<QUrl> &urls);
+    // KDBusService::activateRequested: a second `cachescope FILE` lands here.
+    void activate(const QStringList &arguments, const QString &workingDirectory);
+    // Opens the settings (or raises them when they are open) and returns them.
+    KConfigDialog *showSettings();
+    // Hands the settings to the sampler and the panels.
+    void applySettings();
+    void showMessage(const QString &text, bool isError);
+
+Q_SIGNALS:
+    // Just before the files panel gets them; lets tests see what arrived.
+    void urlsOpened(const QList<QUrl> &urls);
+
+protected:
+    bool queryClose() override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void setUpActions();
     void setUpdatesPaused(bool paused);
+    void restoreLayout();
+    void saveLayout();
 
+    KMessageWidget *m_messageWidget = nullptr;
+    QSplitter *m_splitter = nullptr;
+    FilesPanel *m_filesPanel = nullptr;
     MemoryPanel *m_memoryPanel = nullptr;
     MemorySampler *m_sampler = nullptr;
 };

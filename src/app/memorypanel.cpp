@@ -5,17 +5,33 @@
 
 #include "ui_MemoryPanelBase.h"
 
+#include <KActionCollection>
 #include <KFormat>
 #include <KLocalizedString>
 #include <KMessageWidget>
 
+#include <QAction>
+#include <QDateTime>
+#include <QDir>
 #include <QEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
+#include <QIcon>
+#include <QMouseEvent>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableWidget>
+#include <QTimeZone>
+#include <QToolTip>
 
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace
 {
@@ -31,6 +47,15 @@ const QColor cacheColor(0x27, 0xae, 0x60); // Noble green
 const QColor freeColor(0xbd, 0xc3, 0xc7); // Cloudy grey
 const QColor dirtyColor(0xf6, 0x74, 0x00); // Beware orange
 const QColor writebackColor(0xda, 0x44, 0x53); // Icon red
+// Activity: reads in blue and writes in orange, as disk monitors draw them.
+const QColor readColor(0x29, 0x80, 0xb9); // Abyss blue
+const QColor writtenColor(0xf6, 0x74, 0x00); // Beware orange
+const QColor minorFaultsColor(0x1a, 0xbc, 0x9c); // Teal
+const QColor majorFaultsColor(0xda, 0x44, 0x53); // Icon red
+const QColor refaultsColor(0x8e, 0x44, 0xad); // Deep purple
+
+// The size a plot is exported at when it has not been laid out on screen.
+constexpr QSize fallbackExportSize{1000, 500};
 
 QCPGraph *addAreaGraph(QCustomPlot *plot, const QString &name, const QColor &color, QCPGraph *below)
 {
@@ -46,13 +71,56 @@ QCPGraph *addAreaGraph(QCustomPlot *plot, const QString &name, const QColor &col
     return graph;
 }
 
-QCPGraph *addLineGraph(QCustomPlot *plot, const QString &name, const QColor &color)
+QCPGraph *addLineGraph(QCustomPlot *plot, QCPAxis *keyAxis, QCPAxis *valueAxis, const QString &name, const QColor &color)
 {
-    QCPGraph *graph = plot->addGraph(plot->xAxis, plot->yAxis2);
+    QCPGraph *graph = plot->addGraph(keyAxis, valueAxis);
     graph->setName(name);
     graph->setPen(QPen(color, 2.0));
     graph->setAntialiased(true);
     return graph;
+}
+
+// A plot is worth drawing only when someone can see it.
+bool canBeSeen(const QWidget *widget)
+{
+    return widget->isVisible() && !widget->window()->isMinimized();
+}
+
+QString swatch(const QColor &color)
+{
+    return QStringLiteral("<span style=\"color:%1\">&#9632;</span>").arg(color.name());
+}
+
+QString hoverRow(const QColor &color, const QString &name, const QString &value)
+{
+    return QStringLiteral("<tr><td>%1&nbsp;%2</td><td align=\"right\">&nbsp;&nbsp;%3</td></tr>")
+        .arg(swatch(color), name.toHtmlEscaped(), value.toHtmlEscaped());
+}
+
+QString formatRate(double perSecond)
+{
+    return i18nc("@item events per second", "%1/s", QLocale().toString(perSecond, 'f', perSecond < 10 ? 1 : 0));
+}
+
+QString formatByteRate(double kibPerSecond)
+{
+    return i18nc("@item bytes per second", "%1/s", KFormat().formatByteSize(kibPerSecond * 1024.0));
+}
+
+// Numbers for the CSV file: always with a dot, whatever the locale.
+QString csvNumber(double value)
+{
+    return QString::number(value, 'f', 1);
+}
+
+QCPAxis *bottomAxis(QCPAxisRect *rect)
+{
+    return rect->axis(QCPAxis::atBottom);
+}
+
+QCPAxis *leftAxis(QCPAxisRect *rect)
+{
+    return rect->axis(QCPAxis::atLeft);
 }
 
 } // namespace
@@ -63,15 +131,45 @@ MemoryPanel::MemoryPanel(QWidget *parent)
 {
     m_ui->setupUi(this);
     setUpPlot();
+    setUpRatesPlot();
+    setUpTimeAxis();
     setUpTable();
     applyPalette();
+
+    connect(m_ui->plotTabs, &QTabWidget::currentChanged, this, &MemoryPanel::updateVisibility);
 }
 
 MemoryPanel::~MemoryPanel() = default;
 
+void MemoryPanel::setUpActions(KActionCollection *collection)
+{
+    QAction *exportPlot = collection->addAction(QStringLiteral("memory_export_plot"));
+    exportPlot->setText(i18nc("@action", "Export Plot…"));
+    exportPlot->setIcon(QIcon::fromTheme(QStringLiteral("document-export")));
+    exportPlot->setToolTip(i18nc("@info:tooltip", "Save the plot on screen as a PNG image or a PDF document"));
+    collection->setDefaultShortcut(exportPlot, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    connect(exportPlot, &QAction::triggered, this, &MemoryPanel::askExportPlot);
+
+    QAction *exportSamples = collection->addAction(QStringLiteral("memory_export_samples"));
+    exportSamples->setText(i18nc("@action", "Export Samples…"));
+    exportSamples->setIcon(QIcon::fromTheme(QStringLiteral("text-csv"), QIcon::fromTheme(QStringLiteral("document-save-as"))));
+    exportSamples->setToolTip(i18nc("@info:tooltip", "Save every sample the plots show as a CSV table, for a spreadsheet"));
+    connect(exportSamples, &QAction::triggered, this, &MemoryPanel::askExportSamples);
+}
+
 QCustomPlot *MemoryPanel::plot() const
 {
     return m_ui->plot;
+}
+
+QCustomPlot *MemoryPanel::ratesPlot() const
+{
+    return m_ui->ratesPlot;
+}
+
+QTabWidget *MemoryPanel::tabs() const
+{
+    return m_ui->plotTabs;
 }
 
 QTableWidget *MemoryPanel::figuresTable() const
@@ -89,6 +187,16 @@ std::size_t MemoryPanel::sampleCount() const
     return m_samples.size();
 }
 
+const std::deque<MemorySample> &MemoryPanel::samples() const
+{
+    return m_samples;
+}
+
+double MemoryPanel::historySeconds() const
+{
+    return m_historySeconds;
+}
+
 QString MemoryPanel::formatBytes(uint64_t bytes)
 {
     return KFormat().formatByteSize(static_cast<double>(bytes));
@@ -104,25 +212,16 @@ void MemoryPanel::setUpPlot()
     m_buffersGraph = addAreaGraph(plot, i18nc("@label plot legend", "Buffers"), buffersColor, m_usedGraph);
     m_cacheGraph = addAreaGraph(plot, i18nc("@label plot legend", "Cache"), cacheColor, m_buffersGraph);
     m_freeGraph = addAreaGraph(plot, i18nc("@label plot legend", "Free"), freeColor, m_cacheGraph);
-    m_dirtyGraph = addLineGraph(plot, i18nc("@label plot legend", "Dirty (right scale)"), dirtyColor);
-    m_writebackGraph = addLineGraph(plot, i18nc("@label plot legend, pages being written to disk", "Writeback (right scale)"), writebackColor);
-
-    // Seconds relative to the newest sample, labelled the way people say it.
-    auto timeTicker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int minutes = 5; minutes >= 1; --minutes) {
-        timeTicker->addTick(-60.0 * minutes, i18ncp("@label:axis time", "%1 minute ago", "%1 minutes ago", minutes));
-    }
-    timeTicker->addTick(0, i18nc("@label:axis time", "now"));
-    timeTicker->setSubTickCount(1);
-    plot->xAxis->setTicker(timeTicker);
-    plot->xAxis->setRange(-historySeconds, 0);
+    m_dirtyGraph = addLineGraph(plot, plot->xAxis, plot->yAxis2, i18nc("@label plot legend", "Dirty (right scale)"), dirtyColor);
+    m_writebackGraph =
+        addLineGraph(plot, plot->xAxis, plot->yAxis2, i18nc("@label plot legend, pages being written to disk", "Writeback (right scale)"), writebackColor);
 
     plot->yAxis->setLabel(i18nc("@label:axis", "Memory (GiB)"));
     plot->yAxis->setRange(0, 1);
 
     plot->yAxis2->setVisible(true);
     plot->yAxis2->setTickLabels(true);
-    plot->yAxis2->setLabel(i18nc("@label:axis", "Dirty and writeback (MiB)"));
+    plot->yAxis2->setLabel(i18nc("@label:axis", "Dirty, writeback (MiB)"));
     plot->yAxis2->setRange(0, 16);
     plot->yAxis2->grid()->setVisible(false);
 
@@ -136,42 +235,195 @@ void MemoryPanel::setUpPlot()
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
     plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     plot->legend->setBorderPen(Qt::NoPen);
-    // A little air between the time axis labels and the legend.
-    plot->legend->setMargins(QMargins(0, 8, 0, 0));
+    plot->legend->setMargins(QMargins(0, 4, 0, 0));
     plot->legend->setRowSpacing(0);
     plot->legend->setColumnSpacing(16);
 
-    plot->setToolTip(
-        i18nc("@info:tooltip",
-              "Memory over the last five minutes. Used is the total minus the available memory, as in the table below. Buffers and cache show what the "
+    // Hovering shows the values at that moment; the explanation of the
+    // areas is a What's This away, so that it never hides them.
+    plot->setWhatsThis(
+        i18nc("@info:whatsthis",
+              "Memory over the last minutes. Used is the total minus the available memory, as in the table below. Buffers and cache show what the "
               "kernel can give back when programs need it; cache it cannot drop, such as shared memory, counts as used. Dirty and writeback (right "
-              "scale) are data waiting to be written to disk and being written."));
+              "scale) are data waiting to be written to disk and being written. Hover over the plot for the values at a moment."));
+    plot->setMouseTracking(true);
+    plot->installEventFilter(this);
+    connect(plot, &QCustomPlot::mouseMove, this, [this, plot](QMouseEvent *event) {
+        showHover(plot, event->position().toPoint());
+    });
+}
+
+void MemoryPanel::setUpRatesPlot()
+{
+    QCustomPlot *plot = m_ui->ratesPlot;
+
+    // Three panes side by side, because their numbers differ by orders of
+    // magnitude: bytes moved, minor faults (thousands), and the faults that
+    // waited for the disk (a handful).
+    QCPAxisRect *diskRect = plot->axisRect();
+    plot->plotLayout()->take(diskRect);
+    plot->plotLayout()->simplify();
+    auto *minorRect = new QCPAxisRect(plot);
+    auto *majorRect = new QCPAxisRect(plot);
+    auto *panes = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(0, 0, panes);
+
+    const QList<std::pair<QCPAxisRect *, QString>> paneTitles = {
+        {diskRect, i18nc("@title plot pane", "Disk reads and writes")},
+        {minorRect, i18nc("@title plot pane", "Minor page faults")},
+        {majorRect, i18nc("@title plot pane", "Major faults and refaults")},
+    };
+    auto *margins = new QCPMarginGroup(plot);
+    for (int column = 0; column < paneTitles.size(); ++column) {
+        QCPAxisRect *rect = paneTitles[column].first;
+        auto *title = new QCPTextElement(plot, paneTitles[column].second);
+        panes->addElement(0, column, title);
+        panes->addElement(1, column, rect);
+        rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+        rect->setRangeDrag(Qt::Orientations());
+        rect->setRangeZoom(Qt::Orientations());
+        // Grids under the lines.
+        for (QCPAxis *axis : rect->axes()) {
+            axis->grid()->setLayer(QStringLiteral("grid"));
+        }
+    }
+    panes->setRowStretchFactor(0, 0.001);
+    panes->setColumnSpacing(8);
+
+    m_readGraph = addLineGraph(plot, bottomAxis(diskRect), leftAxis(diskRect), i18nc("@label plot legend", "Read from disk"), readColor);
+    m_writtenGraph = addLineGraph(plot, bottomAxis(diskRect), leftAxis(diskRect), i18nc("@label plot legend", "Written to disk"), writtenColor);
+    m_minorFaultsGraph = addLineGraph(plot, bottomAxis(minorRect), leftAxis(minorRect), i18nc("@label plot legend", "Minor faults"), minorFaultsColor);
+    m_majorFaultsGraph = addLineGraph(plot, bottomAxis(majorRect), leftAxis(majorRect), i18nc("@label plot legend", "Major faults"), majorFaultsColor);
+    m_refaultsGraph = addLineGraph(plot, bottomAxis(majorRect), leftAxis(majorRect), i18nc("@label plot legend", "Refaults"), refaultsColor);
+
+    leftAxis(diskRect)->setLabel(i18nc("@label:axis", "MiB/s"));
+    leftAxis(minorRect)->setLabel(i18nc("@label:axis", "thousands per second"));
+    leftAxis(majorRect)->setLabel(i18nc("@label:axis", "per second"));
+    leftAxis(diskRect)->setRange(0, 1);
+    leftAxis(minorRect)->setRange(0, 1);
+    leftAxis(majorRect)->setRange(0, 10);
+
+    plot->legend->setVisible(true);
+    diskRect->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(0, 4, 0, 0));
+    plot->legend->setRowSpacing(0);
+    plot->legend->setColumnSpacing(16);
+
+    plot->setWhatsThis(
+        i18nc("@info:whatsthis",
+              "How busy the page cache is, from /proc/vmstat. Disk reads and writes: data moved between the cache and the disks. Minor faults: a "
+              "program touched a page that was already in memory. Major faults: it had to wait for the disk. Refaults: file pages read again soon "
+              "after the kernel evicted them, a sign that the cache is too small for what runs."));
+    plot->setMouseTracking(true);
+    plot->installEventFilter(this);
+    connect(plot, &QCustomPlot::mouseMove, this, [this, plot](QMouseEvent *event) {
+        showHover(plot, event->position().toPoint());
+    });
+}
+
+void MemoryPanel::setUpTimeAxis()
+{
+    // Seconds relative to the newest sample, labelled the way people say it,
+    // with about five labels whatever the length.
+    const int minutes = static_cast<int>(std::lround(m_historySeconds / 60.0));
+    auto timeTicker = QSharedPointer<QCPAxisTickerText>::create();
+    if (minutes <= 1) {
+        timeTicker->addTick(-60.0, i18ncp("@label:axis time", "%1 minute ago", "%1 minutes ago", 1));
+        timeTicker->addTick(-30.0, i18ncp("@label:axis time", "%1 second ago", "%1 seconds ago", 30));
+    } else {
+        const int step = minutes <= 6 ? 1 : minutes <= 12 ? 2 : minutes <= 30 ? 5 : 10;
+        for (int ago = step; ago <= minutes; ago += step) {
+            timeTicker->addTick(-60.0 * ago, i18ncp("@label:axis time", "%1 minute ago", "%1 minutes ago", ago));
+        }
+    }
+    timeTicker->addTick(0, i18nc("@label:axis time", "now"));
+    timeTicker->setSubTickCount(1);
+    m_ui->plot->xAxis->setTicker(timeTicker);
+    m_ui->plot->xAxis->setRange(-m_historySeconds, 0);
+
+    // The activity panes are a third as wide: short labels, about three of them.
+    auto shortTicker = QSharedPointer<QCPAxisTickerText>::create();
+    if (minutes <= 1) {
+        shortTicker->addTick(-30.0, i18nc("@label:axis time, short", "−%1 s", 30));
+    } else {
+        const int wanted = (minutes + 2) / 3;
+        const int step = wanted <= 1 ? 1 : wanted <= 2 ? 2 : wanted <= 5 ? 5 : wanted <= 10 ? 10 : 20;
+        for (int ago = step; ago <= minutes; ago += step) {
+            shortTicker->addTick(-60.0 * ago, i18nc("@label:axis time, short", "−%1 min", ago));
+        }
+    }
+    shortTicker->addTick(0, i18nc("@label:axis time", "now"));
+    shortTicker->setSubTickCount(1);
+    for (QCPAxisRect *rect : m_ui->ratesPlot->axisRects()) {
+        bottomAxis(rect)->setTicker(shortTicker);
+        bottomAxis(rect)->setRange(-m_historySeconds, 0);
+    }
+}
+
+void MemoryPanel::setHistoryMinutes(int minutes)
+{
+    const double seconds = std::clamp(minutes, 1, 24 * 60) * 60.0;
+    if (seconds == m_historySeconds) {
+        return;
+    }
+    m_historySeconds = seconds;
+    setUpTimeAxis();
+    if (!m_samples.empty()) {
+        while (m_samples.size() > 2 && m_samples.back().time - m_samples[1].time > m_historySeconds) {
+            m_samples.pop_front();
+        }
+        replot();
+        replotRates();
+    }
 }
 
 void MemoryPanel::applyPalette()
 {
-    QCustomPlot *plot = m_ui->plot;
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
     QColor gridColor = text;
     gridColor.setAlpha(50);
 
-    plot->setBackground(pal.brush(QPalette::Window));
-    plot->axisRect()->setBackground(pal.brush(QPalette::Base));
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis, plot->yAxis2, plot->xAxis2}) {
-        axis->setBasePen(QPen(text, 1));
-        axis->setTickPen(QPen(text, 1));
-        axis->setSubTickPen(QPen(text, 1));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        axis->setTickLabelFont(font());
-        axis->setLabelFont(font());
-        axis->grid()->setPen(QPen(gridColor, 1, Qt::DotLine));
-        axis->grid()->setZeroLinePen(Qt::NoPen);
+    for (QCustomPlot *plot : {m_ui->plot, m_ui->ratesPlot}) {
+        plot->setBackground(pal.brush(QPalette::Window));
+        for (QCPAxisRect *rect : plot->axisRects()) {
+            rect->setBackground(pal.brush(QPalette::Base));
+            for (QCPAxis *axis : rect->axes()) {
+                axis->setBasePen(QPen(text, 1));
+                axis->setTickPen(QPen(text, 1));
+                axis->setSubTickPen(QPen(text, 1));
+                axis->setTickLabelColor(text);
+                axis->setLabelColor(text);
+                axis->setTickLabelFont(font());
+                axis->setLabelFont(font());
+                axis->grid()->setPen(QPen(gridColor, 1, Qt::DotLine));
+                axis->grid()->setZeroLinePen(Qt::NoPen);
+            }
+        }
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+            // The pane titles of the activity plot live in a nested grid.
+            auto *grid = qobject_cast<QCPLayoutGrid *>(plot->plotLayout()->elementAt(i));
+            if (!grid) {
+                continue;
+            }
+            for (int j = 0; j < grid->elementCount(); ++j) {
+                if (auto *title = qobject_cast<QCPTextElement *>(grid->elementAt(j))) {
+                    title->setTextColor(text);
+                    title->setFont(font());
+                }
+            }
+        }
+        plot->legend->setBrush(pal.brush(QPalette::Window));
+        plot->legend->setTextColor(text);
+        plot->legend->setFont(font());
     }
-    plot->legend->setBrush(pal.brush(QPalette::Window));
-    plot->legend->setTextColor(text);
-    plot->legend->setFont(font());
+    for (QCPItemStraightLine *line : std::as_const(m_hoverLines)) {
+        line->setPen(QPen(text, 1));
+    }
 }
 
 void MemoryPanel::setUpTable()
@@ -209,11 +461,16 @@ void MemoryPanel::addSample(const MemorySample &sample)
 {
     m_samples.push_back(sample);
     // Keep one sample beyond the left edge so that the areas reach it.
-    while (m_samples.size() > 2 && sample.time - m_samples[1].time > historySeconds) {
+    while (m_samples.size() > 2 && sample.time - m_samples[1].time > m_historySeconds) {
         m_samples.pop_front();
     }
     updateTable(sample);
     replot();
+    if (sample.rates || m_ratesShown) {
+        replotRates();
+    } else {
+        m_ratesPlotStale = true;
+    }
 }
 
 void MemoryPanel::replot()
@@ -261,7 +518,64 @@ void MemoryPanel::replot()
     // Headroom above the highest line, but never a scale so fine that a few
     // kilobytes of dirty data look like a storm.
     m_ui->plot->yAxis2->setRange(0, std::max(16.0, highestLine * 1.25));
-    m_ui->plot->replot(QCustomPlot::rpQueuedReplot);
+
+    // Filling the data costs microseconds; drawing it costs milliseconds,
+    // and is done only when someone can see it (and when they come back).
+    if (canBeSeen(m_ui->plot)) {
+        m_ui->plot->replot(QCustomPlot::rpQueuedReplot);
+    } else {
+        m_plotStale = true;
+    }
+}
+
+void MemoryPanel::replotRates()
+{
+    if (m_samples.empty()) {
+        return;
+    }
+    const double now = m_samples.back().time;
+    const auto count = static_cast<qsizetype>(m_samples.size());
+    QList<double> keys, read, written, minor, major, refaults;
+    for (QList<double> *list : {&keys, &read, &written, &minor, &major, &refaults}) {
+        list->reserve(count);
+    }
+    double highestDisk = 0, highestMinor = 0, highestMajor = 0;
+    // A sample without rates (vmstat was not read then) becomes a gap.
+    const double gap = std::numeric_limits<double>::quiet_NaN();
+    for (const MemorySample &sample : m_samples) {
+        keys.append(sample.time - now);
+        if (!sample.rates) {
+            for (QList<double> *list : {&read, &written, &minor, &major, &refaults}) {
+                list->append(gap);
+            }
+            continue;
+        }
+        const VmStatRates &rates = *sample.rates;
+        read.append(rates.readKiBPerSecond / 1024.0);
+        written.append(rates.writtenKiBPerSecond / 1024.0);
+        // Thousands: a busy desktop has tens of thousands a second, and
+        // six-digit tick labels would crowd the narrow pane.
+        minor.append(rates.minorFaultsPerSecond / 1000.0);
+        major.append(rates.majorFaultsPerSecond);
+        refaults.append(rates.refaultsPerSecond.value_or(gap));
+        highestDisk = std::max({highestDisk, read.back(), written.back()});
+        highestMinor = std::max(highestMinor, minor.back());
+        highestMajor = std::max({highestMajor, major.back(), rates.refaultsPerSecond.value_or(0)});
+    }
+    m_readGraph->setData(keys, read, true);
+    m_writtenGraph->setData(keys, written, true);
+    m_minorFaultsGraph->setData(keys, minor, true);
+    m_majorFaultsGraph->setData(keys, major, true);
+    m_refaultsGraph->setData(keys, refaults, true);
+    m_readGraph->valueAxis()->setRange(0, std::max(1.0, highestDisk * 1.2));
+    m_minorFaultsGraph->valueAxis()->setRange(0, std::max(1.0, highestMinor * 1.2));
+    m_majorFaultsGraph->valueAxis()->setRange(0, std::max(10.0, highestMajor * 1.2));
+
+    if (m_ratesShown) {
+        m_ui->ratesPlot->replot(QCustomPlot::rpQueuedReplot);
+    } else {
+        m_ratesPlotStale = true;
+    }
 }
 
 void MemoryPanel::updateTable(const MemorySample &sample)
@@ -280,6 +594,315 @@ void MemoryPanel::updateTable(const MemorySample &sample)
     set(SwapRow, TotalColumn, formatBytes(figures.swapTotal));
     set(SwapRow, UsedColumn, formatBytes(figures.swapUsed));
     set(SwapRow, FreeColumn, formatBytes(figures.swapFree));
+}
+
+bool MemoryPanel::ratesShown() const
+{
+    return m_ratesShown;
+}
+
+void MemoryPanel::updateVisibility()
+{
+    const bool ratesShown = canBeSeen(this) && m_ui->plotTabs->currentWidget() == m_ui->activityTab;
+    if (canBeSeen(m_ui->plot) && m_plotStale) {
+        m_plotStale = false;
+        m_ui->plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    if (ratesShown != m_ratesShown) {
+        m_ratesShown = ratesShown;
+        if (ratesShown && m_ratesPlotStale) {
+            // Its data may be behind too: the samples since then have none.
+            m_ratesPlotStale = false;
+            replotRates();
+        }
+        Q_EMIT ratesShownChanged(ratesShown);
+    }
+}
+
+void MemoryPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    updateVisibility();
+}
+
+void MemoryPanel::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    updateVisibility();
+}
+
+const MemorySample *MemoryPanel::sampleNear(double key) const
+{
+    if (m_samples.empty()) {
+        return nullptr;
+    }
+    const double time = m_samples.back().time + key;
+    auto after = std::lower_bound(m_samples.begin(), m_samples.end(), time, [](const MemorySample &sample, double t) {
+        return sample.time < t;
+    });
+    if (after == m_samples.end()) {
+        return &m_samples.back();
+    }
+    if (after != m_samples.begin()) {
+        const auto before = std::prev(after);
+        if (time - before->time < after->time - time) {
+            return &*before;
+        }
+    }
+    return &*after;
+}
+
+QString MemoryPanel::timeText(double key) const
+{
+    const auto milliseconds = static_cast<quint64>(std::llround(std::abs(key) * 1000.0));
+    if (milliseconds < 500) {
+        return i18nc("@label time of a sample", "Now");
+    }
+    return i18nc("@label time of a sample, %1 is a duration", "%1 ago", KFormat().formatSpelloutDuration(milliseconds));
+}
+
+QString MemoryPanel::memoryHoverText(double key) const
+{
+    const MemorySample *sample = sampleNear(key);
+    if (!sample) {
+        return {};
+    }
+    const Cachescope::FreeFigures &figures = sample->figures;
+    QString rows;
+    rows += hoverRow(usedColor, m_usedGraph->name(), formatBytes(figures.used));
+    rows += hoverRow(buffersColor, m_buffersGraph->name(), formatBytes(figures.buffers));
+    rows += hoverRow(cacheColor, m_cacheGraph->name(), formatBytes(figures.cache));
+    rows += hoverRow(freeColor, m_freeGraph->name(), formatBytes(figures.free));
+    rows += hoverRow(dirtyColor, i18nc("@label memory figure", "Dirty"), formatBytes(sample->dirty));
+    rows += hoverRow(writebackColor, i18nc("@label memory figure", "Writeback"), formatBytes(sample->writeback));
+    rows += hoverRow(Qt::transparent, i18nc("@label memory figure", "Available"), formatBytes(figures.available));
+    return QStringLiteral("<b>%1</b><table>%2</table>").arg(timeText(sample->time - m_samples.back().time).toHtmlEscaped(), rows);
+}
+
+QString MemoryPanel::ratesHoverText(double key) const
+{
+    const MemorySample *sample = sampleNear(key);
+    if (!sample) {
+        return {};
+    }
+    const QString heading = QStringLiteral("<b>%1</b>").arg(timeText(sample->time - m_samples.back().time).toHtmlEscaped());
+    if (!sample->rates) {
+        return heading + QStringLiteral("<br>") + i18nc("@info:tooltip", "Not measured: activity is read only while this tab is on screen.").toHtmlEscaped();
+    }
+    const VmStatRates &rates = *sample->rates;
+    QString rows;
+    rows += hoverRow(readColor, m_readGraph->name(), formatByteRate(rates.readKiBPerSecond));
+    rows += hoverRow(writtenColor, m_writtenGraph->name(), formatByteRate(rates.writtenKiBPerSecond));
+    rows += hoverRow(minorFaultsColor, m_minorFaultsGraph->name(), formatRate(rates.minorFaultsPerSecond));
+    rows += hoverRow(majorFaultsColor, m_majorFaultsGraph->name(), formatRate(rates.majorFaultsPerSecond));
+    rows += hoverRow(refaultsColor,
+                     m_refaultsGraph->name(),
+                     rates.refaultsPerSecond ? formatRate(*rates.refaultsPerSecond) : i18nc("@item not known on this kernel", "unknown"));
+    return QStringLiteral("%1<table>%2</table>").arg(heading, rows);
+}
+
+void MemoryPanel::showHover(QCustomPlot *plot, const QPoint &position)
+{
+    QCPAxisRect *rect = plot->axisRectAt(position);
+    if (!rect || m_samples.empty() || !rect->rect().contains(position)) {
+        for (QCPItemStraightLine *line : std::as_const(m_hoverLines)) {
+            line->setVisible(false);
+        }
+        QToolTip::hideText();
+        plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const double key = std::clamp(bottomAxis(rect)->pixelToCoord(position.x()), -m_historySeconds, 0.0);
+    const MemorySample *sample = sampleNear(key);
+    const double sampleKey = sample->time - m_samples.back().time;
+
+    // One line per pane, made the first time it is needed.
+    for (QCPAxisRect *paneRect : plot->axisRects()) {
+        auto found = std::find_if(m_hoverLines.begin(), m_hoverLines.end(), [paneRect](QCPItemStraightLine *line) {
+            return line->clipAxisRect() == paneRect;
+        });
+        QCPItemStraightLine *line = found != m_hoverLines.end() ? *found : nullptr;
+        if (!line) {
+            line = new QCPItemStraightLine(plot);
+            line->setClipAxisRect(paneRect);
+            line->point1->setAxes(bottomAxis(paneRect), leftAxis(paneRect));
+            line->point2->setAxes(bottomAxis(paneRect), leftAxis(paneRect));
+            line->setPen(QPen(palette().color(QPalette::WindowText), 1));
+            line->setSelectable(false);
+            m_hoverLines.append(line);
+        }
+        line->point1->setCoords(sampleKey, 0);
+        line->point2->setCoords(sampleKey, 1);
+        line->setVisible(true);
+    }
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    const QString text = plot == m_ui->plot ? memoryHoverText(key) : ratesHoverText(key);
+    QToolTip::showText(plot->mapToGlobal(position), text, plot);
+}
+
+bool MemoryPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Leave && (watched == m_ui->plot || watched == m_ui->ratesPlot)) {
+        auto *plot = static_cast<QCustomPlot *>(watched);
+        for (QCPItemStraightLine *line : std::as_const(m_hoverLines)) {
+            if (line->parentPlot() == plot) {
+                line->setVisible(false);
+            }
+        }
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+bool MemoryPanel::exportPlot(const QString &path, QString *error)
+{
+    const auto fail = [&](const QString &reason) {
+        if (error) {
+            *error = i18nc("@info %1 is a file path", "Could not save the plot to %1: %2", path, reason);
+        }
+        return false;
+    };
+    QCustomPlot *plot = m_ui->plotTabs->currentWidget() == m_ui->activityTab ? m_ui->ratesPlot : m_ui->plot;
+    // What is on screen, at its size; laid out afresh for a plot never shown.
+    const QSize size = plot->width() >= 200 && plot->height() >= 100 ? plot->size() : fallbackExportSize;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+
+    // QSaveFile: a failed export never leaves half a file behind.
+    QSaveFile file(path);
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("pdf")) {
+        return fail(i18nc("@info", "the name must end in .png or .pdf"));
+    }
+    if (!file.open(QIODevice::WriteOnly)) {
+        return fail(file.errorString());
+    }
+    if (suffix == QLatin1String("png")) {
+        if (!plot->toPixmap(size.width(), size.height()).save(&file, "PNG")) {
+            file.cancelWriting();
+            return fail(file.errorString().isEmpty() ? i18nc("@info", "the image could not be encoded") : file.errorString());
+        }
+    } else {
+        // Vector output: one PDF point per pixel on screen.
+        QPdfWriter writer(&file);
+        writer.setCreator(i18nc("@info PDF creator", "Cachescope"));
+        writer.setTitle(m_ui->plotTabs->tabText(m_ui->plotTabs->currentIndex()).remove(QLatin1Char('&')));
+        writer.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QCPPainter painter;
+        if (!painter.begin(&writer)) {
+            file.cancelWriting();
+            return fail(i18nc("@info", "the PDF document could not be started"));
+        }
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        painter.setWindow(0, 0, size.width(), size.height());
+        plot->toPainter(&painter, size.width(), size.height());
+        painter.end();
+    }
+    if (!file.commit()) {
+        return fail(file.errorString());
+    }
+    return true;
+}
+
+bool MemoryPanel::exportSamples(const QString &path, QString *error)
+{
+    QSaveFile file(path);
+    const auto fail = [&](const QString &reason) {
+        if (error) {
+            *error = i18nc("@info %1 is a file path", "Could not save the samples to %1: %2", path, reason);
+        }
+        return false;
+    };
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        return fail(file.errorString());
+    }
+    // Machine-readable names and plain units (bytes, per second), so that a
+    // spreadsheet or a script reads them without guessing.
+    QByteArray csv(
+        "time,total_bytes,used_bytes,free_bytes,shared_bytes,buffers_bytes,cache_bytes,available_bytes,swap_total_bytes,swap_used_bytes,"
+        "dirty_bytes,writeback_bytes,read_kib_per_s,written_kib_per_s,minor_faults_per_s,major_faults_per_s,refaults_per_s\n");
+    for (const MemorySample &sample : m_samples) {
+        const Cachescope::FreeFigures &f = sample.figures;
+        QStringList fields = {
+            QDateTime::fromMSecsSinceEpoch(sample.wallClockMSecs, QTimeZone::UTC).toString(Qt::ISODateWithMs),
+            QString::number(f.total),
+            QString::number(f.used),
+            QString::number(f.free),
+            QString::number(f.shared),
+            QString::number(f.buffers),
+            QString::number(f.cache),
+            QString::number(f.available),
+            QString::number(f.swapTotal),
+            QString::number(f.swapUsed),
+            QString::number(sample.dirty),
+            QString::number(sample.writeback),
+        };
+        if (sample.rates) {
+            const VmStatRates &rates = *sample.rates;
+            fields << csvNumber(rates.readKiBPerSecond) << csvNumber(rates.writtenKiBPerSecond) << csvNumber(rates.minorFaultsPerSecond)
+                   << csvNumber(rates.majorFaultsPerSecond) << (rates.refaultsPerSecond ? csvNumber(*rates.refaultsPerSecond) : QString());
+        } else {
+            // Not measured: empty, not zero.
+            fields << QString() << QString() << QString() << QString() << QString();
+        }
+        csv += fields.join(QLatin1Char(',')).toUtf8() + '\n';
+    }
+    if (file.write(csv) != csv.size()) {
+        file.cancelWriting();
+        return fail(file.errorString());
+    }
+    if (!file.commit()) {
+        return fail(file.errorString());
+    }
+    return true;
+}
+
+void MemoryPanel::askExportPlot()
+{
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmmss"));
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    const QString pngFilter = i18nc("@item:inlistbox file type", "PNG image (*.png)");
+    const QString pdfFilter = i18nc("@item:inlistbox file type", "PDF document (*.pdf)");
+    QString filter = pngFilter;
+    QString path = QFileDialog::getSaveFileName(this,
+                                                i18nc("@title:window", "Export Plot"),
+                                                QDir(folder).filePath(QStringLiteral("cachescope-%1.png").arg(stamp)),
+                                                pngFilter + QStringLiteral(";;") + pdfFilter,
+                                                &filter);
+    if (path.isEmpty()) {
+        return;
+    }
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += filter == pdfFilter ? QStringLiteral(".pdf") : QStringLiteral(".png");
+    }
+    QString error;
+    if (exportPlot(path, &error)) {
+        Q_EMIT message(i18nc("@info %1 is a file path", "Saved the plot to %1.", path), false);
+    } else {
+        Q_EMIT message(error, true);
+    }
+}
+
+void MemoryPanel::askExportSamples()
+{
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmmss"));
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    QString path = QFileDialog::getSaveFileName(this,
+                                                i18nc("@title:window", "Export Samples"),
+                                                QDir(folder).filePath(QStringLiteral("cachescope-%1.csv").arg(stamp)),
+                                                i18nc("@item:inlistbox file type", "CSV table (*.csv)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += QStringLiteral(".csv");
+    }
+    QString error;
+    if (exportSamples(path, &error)) {
+        Q_EMIT message(i18ncp("@info %2 is a file path", "Saved %1 sample to %2.", "Saved %1 samples to %2.", int(m_samples.size()), path), false);
+    } else {
+        Q_EMIT message(error, true);
+    }
 }
 
 void MemoryPanel::showError(const QString &message)
@@ -309,6 +932,7 @@ void MemoryPanel::changeEvent(QEvent *event)
         applyPalette();
         fitTableHeight();
         m_ui->plot->replot(QCustomPlot::rpQueuedReplot);
+        m_ui->ratesPlot->replot(QCustomPlot::rpQueuedReplot);
         break;
     default:
         break;

@@ -11,7 +11,10 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemStraightLine;
 class QTableWidget;
+class QTabWidget;
+class KActionCollection;
 class KMessageWidget;
 
 namespace Ui
@@ -19,16 +22,16 @@ namespace Ui
 class MemoryPanelBase;
 }
 
-// Memory at a glance: a stacked plot of the last five minutes (used, buffers,
-// cache, free; dirty and writeback as lines on their own scale) above a
-// table with the figures `free` prints.
+// Memory at a glance: a stacked plot of the last minutes (used, buffers,
+// cache, free; dirty and writeback as lines on their own scale), a second
+// tab with page cache activity from /proc/vmstat, and below them a table
+// with the figures `free` prints.
 class MemoryPanel : public QWidget
 {
     Q_OBJECT
 
 public:
-    // How far back the plot reaches.
-    static constexpr double historySeconds = 300;
+    static constexpr int defaultHistoryMinutes = 5;
 
     explicit MemoryPanel(QWidget *parent = nullptr);
     ~MemoryPanel() override;
@@ -48,11 +51,38 @@ public:
         SwapRow,
         RowCount
     };
+    enum Tab {
+        MemoryTab,
+        ActivityTab
+    };
+
+    // memory_export_plot and memory_export_samples (before setupGUI).
+    void setUpActions(KActionCollection *collection);
 
     [[nodiscard]] QCustomPlot *plot() const;
+    [[nodiscard]] QCustomPlot *ratesPlot() const;
+    [[nodiscard]] QTabWidget *tabs() const;
     [[nodiscard]] QTableWidget *figuresTable() const;
     [[nodiscard]] KMessageWidget *messageWidget() const;
     [[nodiscard]] std::size_t sampleCount() const;
+    [[nodiscard]] const std::deque<MemorySample> &samples() const;
+
+    void setHistoryMinutes(int minutes);
+    [[nodiscard]] double historySeconds() const;
+
+    // Whether the activity plot is on screen, and so whether vmstat needs reading.
+    [[nodiscard]] bool ratesShown() const;
+
+    // What hovering shows at `key` seconds relative to the newest sample (a
+    // negative number): the sample nearest to it. Empty without samples.
+    [[nodiscard]] QString memoryHoverText(double key) const;
+    [[nodiscard]] QString ratesHoverText(double key) const;
+
+    // Writes the plot of the current tab as PNG or PDF (by the name's
+    // suffix), or every sample in the history as CSV. On failure: false and
+    // *error names the path and the reason.
+    bool exportPlot(const QString &path, QString *error = nullptr);
+    bool exportSamples(const QString &path, QString *error = nullptr);
 
     // The human-readable size the table and the plot's tooltips use.
     [[nodiscard]] static QString formatBytes(uint64_t bytes);
@@ -61,20 +91,44 @@ public Q_SLOTS:
     void addSample(const MemorySample &sample);
     void showError(const QString &message);
     void clearError();
+    // The window calls this when it is minimised or restored: nothing is
+    // drawn that nobody can see.
+    void updateVisibility();
+
+Q_SIGNALS:
+    void ratesShownChanged(bool shown);
+    // Something a person should read, such as where an export went.
+    void message(const QString &text, bool isError);
 
 protected:
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void setUpPlot();
+    void setUpRatesPlot();
+    void setUpTimeAxis();
     void applyPalette();
     void setUpTable();
     void fitTableHeight();
     void replot();
+    void replotRates();
     void updateTable(const MemorySample &sample);
+    void showHover(QCustomPlot *plot, const QPoint &position);
+    [[nodiscard]] const MemorySample *sampleNear(double key) const;
+    [[nodiscard]] QString timeText(double key) const;
+    void askExportPlot();
+    void askExportSamples();
 
     std::unique_ptr<Ui::MemoryPanelBase> m_ui;
     std::deque<MemorySample> m_samples;
+    double m_historySeconds = defaultHistoryMinutes * 60.0;
+    bool m_ratesShown = false;
+    // Set when samples arrived while a plot could not be seen.
+    bool m_plotStale = false;
+    bool m_ratesPlotStale = false;
 
     // Stacked from the bottom: each graph's values include those below it,
     // and each is filled down to the one below.
@@ -85,4 +139,14 @@ private:
     // Megabytes rather than gigabytes: on the GiB scale they would be a flat line.
     QCPGraph *m_dirtyGraph = nullptr;
     QCPGraph *m_writebackGraph = nullptr;
+
+    // Three panes side by side, each with numbers of one kind.
+    QCPGraph *m_readGraph = nullptr;
+    QCPGraph *m_writtenGraph = nullptr;
+    QCPGraph *m_minorFaultsGraph = nullptr;
+    QCPGraph *m_majorFaultsGraph = nullptr;
+    QCPGraph *m_refaultsGraph = nullptr;
+
+    // The moment hovering points at, one line per pane.
+    QList<QCPItemStraightLine *> m_hoverLines;
 };

@@ -7,6 +7,48 @@
 
 #include <KLocalizedString>
 
+#include <QDateTime>
+
+namespace
+{
+
+// Counters only grow; a smaller value means the counter was reset (or the
+// fields belong to another kernel), and no activity is the honest answer.
+double perSecond(uint64_t earlier, uint64_t later, double seconds)
+{
+    return later >= earlier ? static_cast<double>(later - earlier) / seconds : 0.0;
+}
+
+double monotonicSeconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
+std::optional<VmStatRates> vmStatRates(const Cachescope::VmStat &earlier, const Cachescope::VmStat &later, double seconds)
+{
+    if (!(seconds > 0)) {
+        return std::nullopt;
+    }
+    VmStatRates rates;
+    rates.readKiBPerSecond = perSecond(earlier.value("pgpgin"), later.value("pgpgin"), seconds);
+    rates.writtenKiBPerSecond = perSecond(earlier.value("pgpgout"), later.value("pgpgout"), seconds);
+    const auto minorFaults = [](const Cachescope::VmStat &vmStat) {
+        const uint64_t all = vmStat.value("pgfault");
+        const uint64_t major = vmStat.value("pgmajfault");
+        return all >= major ? all - major : 0;
+    };
+    rates.minorFaultsPerSecond = perSecond(minorFaults(earlier), minorFaults(later), seconds);
+    rates.majorFaultsPerSecond = perSecond(earlier.value("pgmajfault"), later.value("pgmajfault"), seconds);
+    const auto refaultsBefore = Cachescope::fileRefaults(earlier);
+    const auto refaultsAfter = Cachescope::fileRefaults(later);
+    if (refaultsBefore && refaultsAfter) {
+        rates.refaultsPerSecond = perSecond(*refaultsBefore, *refaultsAfter, seconds);
+    }
+    return rates;
+}
+
 MemorySampler::MemorySampler(const QString &procRoot, QObject *parent)
     : QObject(parent)
     , m_procRoot(procRoot)
@@ -31,6 +73,8 @@ void MemorySampler::start()
 void MemorySampler::stop()
 {
     m_timer.stop();
+    // Rates across a pause would average over it; start again afresh.
+    m_previousVmStat.reset();
 }
 
 bool MemorySampler::isRunning() const
@@ -43,9 +87,33 @@ void MemorySampler::setInterval(std::chrono::milliseconds interval)
     m_timer.setInterval(interval);
 }
 
+std::chrono::milliseconds MemorySampler::interval() const
+{
+    return m_timer.intervalAsDuration();
+}
+
 QString MemorySampler::procRoot() const
 {
     return m_procRoot;
+}
+
+void MemorySampler::setRatesEnabled(bool enabled)
+{
+    if (enabled == m_ratesEnabled) {
+        return;
+    }
+    m_ratesEnabled = enabled;
+    m_previousVmStat.reset();
+    if (enabled && m_timer.isActive()) {
+        // The reading the first rate is measured from, without waiting a period.
+        m_previousVmStat = Cachescope::readVmStat(m_procRoot.toStdString());
+        m_previousVmStatTime = monotonicSeconds();
+    }
+}
+
+bool MemorySampler::ratesEnabled() const
+{
+    return m_ratesEnabled;
 }
 
 std::optional<MemorySample> MemorySampler::sampleNow()
@@ -70,10 +138,35 @@ std::optional<MemorySample> MemorySampler::sampleNow()
     }
 
     MemorySample sample;
-    sample.time = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    sample.time = monotonicSeconds();
+    sample.wallClockMSecs = QDateTime::currentMSecsSinceEpoch();
     sample.figures = Cachescope::freeFigures(*memInfo);
     sample.dirty = memInfo->value("Dirty");
     sample.writeback = memInfo->value("Writeback");
+    if (m_ratesEnabled) {
+        readRates(sample);
+    }
     Q_EMIT sampled(sample);
     return sample;
+}
+
+void MemorySampler::readRates(MemorySample &sample)
+{
+    std::string error;
+    auto vmStat = Cachescope::readVmStat(m_procRoot.toStdString(), &error);
+    if (!vmStat) {
+        // The memory figures still come; the activity plot shows a gap. Said
+        // once, in the log: the plot's emptiness speaks for itself.
+        if (!m_vmStatWarned) {
+            m_vmStatWarned = true;
+            qCWarning(CACHESCOPE_APP) << QString::fromStdString(error);
+        }
+        m_previousVmStat.reset();
+        return;
+    }
+    if (m_previousVmStat) {
+        sample.rates = vmStatRates(*m_previousVmStat, *vmStat, sample.time - m_previousVmStatTime);
+    }
+    m_previousVmStat = std::move(vmStat);
+    m_previousVmStatTime = sample.time;
 }

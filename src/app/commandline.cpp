@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "commandline.h"
+
+#include "cachescope_app_debug.h"
+
+#include <KAboutData>
+#include <KLocalizedString>
+
+#include <QCommandLineParser>
+
+void setUpCommandLine(QCommandLineParser &parser)
+{
+    KAboutData::applicationData().setupCommandLine(&parser);
+    parser.addPositionalArgument(QStringLiteral("files"),
+                                 i18nc("@info:shell", "Files and folders to inspect"),
+                                 i18nc("@info:shell command-line syntax", "[FILE|FOLDER...]"));
+}
+
+QList<QUrl> urlsFromArguments(const QStringList &positionalArguments, const QString &workingDirectory)
+{
+    QList<QUrl> urls;
+    urls.reserve(positionalArguments.size());
+    for (const QString &argument : positionalArguments) {
+        if (argument.isEmpty()) {
+            continue;
+        }
+        // AssumeLocalFile: a name like "www.log" is a file here, not a web site.
+        urls.append(QUrl::fromUserInput(argument, workingDirectory, QUrl::AssumeLocalFile));
+    }
+    return urls;
+}
+
+QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &workingDirectory)
+{
+    if (arguments.isEmpty()) {
+        return {};
+    }
+    QCommandLineParser parser;
+    setUpCommandLine(parser);
+    // parse(), not process(): a bad option from another start must not end
+    // the running window. Whatever could be parsed is still used.
+    if (!parser.parse(arguments)) {
+        qCWarning(CACHESCOPE_APP) << "ignoring a bad option of a second start:" << parser.errorText();
+    }
+    return urlsFromArguments(parser.positionalArguments(), workingDirectory);
+}

@@ -6,7 +6,6 @@
 #include "cachescopesettings.h"
 #include "commandline.h"
 #include "filespanel.h"
-#include "heatmapwidget.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
 #include "ui_SettingsAppearanceBase.h"
@@ -201,11 +200,8 @@ void MainWindow::applySettings()
     m_filesPanel->setHeatmapCells(settings->heatmapCells());
     m_filesPanel->setFollowSymlinks(settings->followSymlinks());
     m_filesPanel->setOneFileSystem(settings->oneFileSystem());
-    // FilesPanel has no colour setter of its own; its heatmaps take them.
-    const auto heatmaps = m_filesPanel->findChildren<HeatmapWidget *>();
-    for (HeatmapWidget *heatmap : heatmaps) {
-        heatmap->setColors(settings->residentColor(), settings->dirtyColor(), settings->emptyColor());
-    }
+    // The residency strips of the list and the heatmap take the same colours.
+    m_filesPanel->setColors(settings->residentColor(), settings->dirtyColor(), settings->emptyColor());
 }
 
 void MainWindow::showMessage(const QString &text, bool isError)

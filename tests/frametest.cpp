@@ -40,6 +40,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QMenuBar>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -158,6 +159,37 @@ private Q_SLOTS:
         }
         QCOMPARE(window.actionCollection()->action(QStringLiteral("file_quit"))->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
         QCOMPARE(window.actionCollection()->action(QStringLiteral("updates_pause"))->shortcut(), QKeySequence(Qt::Key_Pause));
+    }
+
+    // The helper's actions are in the window; without a helper (no system bus
+    // here) they are disabled and say why. Experiments open their window.
+    void privilegedActionsAndExperiments()
+    {
+        MainWindow window;
+        for (const char *name : {"memory_drop_pagecache", "memory_drop_slab", "memory_drop_all", "swap_off_all", "swap_on_again", "swap_create_file", "swap_remove_file"}) {
+            QAction *action = window.actionCollection()->action(QLatin1String(name));
+            QVERIFY2(action, name);
+            if (!QFile::exists(QStringLiteral("/run/dbus/system_bus_socket"))) {
+                QVERIFY2(!action->isEnabled(), name);
+                QVERIFY2(action->toolTip().contains(QStringLiteral("D-Bus")), qPrintable(action->toolTip()));
+            }
+        }
+        auto *dropMenu = qobject_cast<QMenu *>(window.guiFactory()->container(QStringLiteral("drop_caches"), &window));
+        QVERIFY(dropMenu);
+        QVERIFY(dropMenu->actions().contains(window.actionCollection()->action(QStringLiteral("memory_drop_pagecache"))));
+        auto *tools = qobject_cast<QMenu *>(window.guiFactory()->container(QStringLiteral("tools"), &window));
+        QVERIFY(tools && tools->actions().contains(window.actionCollection()->action(QStringLiteral("tools_experiments"))));
+        QAction *experiments = window.actionCollection()->action(QStringLiteral("tools_experiments"));
+        QVERIFY(experiments);
+        experiments->trigger();
+        QWidget *opened = nullptr;
+        for (QWidget *widget : QApplication::topLevelWidgets()) {
+            if (widget->inherits("ExperimentsWindow") && widget->isVisible()) {
+                opened = widget;
+            }
+        }
+        QVERIFY(opened);
+        opened->close();
     }
 
     void actionsSitInTheirMenusAndToolbar()
@@ -426,6 +458,26 @@ private Q_SLOTS:
         QVERIFY2(rates.contains(KFormat().formatByteSize(2048.0 * 1024)), qPrintable(rates));
         QVERIFY2(rates.contains(QLocale().toString(1500.0, 'f', 0)), qPrintable(rates));
         QVERIFY2(rates.contains(QLocale().toString(12.0, 'f', 0)), qPrintable(rates));
+    }
+
+    // A cache drop or a swap change is marked at its moment, explained on
+    // hover, and scrolls out with the history.
+    void markersMarkAMoment()
+    {
+        MemoryPanel panel;
+        const double now = monotonicSeconds();
+        panel.addSample(makeSample(now - 1, 4));
+        panel.addMarker(QStringLiteral("Dropped the page cache"), QStringLiteral("Cached: 4.0 GiB \u2192 120 MiB"));
+        panel.addSample(makeSample(now + 1, 2));
+        QCOMPARE(panel.markerCount(), 1);
+        const QString near = panel.memoryHoverText(-1);
+        QVERIFY2(near.contains(QStringLiteral("Dropped the page cache")) && near.contains(QStringLiteral("120 MiB")), qPrintable(near));
+        QVERIFY(!panel.memoryHoverText(-200).contains(QStringLiteral("Dropped")));
+        const int itemsWithMarker = panel.plot()->itemCount();
+        // Past the history, the marker and its items go.
+        panel.addSample(makeSample(now + panel.historySeconds() + 10, 2));
+        QCOMPARE(panel.markerCount(), 0);
+        QCOMPARE(panel.plot()->itemCount(), itemsWithMarker - 2);
     }
 
     void hoverDrawsALineAtTheMouse()

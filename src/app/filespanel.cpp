@@ -326,7 +326,7 @@ FilesPanel::FilesPanel(QWidget *parent)
     d->refresh = makeAction("view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now"));
     d->cancel = makeAction("process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load"));
     d->showPrivileged =
-        makeAction("security-high", i18nc("@action", "Show with Administrator Rights"), i18nc("@info:tooltip", "Needs the privileged helper (coming)"));
+        makeAction("security-high", i18nc("@action", "Show with Administrator Rights"), i18nc("@info:tooltip", "The privileged helper is not available"));
     d->showPrivileged->setEnabled(false);
     // The heatmap draws the button for a hidden file; it stays disabled until the helper exists.
     d->heatmap->setPrivilegedViewAvailable(false, d->showPrivileged->toolTip());
@@ -929,11 +929,23 @@ void FilesPanel::setPaused(bool paused)
     }
 }
 
-void FilesPanel::setPrivilegedHelperAvailable(bool available)
+void FilesPanel::setPrivilegedHelperAvailable(bool available, const QString &unavailableReason)
 {
     d->privilegedHelperAvailable = available;
-    d->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file")
-                                            : i18nc("@info:tooltip", "Needs the privileged helper (coming)"));
+    d->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file") : unavailableReason);
     d->heatmap->setPrivilegedViewAvailable(available, d->showPrivileged->toolTip());
     d->updateActions();
+}
+
+int FilesPanel::heatmapCells() const
+{
+    return d->heatmap->cells();
+}
+
+void FilesPanel::showPrivilegedResidency(const std::string &path, const Cachescope::Histogram &histogram)
+{
+    // Only if the heatmap still shows that file: the answer may come late.
+    if (d->heatmap->file() == path) {
+        d->heatmap->setExternalHistogram(histogram);
+    }
 }

@@ -7,6 +7,10 @@
 #include <QUrl>
 #include <QWidget>
 
+#include "residency.h"
+
+#include <string>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -49,7 +53,11 @@ public:
     void setColors(const QColor &resident, const QColor &dirty, const QColor &empty);
     // The hook for the privileged helper: true enables "Show with Administrator
     // Rights" for hidden files, which then emits privilegedViewRequested().
-    void setPrivilegedHelperAvailable(bool available);
+    void setPrivilegedHelperAvailable(bool available, const QString &unavailableReason = {});
+    // Shows residency the helper read (for a hidden file) in the heatmap, if
+    // it still shows that file.
+    void showPrivilegedResidency(const std::string &path, const Cachescope::Histogram &histogram);
+    [[nodiscard]] int heatmapCells() const;
 
     // A scan, eviction, load or URL lookup the person waits for is under way
     // (the quiet live refresh of folders does not count).

@@ -5,9 +5,11 @@
 
 #include "cachescopesettings.h"
 #include "commandline.h"
+#include "experimentswindow.h"
 #include "filespanel.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
+#include "privilegedactions.h"
 #include "ui_SettingsAppearanceBase.h"
 #include "ui_SettingsGeneralBase.h"
 
@@ -76,6 +78,24 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     connect(m_memoryPanel, &MemoryPanel::message, this, &MainWindow::showMessage);
     connect(m_filesPanel, &FilesPanel::message, this, &MainWindow::showMessage);
 
+    // What needs root (drop caches, swap, hidden residency) goes through the
+    // privileged helper; its effects are marked on the memory plot.
+    m_privileged = new PrivilegedActions(this);
+    m_privileged->setDialogParent(this);
+    connect(m_privileged, &PrivilegedActions::markerRequested, m_memoryPanel, [this](const QDateTime &, const QString &label, const QString &details) {
+        m_memoryPanel->addMarker(label, details);
+    });
+    connect(m_privileged, &PrivilegedActions::message, this, &MainWindow::showMessage);
+    connect(m_privileged, &PrivilegedActions::progress, this, [this](const QString &text) {
+        showMessage(text, false);
+    });
+    connect(m_privileged, &PrivilegedActions::availabilityChanged, m_filesPanel, &FilesPanel::setPrivilegedHelperAvailable);
+    m_filesPanel->setPrivilegedHelperAvailable(m_privileged->isAvailable(), m_privileged->unavailableReason());
+    connect(m_filesPanel, &FilesPanel::privilegedViewRequested, m_privileged, [this](const std::string &path) {
+        m_privileged->requestResidency(path, m_filesPanel->heatmapCells());
+    });
+    connect(m_privileged, &PrivilegedActions::residencyReady, m_filesPanel, &FilesPanel::showPrivilegedResidency);
+
     setUpActions();
     // No status bar: messages go to the bar on top, figures to the panels.
     setupGUI(defaultSize, ToolBar | Keys | Save | Create, QStringLiteral("cachescopeui.rc"));
@@ -133,8 +153,19 @@ void MainWindow::setUpActions()
     actions->setDefaultShortcut(pause, QKeySequence(Qt::Key_Pause));
     connect(pause, &QAction::toggled, this, &MainWindow::setUpdatesPaused);
 
+    QAction *experiments = actions->addAction(QStringLiteral("tools_experiments"));
+    experiments->setText(i18nc("@action", "Page Cache Experiments…"));
+    experiments->setIcon(QIcon::fromTheme(QStringLiteral("applications-science")));
+    experiments->setToolTip(i18nc("@info:tooltip", "Run the classic page cache lessons: cold against warm reads, memory pressure, cold starts, writeback, page faults"));
+    actions->setDefaultShortcut(experiments, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
+    connect(experiments, &QAction::triggered, this, [] {
+        // Deletes itself when closed, cancelling what runs.
+        (new ExperimentsWindow)->show();
+    });
+
     m_memoryPanel->setUpActions(actions);
     m_filesPanel->setUpActions(actions);
+    m_privileged->setUpActions(actions);
 }
 
 void MainWindow::setUpdatesPaused(bool paused)

@@ -12,6 +12,7 @@ class KConfigDialog;
 class KMessageWidget;
 class MemoryPanel;
 class MemorySampler;
+class PrivilegedActions;
 class QSplitter;
 
 // The Cachescope window: the files panel above, the memory panel below, a
@@ -65,4 +66,5 @@ private:
     FilesPanel *m_filesPanel = nullptr;
     MemoryPanel *m_memoryPanel = nullptr;
     MemorySampler *m_sampler = nullptr;
+    PrivilegedActions *m_privileged = nullptr;
 };

@@ -513,6 +513,8 @@ void MemoryPanel::replot()
     m_dirtyGraph->setData(keys, dirty, true);
     m_writebackGraph->setData(keys, writeback, true);
 
+    placeMarkers(now);
+
     const double totalGiB = m_samples.back().figures.total / bytesPerGiB;
     m_ui->plot->yAxis->setRange(0, totalGiB > 0 ? totalGiB : 1);
     // Headroom above the highest line, but never a scale so fine that a few
@@ -676,7 +678,64 @@ QString MemoryPanel::memoryHoverText(double key) const
     rows += hoverRow(dirtyColor, i18nc("@label memory figure", "Dirty"), formatBytes(sample->dirty));
     rows += hoverRow(writebackColor, i18nc("@label memory figure", "Writeback"), formatBytes(sample->writeback));
     rows += hoverRow(Qt::transparent, i18nc("@label memory figure", "Available"), formatBytes(figures.available));
-    return QStringLiteral("<b>%1</b><table>%2</table>").arg(timeText(sample->time - m_samples.back().time).toHtmlEscaped(), rows);
+    QString markers;
+    // Markers within a hundredth of the visible time of the pointer.
+    const double now = m_samples.back().time;
+    for (const Marker &marker : m_markers) {
+        if (std::abs(marker.time - now - key) <= m_historySeconds / 100) {
+            markers += QStringLiteral("<br><b>%1</b><br>%2").arg(marker.label.toHtmlEscaped(), marker.details.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+        }
+    }
+    return QStringLiteral("<b>%1</b><table>%2</table>%3").arg(timeText(sample->time - now).toHtmlEscaped(), rows, markers);
+}
+
+int MemoryPanel::markerCount() const
+{
+    return int(m_markers.size());
+}
+
+void MemoryPanel::addMarker(const QString &label, const QString &details)
+{
+    QCustomPlot *plot = m_ui->plot;
+    Marker marker;
+    marker.time = monotonicSeconds();
+    marker.label = label;
+    marker.details = details;
+    marker.line = new QCPItemStraightLine(plot);
+    marker.line->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+    marker.text = new QCPItemText(plot);
+    marker.text->setText(label);
+    marker.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    marker.text->setColor(palette().color(QPalette::Text));
+    marker.text->setBrush(palette().color(QPalette::Base));
+    marker.text->setPadding(QMargins(3, 1, 3, 1));
+    m_markers.push_back(marker);
+    placeMarkers(m_samples.empty() ? marker.time : m_samples.back().time);
+    if (canBeSeen(plot)) {
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void MemoryPanel::placeMarkers(double now)
+{
+    QCustomPlot *plot = m_ui->plot;
+    // Markers that scrolled out of the history go; the rest move with the time axis.
+    std::erase_if(m_markers, [&](const Marker &marker) {
+        if (marker.time - now >= -m_historySeconds) {
+            return false;
+        }
+        plot->removeItem(marker.line);
+        plot->removeItem(marker.text);
+        return true;
+    });
+    for (const Marker &marker : m_markers) {
+        const double key = marker.time - now;
+        marker.line->point1->setCoords(key, 0);
+        marker.line->point2->setCoords(key, 1);
+        marker.text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        marker.text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        marker.text->position->setCoords(key, 0.02);
+    }
 }
 
 QString MemoryPanel::ratesHoverText(double key) const

@@ -8,10 +8,12 @@
 
 #include <deque>
 #include <memory>
+#include <vector>
 
 class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
+class QCPItemText;
 class QTableWidget;
 class QTabWidget;
 class KActionCollection;
@@ -87,8 +89,13 @@ public:
     // The human-readable size the table and the plot's tooltips use.
     [[nodiscard]] static QString formatBytes(uint64_t bytes);
 
+    [[nodiscard]] int markerCount() const;
+
 public Q_SLOTS:
     void addSample(const MemorySample &sample);
+    // Marks this moment on the memory plot (the caches were dropped, swap
+    // went off): a vertical line with a label; hovering near it shows details.
+    void addMarker(const QString &label, const QString &details);
     void showError(const QString &message);
     void clearError();
     // The window calls this when it is minimised or restored: nothing is
@@ -107,6 +114,16 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    struct Marker {
+        double time = 0; // monotonicSeconds()
+        QString label;
+        QString details;
+        QCPItemStraightLine *line = nullptr;
+        QCPItemText *text = nullptr;
+    };
+    void placeMarkers(double now);
+    std::vector<Marker> m_markers;
+
     void setUpPlot();
     void setUpRatesPlot();
     void setUpTimeAxis();

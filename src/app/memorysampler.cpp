@@ -19,12 +19,12 @@ double perSecond(uint64_t earlier, uint64_t later, double seconds)
     return later >= earlier ? static_cast<double>(later - earlier) / seconds : 0.0;
 }
 
+} // namespace
+
 double monotonicSeconds()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-} // namespace
 
 std::optional<VmStatRates> vmStatRates(const Cachescope::VmStat &earlier, const Cachescope::VmStat &later, double seconds)
 {

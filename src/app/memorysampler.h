@@ -32,6 +32,9 @@ struct VmStatRates {
 // is not positive. A counter that went backwards (a reset) counts as zero.
 [[nodiscard]] std::optional<VmStatRates> vmStatRates(const Cachescope::VmStat &earlier, const Cachescope::VmStat &later, double seconds);
 
+// Seconds on the monotonic clock that MemorySample::time uses.
+[[nodiscard]] double monotonicSeconds();
+
 // One reading of /proc/meminfo (and, while someone looks at them, the rates
 // from /proc/vmstat), in the figures the window shows.
 struct MemorySample {

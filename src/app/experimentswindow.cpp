@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "experimentswindow.h"
+
+#include "experimentpage.h"
+
+#include "privileged.h"
+
+#include <KLocalizedString>
+#include <KPageWidget>
+#include <KPageWidgetModel>
+
+#include <QCloseEvent>
+#include <QIcon>
+#include <QTimer>
+
+ExperimentsWindow::ExperimentsWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_pageWidget(new KPageWidget(this))
+{
+    setAttribute(Qt::WA_DeleteOnClose);
+    setObjectName(QStringLiteral("ExperimentsWindow"));
+    setWindowTitle(i18nc("@title:window", "Experiments"));
+    setWindowIcon(QIcon::fromTheme(QStringLiteral("org.kde.cachescope"), QIcon::fromTheme(QStringLiteral("labplot-xy-curve"))));
+    m_pageWidget->setFaceType(KPageWidget::List);
+    setCentralWidget(m_pageWidget);
+
+    const QList<ExperimentPage *> pages = {
+        new ColdReadPage(m_pageWidget),
+        new PressurePage(m_pageWidget),
+        new ColdStartPage(m_pageWidget),
+        new WritebackPage(m_pageWidget),
+        new FaultsPage(m_pageWidget),
+    };
+    for (ExperimentPage *page : pages) {
+        page->setObjectName(page->experimentName() + QStringLiteral("-page"));
+        KPageWidgetItem *item = m_pageWidget->addPage(page, page->title());
+        item->setHeader(page->header());
+        item->setIcon(QIcon::fromTheme(page->iconName()));
+        m_pages << page;
+        m_items << item;
+    }
+    resize(1280, 800);
+
+    // Asking the system bus can take a moment: not before the window shows.
+    QTimer::singleShot(0, this, &ExperimentsWindow::checkHelper);
+}
+
+ExperimentsWindow::~ExperimentsWindow() = default;
+
+void ExperimentsWindow::checkHelper()
+{
+    bool available = false;
+    QString reason;
+    available = Cachescope::Privileged::helperAvailable(&reason);
+    if (!available && reason.isEmpty()) {
+        reason = i18nc("@info:tooltip", "The privileged helper cannot be reached.");
+    }
+    for (ExperimentPage *page : std::as_const(m_pages)) {
+        page->setPrivilegedAvailable(available, reason);
+    }
+}
+
+QList<ExperimentPage *> ExperimentsWindow::pages() const
+{
+    return m_pages;
+}
+
+ExperimentPage *ExperimentsWindow::page(const QString &experimentName) const
+{
+    for (ExperimentPage *page : m_pages) {
+        if (page->experimentName() == experimentName) {
+            return page;
+        }
+    }
+    return nullptr;
+}
+
+void ExperimentsWindow::showPage(ExperimentPage *page)
+{
+    const int index = m_pages.indexOf(page);
+    if (index >= 0) {
+        m_pageWidget->setCurrentPage(m_items[index]);
+    }
+}
+
+KPageWidget *ExperimentsWindow::pageWidget() const
+{
+    return m_pageWidget;
+}
+
+void ExperimentsWindow::closeEvent(QCloseEvent *event)
+{
+    // Closing is cancelling: the pages stop their engines (which remove their
+    // files and put swap back) and wait for them when they are destroyed.
+    for (ExperimentPage *page : std::as_const(m_pages)) {
+        page->cancel();
+    }
+    QMainWindow::closeEvent(event);
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// The Experiments window (issue 5): the classic page-cache lessons, one page
+// each, listed in a sidebar. A window of its own, so that an experiment can
+// run beside the main window's memory plot.
+
+#include <QList>
+#include <QMainWindow>
+
+class KPageWidget;
+class KPageWidgetItem;
+class ExperimentPage;
+
+class ExperimentsWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    // Deletes itself when closed: `(new ExperimentsWindow)->show()`.
+    explicit ExperimentsWindow(QWidget *parent = nullptr);
+    ~ExperimentsWindow() override;
+
+    [[nodiscard]] QList<ExperimentPage *> pages() const;
+    // By engine name: "cold-read", "pressure", "cold-start", "writeback", "faults".
+    [[nodiscard]] ExperimentPage *page(const QString &experimentName) const;
+    void showPage(ExperimentPage *page);
+    [[nodiscard]] KPageWidget *pageWidget() const;
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void checkHelper();
+
+    KPageWidget *m_pageWidget = nullptr;
+    QList<ExperimentPage *> m_pages;
+    QList<KPageWidgetItem *> m_items;
+};

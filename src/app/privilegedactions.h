@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "residency.h"
+
+#include <QDateTime>
+#include <QObject>
+#include <QString>
+#include <QVariantMap>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+class QAction;
+class QWidget;
+class KActionCollection;
+class HeatmapWidget;
+
+namespace Cachescope::Privileged
+{
+struct Result;
+struct FileResidency;
+class RequestQueue;
+}
+
+// The window's side of the privileged helper (issue 4): the Memory menu's
+// Drop Caches and Swap actions, and "Show with Administrator Rights" for
+// files whose residency the kernel hides from us. Every request goes through
+// one Privileged::RequestQueue, because the helper does one thing at a time
+// (helper-security.md rule 14): a second click while one is pending waits its
+// turn instead of getting "busy". Eviction never goes through here (rule 13):
+// the files panel evicts with the user's own descriptors.
+//
+// Wiring in the main window (before setupGUI):
+//
+//     m_privileged = new PrivilegedActions(this);
+//     m_privileged->setDialogParent(this);
+//     m_privileged->setUpActions(actionCollection());
+//     connect(m_privileged, &PrivilegedActions::markerRequested, <memory panel's marker slot>);
+//     connect(m_privileged, &PrivilegedActions::message, <status bar / message widget>);
+//     connect(m_privileged, &PrivilegedActions::progress, <status bar progress>);   // swapoff
+//     m_filesPanel->setPrivilegedHelperAvailable(m_privileged->isAvailable());
+//     connect(m_filesPanel, &FilesPanel::privilegedViewRequested, m_privileged, [this](const std::string &path) {
+//         m_privileged->showResidencyWithAdministratorRights(path, <the files panel's HeatmapWidget>);
+//     });
+//
+// (or requestResidency(path, cells) and residencyReady(path, histogram) where
+// the heatmap is not reachable from the window.)
+class PrivilegedActions : public QObject
+{
+    Q_OBJECT
+
+public:
+    // What a request does; selects texts, confirmation and the marker.
+    enum class Request {
+        DropPageCache, // drop_caches level 1
+        DropDentriesAndInodes, // level 2
+        DropAll, // level 3
+        SwapOffAll,
+        SwapOnAgain,
+        CreateSwapFile,
+        RemoveSwapFile,
+        Residency,
+    };
+    Q_ENUM(Request)
+
+    static constexpr qint64 defaultExperimentSwapBytes = 512LL << 20;
+
+    // Probes the helper once (Privileged::helperAvailable: system bus, polkit, helper).
+    explicit PrivilegedActions(QObject *parent = nullptr);
+    ~PrivilegedActions() override;
+
+    // Registers memory_drop_pagecache, memory_drop_slab, memory_drop_all,
+    // swap_off_all, swap_on_again, swap_create_file and swap_remove_file, plus
+    // the toolbar drop-downs memory_drop_caches and memory_swap that hold them.
+    // All are disabled, with the reason as tooltip, when the helper cannot be reached.
+    void setUpActions(KActionCollection *collection);
+    [[nodiscard]] QAction *action(Request request) const; // nullptr before setUpActions / for Residency
+
+    [[nodiscard]] bool isAvailable() const;
+    // Why not, in a sentence for a tooltip; empty when available.
+    [[nodiscard]] QString unavailableReason() const;
+
+    // Where the confirmations appear (default: the active window).
+    void setDialogParent(QWidget *parent);
+    // Dropping caches and turning swap off ask first (with "don't ask again");
+    // tests switch that off.
+    void setConfirmationsEnabled(bool enabled);
+    void setExperimentSwapFileSize(qint64 bytes);
+
+    // Requests waiting or running in the queue.
+    [[nodiscard]] int pendingRequests() const;
+
+    // The helper's answer for one file as the heatmap's histogram over the
+    // whole file (its buckets: the cells asked for, at most one per page). A
+    // malformed answer (buckets holding more pages than they cover, ...)
+    // becomes a histogram with error set and a reason. Exposed for tests.
+    [[nodiscard]] static Cachescope::Histogram histogramFromResidency(const Cachescope::Privileged::FileResidency &file);
+    // The sentence shown when `request` failed with `result` (empty on success).
+    [[nodiscard]] static QString failureText(Request request, const Cachescope::Privileged::Result &result);
+    // The marker label of a successful request ("Dropped page cache", ...).
+    [[nodiscard]] static QString markerLabel(Request request);
+
+public Q_SLOTS:
+    // Probe the helper again (after installing it, say) and update the actions.
+    void recheckAvailability();
+
+    // The requests, as the actions trigger them; each confirms first where disruptive.
+    void dropCaches(int level);
+    void swapOffAll();
+    void swapOnAgain();
+    void createExperimentSwapFile();
+    void removeExperimentSwapFile();
+
+    // Opens path read-only as the user (refusing what is not a regular file),
+    // hands the descriptor to the helper and emits residencyReady with a
+    // histogram of `buckets` buckets (1..4096), or message() with why not.
+    void requestResidency(const std::string &path, int buckets);
+    // The same, with the heatmap's cells, filling the heatmap when the answer
+    // arrives and it still shows this file.
+    void showResidencyWithAdministratorRights(const std::string &path, HeatmapWidget *heatmap);
+
+    // What a finished request turns into: message(), markerRequested(), and
+    // for Residency residencyReady(). Public so that tests can feed results.
+    void handleResult(Request request, const Cachescope::Privileged::Result &result);
+
+Q_SIGNALS:
+    // For the memory graph: a vertical marker at `when` with a short label and
+    // the figures before and after (cached, free, available; swap in use).
+    void markerRequested(const QDateTime &when, const QString &label, const QString &details);
+    void message(const QString &text, bool isError);
+    // swapoff bringing pages back: percent 0..100, or -1 when unknown.
+    void progress(const QString &text, int percent);
+    // Whether any request is queued or running.
+    void busyChanged(bool busy);
+    void availabilityChanged(bool available, const QString &reason);
+    void residencyReady(const std::string &path, const Cachescope::Histogram &histogram);
+
+private:
+    // Confirms where disruptive, builds the helper action and queues it.
+    void submit(Request request);
+    [[nodiscard]] bool confirm(Request request);
+    void updateActions();
+    void handleProgress(const QString &actionName, const QVariantMap &data);
+    // requestResidency with something to do with the histogram once it is there.
+    void startResidency(const std::string &path, int buckets, const std::function<void(const Cachescope::Histogram &)> &use);
+    void requestStarted();
+    void requestDone();
+
+    struct Private;
+    std::unique_ptr<Private> d;
+};

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// Screenshots of each experiment's page after a run, on a real X display
+// (tests/run-under-xvfb.sh), with small sizes. They go to
+// $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots, as experiment-NAME.png.
+
+#include "experimentpage.h"
+#include "experimentswindow.h"
+#include "testutil.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QGuiApplication>
+#include <QIcon>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTest>
+
+class ExperimentShots : public QObject
+{
+    Q_OBJECT
+
+private:
+    QString m_folder;
+    QString m_screenshots;
+    ExperimentsWindow *m_window = nullptr;
+
+    void setText(ExperimentPage *page, const char *name, const QString &text)
+    {
+        if (auto *edit = page->findChild<QLineEdit *>(QLatin1String(name))) {
+            edit->setText(text);
+        }
+    }
+    void setValue(ExperimentPage *page, const char *name, double value)
+    {
+        if (auto *spin = page->findChild<QSpinBox *>(QLatin1String(name))) {
+            spin->setValue(int(value));
+        } else if (auto *doubleSpin = page->findChild<QDoubleSpinBox *>(QLatin1String(name))) {
+            doubleSpin->setValue(value);
+        }
+    }
+
+    void runAndShoot(const QString &name)
+    {
+        ExperimentPage *page = m_window->page(name);
+        QVERIFY(page);
+        m_window->showPage(page);
+        page->startButton()->click();
+        QVERIFY(page->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 240000);
+        QVERIFY2(page->currentResult() && page->currentResult()->ok(), page->currentResult() ? page->currentResult()->error.c_str() : "no result");
+        QTest::qWait(300); // queued replots
+        const QString path = QDir(m_screenshots).filePath(QStringLiteral("experiment-%1.png").arg(name));
+        const QImage image = m_window->grab().toImage();
+        QVERIFY2(image.save(path), qPrintable(QStringLiteral("cannot save ") + path));
+        qInfo() << "saved" << path << image.size();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        if (QGuiApplication::platformName() != QLatin1String("xcb")) {
+            QSKIP("screenshots are taken on a real X display: run through tests/run-under-xvfb.sh");
+        }
+        if (QIcon::themeName().isEmpty() || QIcon::themeName() == QLatin1String("hicolor")) {
+            QIcon::setThemeName(QStringLiteral("breeze"));
+        }
+        m_screenshots = qEnvironmentVariable("CACHESCOPE_SCREENSHOT_DIR");
+        if (m_screenshots.isEmpty()) {
+            m_screenshots = QDir(QStringLiteral(CACHESCOPE_TEST_SCRATCH "/..")).absoluteFilePath(QStringLiteral("screenshots"));
+        }
+        QVERIFY(QDir().mkpath(m_screenshots));
+        QDir(ExperimentPage::historyFolder()).removeRecursively();
+        m_folder = QString::fromStdString(TestUtil::scratchDir("experiment-shots"));
+
+        m_window = new ExperimentsWindow;
+        m_window->resize(1280, 800);
+        m_window->move(0, 0);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window));
+        for (ExperimentPage *page : m_window->pages()) {
+            setText(page, "folderEdit", m_folder);
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        delete m_window;
+    }
+
+    void coldRead()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("cold-read"));
+        setValue(page, "sizeSpin", 128);
+        setValue(page, "runsSpin", 3);
+        runAndShoot(QStringLiteral("cold-read"));
+    }
+
+    void pressure()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("pressure"));
+        setValue(page, "sizeSpin", 64);
+        setValue(page, "limitSpin", 384);
+        setValue(page, "stepSpin", 16);
+        runAndShoot(QStringLiteral("pressure"));
+    }
+
+    void coldStart()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("cold-start"));
+        setText(page, "commandEdit", QStringLiteral("ls -l /usr/bin"));
+        setValue(page, "runsSpin", 3);
+        runAndShoot(QStringLiteral("cold-start"));
+    }
+
+    void writeback()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("writeback"));
+        setValue(page, "sizeSpin", 64);
+        setValue(page, "waitSpin", 2);
+        runAndShoot(QStringLiteral("writeback"));
+    }
+
+    void faults()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("faults"));
+        setValue(page, "sizeSpin", 16);
+        runAndShoot(QStringLiteral("faults"));
+    }
+};
+
+QTEST_MAIN(ExperimentShots)
+
+#include "experimentshots.moc"

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The window's privileged actions (issue 4) on the offscreen platform, where
+// there is no system bus and no helper: the actions exist, are disabled and
+// say why; a disabled action does nothing; requests queue in order; every
+// failure kind becomes a sentence a person understands; the helper's
+// residency answer becomes the heatmap's histogram (and a malformed one is
+// refused); descriptors are only ever opened for regular files.
+
+#include "privilegedactions.h"
+#include "helperprotocol.h"
+#include "privileged.h"
+#include "residency.h"
+#include "testutil.h"
+
+#include <KActionCollection>
+#include <KAuth/ActionReply>
+#include <KFormat>
+
+#include <QAction>
+#include <QApplication>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace Cachescope;
+using Privileged::Failure;
+using Privileged::Result;
+using Request = PrivilegedActions::Request;
+
+namespace
+{
+
+constexpr uint64_t mib = 1024 * 1024;
+
+const char *const actionNames[] = {
+    "memory_drop_pagecache",
+    "memory_drop_slab",
+    "memory_drop_all",
+    "swap_off_all",
+    "swap_on_again",
+    "swap_create_file",
+    "swap_remove_file",
+    "memory_drop_caches",
+    "memory_swap",
+};
+
+QString bytes(uint64_t value)
+{
+    return KFormat().formatByteSize(double(value));
+}
+
+QVariantMap meminfo(uint64_t cached, uint64_t free, uint64_t available, uint64_t slab)
+{
+    return {{QStringLiteral("Cached"), qulonglong(cached)},
+            {QStringLiteral("MemFree"), qulonglong(free)},
+            {QStringLiteral("MemAvailable"), qulonglong(available)},
+            {QStringLiteral("SReclaimable"), qulonglong(slab)}};
+}
+
+Privileged::FileResidency residency(const char *method, uint64_t sizeBytes, std::vector<uint64_t> histogram)
+{
+    Privileged::FileResidency file;
+    file.method = QLatin1String(method);
+    file.sizeBytes = sizeBytes;
+    file.pages = pagesFor(sizeBytes);
+    file.histogram = std::move(histogram);
+    for (uint64_t pages : file.histogram) {
+        file.resident += pages;
+    }
+    return file;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Cachescope::Privileged::FileResidency)
+Q_DECLARE_METATYPE(Cachescope::Privileged::Result)
+
+class PrivilegedActionsTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::string m_dir;
+
+    // Everything here is about the plain test environment, without a helper.
+    void skipIfHelperThere(const PrivilegedActions &actions)
+    {
+        if (actions.isAvailable()) {
+            QSKIP("A system bus with the Cachescope helper is reachable here; these checks are for its absence");
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_dir = TestUtil::scratchDir("privilegedactionstest");
+    }
+
+    void actionsExistDisabledWithReason()
+    {
+        PrivilegedActions actions;
+        skipIfHelperThere(actions);
+        QVERIFY(!actions.unavailableReason().isEmpty());
+        qInfo() << "Helper unavailable:" << actions.unavailableReason();
+        KActionCollection collection(static_cast<QObject *>(nullptr));
+        actions.setUpActions(&collection);
+        for (const char *name : actionNames) {
+            QAction *action = collection.action(QLatin1String(name));
+            QVERIFY2(action, name);
+            QVERIFY2(!action->isEnabled(), name);
+            QCOMPARE(action->toolTip(), actions.unavailableReason());
+            QVERIFY2(!action->text().isEmpty(), name);
+        }
+        QCOMPARE(actions.action(Request::DropPageCache), collection.action(QStringLiteral("memory_drop_pagecache")));
+        QCOMPARE(actions.action(Request::Residency), nullptr);
+        // The reason is one of the sentences of Privileged::helperAvailable.
+        QString reason;
+        QVERIFY(!Privileged::helperAvailable(&reason));
+        QCOMPARE(actions.unavailableReason(), reason);
+    }
+
+    void triggeringDisabledActionDoesNothing()
+    {
+        PrivilegedActions actions;
+        skipIfHelperThere(actions);
+        actions.setConfirmationsEnabled(false);
+        KActionCollection collection(static_cast<QObject *>(nullptr));
+        actions.setUpActions(&collection);
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        QSignalSpy markers(&actions, &PrivilegedActions::markerRequested);
+        QSignalSpy busy(&actions, &PrivilegedActions::busyChanged);
+        for (const char *name : actionNames) {
+            collection.action(QLatin1String(name))->trigger();
+        }
+        QCOMPARE(messages.count(), 0);
+        QCOMPARE(markers.count(), 0);
+        QCOMPARE(busy.count(), 0);
+        QCOMPARE(actions.pendingRequests(), 0);
+    }
+
+    void queueKeepsOrder()
+    {
+        // The client queue itself: both callbacks run, the first one first.
+        Privileged::RequestQueue queue;
+        QStringList order;
+        queue.enqueue(Privileged::dropCachesAction(1), [&order](const Result &result) {
+            QCOMPARE(result.failure, Failure::Unavailable);
+            order << QStringLiteral("first");
+        });
+        queue.enqueue(Privileged::swapOffAction(QString()), [&order](const Result &result) {
+            QCOMPARE(result.failure, Failure::Unavailable);
+            order << QStringLiteral("second");
+        });
+        QTRY_COMPARE(order, (QStringList{QStringLiteral("first"), QStringLiteral("second")}));
+        QCOMPARE(queue.pending(), 0);
+    }
+
+    void requestsWithoutHelperReportInOrder()
+    {
+        PrivilegedActions actions;
+        skipIfHelperThere(actions);
+        actions.setConfirmationsEnabled(false);
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        QSignalSpy busy(&actions, &PrivilegedActions::busyChanged);
+        actions.dropCaches(1);
+        actions.swapOffAll();
+        QTRY_COMPARE(messages.count(), 2);
+        QCOMPARE(messages.at(0).at(0).toString(), QStringLiteral("Dropping the page cache failed: %1").arg(actions.unavailableReason()));
+        QCOMPARE(messages.at(0).at(1).toBool(), true);
+        QCOMPARE(messages.at(1).at(0).toString(), QStringLiteral("Turning swap off failed: %1").arg(actions.unavailableReason()));
+        QTRY_COMPARE(actions.pendingRequests(), 0);
+        QVERIFY(!busy.isEmpty());
+        QCOMPARE(busy.last().at(0).toBool(), false);
+    }
+
+    void badDropLevelIsRefused()
+    {
+        PrivilegedActions actions;
+        actions.setConfirmationsEnabled(false);
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        actions.dropCaches(4);
+        QCOMPARE(messages.count(), 1);
+        QVERIFY(messages.at(0).at(0).toString().contains(QLatin1String("no drop_caches level 4")));
+        QCOMPARE(actions.pendingRequests(), 0);
+    }
+
+    void failureMessages_data()
+    {
+        QTest::addColumn<Request>("request");
+        QTest::addColumn<Result>("result");
+        QTest::addColumn<Failure>("failure");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("isError");
+
+        using namespace HelperProtocol;
+        const QVariantMap none;
+        QTest::newRow("denied") << Request::DropPageCache << Privileged::resultOf(KAuth::ActionReply::AuthorizationDeniedError, QString(), none)
+                                << Failure::NotAuthorized
+                                << QStringLiteral(
+                                       "Dropping the page cache failed: You are not authorized to do this: polkit refused the request. Ask an "
+                                       "administrator, or sign in as one.")
+                                << true;
+        QTest::newRow("cancelled") << Request::SwapOffAll << Privileged::resultOf(KAuth::ActionReply::UserCancelledError, QString(), none) << Failure::Cancelled
+                                   << QStringLiteral("Turning swap off was cancelled: nothing changed.") << false;
+        QTest::newRow("busy") << Request::DropAll << Privileged::resultOf(KAuth::ActionReply::HelperBusyError, QString(), none) << Failure::Busy
+                              << QStringLiteral(
+                                     "Dropping the page cache and the dentry and inode caches failed: The Cachescope helper is busy with another "
+                                     "request; try again when it has finished.")
+                              << true;
+        const QString missing = QStringLiteral("Swap holds 6.0 GiB but only 4.0 GiB of memory is available (margin 256 MiB): 2.3 GiB missing.");
+        QTest::newRow("not enough memory") << Request::SwapOffAll << Privileged::resultOf(NotEnoughMemory, missing, none) << Failure::NotEnoughMemory
+                                           << QStringLiteral("Turning swap off failed: ") + missing << true;
+        QTest::newRow("timeout") << Request::SwapOffAll
+                                 << Privileged::resultOf(KAuth::ActionReply::DBusError,
+                                                         QStringLiteral("org.freedesktop.DBus.Error.NoReply: Did not receive a reply"),
+                                                         none)
+                                 << Failure::Timeout
+                                 << QStringLiteral(
+                                        "Turning swap off failed: The Cachescope helper did not answer in time. The operation may still be running; "
+                                        "check again in a moment.")
+                                 << true;
+        QTest::newRow("unavailable") << Request::Residency
+                                     << Result{Failure::Unavailable, QStringLiteral("There is no system D-Bus to reach the Cachescope helper."), {}}
+                                     << Failure::Unavailable
+                                     << QStringLiteral(
+                                            "Reading the residency with administrator rights failed: There is no system D-Bus to reach the Cachescope "
+                                            "helper.")
+                                     << true;
+        const QString notOff = QStringLiteral("Cachescope has turned no swap area off, and /etc/fstab declares none that is off.");
+        QTest::newRow("nothing to do") << Request::SwapOnAgain << Privileged::resultOf(AlreadyDone, notOff, none) << Failure::NothingToDo
+                                       << QStringLiteral("Turning swap on again: nothing to do. ") + notOff << false;
+        const QString tmpfs = QStringLiteral("/var/lib/cachescope is on tmpfs, which cannot hold swap.");
+        QTest::newRow("unsupported") << Request::CreateSwapFile << Privileged::resultOf(Unsupported, tmpfs, none) << Failure::Unsupported
+                                     << QStringLiteral("Creating the experiment swap file failed: ") + tmpfs << true;
+        const QString refused = QStringLiteral("/home/x/swap is not a swap area Cachescope turned off or /etc/fstab declares.");
+        QTest::newRow("refused") << Request::SwapOnAgain << Privileged::resultOf(NotPermitted, refused, none) << Failure::Refused
+                                 << QStringLiteral("Turning swap on again failed: ") + refused << true;
+        QTest::newRow("invalid") << Request::DropDentriesAndInodes
+                                 << Privileged::resultOf(InvalidArgument, QStringLiteral("Argument 'level' must be 1, 2 or 3."), none)
+                                 << Failure::InvalidRequest
+                                 << QStringLiteral("Dropping the dentry and inode caches failed: Argument 'level' must be 1, 2 or 3.") << true;
+        QTest::newRow("failed without text") << Request::RemoveSwapFile << Privileged::resultOf(SystemFailure, QString(), none) << Failure::Failed
+                                             << QStringLiteral("Removing the experiment swap file failed: The Cachescope helper failed (error 105).") << true;
+    }
+
+    void failureMessages()
+    {
+        QFETCH(Request, request);
+        QFETCH(Result, result);
+        QFETCH(Failure, failure);
+        QFETCH(QString, text);
+        QFETCH(bool, isError);
+
+        QCOMPARE(result.failure, failure);
+        QCOMPARE(PrivilegedActions::failureText(request, result), text);
+        PrivilegedActions actions;
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        QSignalSpy markers(&actions, &PrivilegedActions::markerRequested);
+        actions.handleResult(request, result);
+        QCOMPARE(messages.count(), 1);
+        QCOMPARE(messages.at(0).at(0).toString(), text);
+        QCOMPARE(messages.at(0).at(1).toBool(), isError);
+        QCOMPARE(markers.count(), 0);
+    }
+
+    void dropCachesMarker_data()
+    {
+        QTest::addColumn<Request>("request");
+        QTest::addColumn<QString>("label");
+        QTest::addColumn<bool>("showsSlab");
+        QTest::newRow("page cache") << Request::DropPageCache << QStringLiteral("Dropped page cache") << false;
+        QTest::newRow("dentries and inodes") << Request::DropDentriesAndInodes << QStringLiteral("Dropped dentries and inodes") << true;
+        QTest::newRow("both") << Request::DropAll << QStringLiteral("Dropped all caches") << true;
+    }
+
+    void dropCachesMarker()
+    {
+        QFETCH(Request, request);
+        QFETCH(QString, label);
+        QFETCH(bool, showsSlab);
+
+        const Result result{Failure::None,
+                            {},
+                            {{QStringLiteral("level"), 1},
+                             {QStringLiteral("before"), meminfo(3072 * mib, 512 * mib, 4096 * mib, 300 * mib)},
+                             {QStringLiteral("after"), meminfo(100 * mib, 3484 * mib, 4100 * mib, 20 * mib)}}};
+        PrivilegedActions actions;
+        QSignalSpy markers(&actions, &PrivilegedActions::markerRequested);
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        const QDateTime before = QDateTime::currentDateTime();
+        actions.handleResult(request, result);
+        QCOMPARE(markers.count(), 1);
+        const QDateTime when = markers.at(0).at(0).toDateTime();
+        QVERIFY(when >= before && when <= QDateTime::currentDateTime());
+        QCOMPARE(markers.at(0).at(1).toString(), label);
+        const QString details = markers.at(0).at(2).toString();
+        QVERIFY2(details.contains(QStringLiteral("Cached: %1 → %2").arg(bytes(3072 * mib), bytes(100 * mib))), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("Free: %1 → %2").arg(bytes(512 * mib), bytes(3484 * mib))), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("Available: %1 → %2").arg(bytes(4096 * mib), bytes(4100 * mib))), qPrintable(details));
+        QCOMPARE(details.contains(QStringLiteral("Reclaimable slab: %1 → %2").arg(bytes(300 * mib), bytes(20 * mib))), showsSlab);
+        QCOMPARE(messages.count(), 1);
+        QCOMPARE(messages.at(0).at(1).toBool(), false);
+        QVERIFY(messages.at(0).at(0).toString().startsWith(bytes(2972 * mib)));
+    }
+
+    void swapOffMarker()
+    {
+        const Result result{Failure::None,
+                            {},
+                            {{QStringLiteral("turnedOff"), QStringList{QStringLiteral("/swapfile"), QStringLiteral("/dev/sda3")}},
+                             {QStringLiteral("priorities"), QVariantList{7, -2}},
+                             {QStringLiteral("swapUsedBefore"), qulonglong(200 * mib)},
+                             {QStringLiteral("swapUsedAfter"), qulonglong(0)}}};
+        PrivilegedActions actions;
+        QSignalSpy markers(&actions, &PrivilegedActions::markerRequested);
+        QSignalSpy progress(&actions, &PrivilegedActions::progress);
+        actions.handleResult(Request::SwapOffAll, result);
+        QCOMPARE(markers.count(), 1);
+        QCOMPARE(markers.at(0).at(1).toString(), QStringLiteral("Swap off"));
+        const QString details = markers.at(0).at(2).toString();
+        QVERIFY2(details.contains(QStringLiteral("Turned off: /swapfile (priority 7), /dev/sda3 (priority -2)")), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("Swap in use: %1 → %2").arg(bytes(200 * mib), bytes(0))), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("available")), qPrintable(details)); // our own meminfo afterwards
+        QCOMPARE(progress.count(), 1);
+        QCOMPARE(progress.at(0).at(1).toInt(), 100);
+    }
+
+    void histogramFromResidency_data()
+    {
+        QTest::addColumn<Privileged::FileResidency>("file");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<int>("method");
+        QTest::addColumn<QString>("reason");
+
+        const uint64_t page = pageSize();
+        QTest::newRow("cachestat, 10 pages in 4 buckets")
+            << residency("cachestat", 10 * page, {2, 0, 2, 3}) << true << int(ResidencyMethod::Cachestat) << QString();
+        QTest::newRow("mincore, a page each") << residency("mincore", 3 * page - 1, {1, 0, 1}) << true << int(ResidencyMethod::Mincore) << QString();
+        QTest::newRow("empty file") << residency("cachestat", 0, {}) << true << int(ResidencyMethod::Cachestat) << QString();
+        QTest::newRow("unknown method") << residency("guess", 4 * page, {1, 1}) << false << int(ResidencyMethod::None) << QStringLiteral("unknown method");
+        QTest::newRow("bucket overflows") << residency("cachestat", 10 * page, {2, 0, 4, 2}) << false << int(ResidencyMethod::Cachestat)
+                                          << QStringLiteral("bucket 2 holds more resident pages");
+        QTest::newRow("more buckets than pages") << residency("cachestat", 2 * page, {1, 1, 0}) << false << int(ResidencyMethod::Cachestat)
+                                                 << QStringLiteral("3 buckets for 2 pages");
+        QTest::newRow("no buckets") << residency("mincore", 2 * page, {}) << false << int(ResidencyMethod::Mincore) << QStringLiteral("no buckets");
+        Privileged::FileResidency wrongPages = residency("cachestat", 10 * page, {1});
+        wrongPages.pages = 11;
+        QTest::newRow("pages do not match size") << wrongPages << false << int(ResidencyMethod::Cachestat) << QStringLiteral("11 pages for");
+    }
+
+    void histogramFromResidency()
+    {
+        QFETCH(Privileged::FileResidency, file);
+        QFETCH(bool, ok);
+        QFETCH(int, method);
+        QFETCH(QString, reason);
+
+        const Histogram histogram = PrivilegedActions::histogramFromResidency(file);
+        QCOMPARE(histogram.ok(), ok);
+        QCOMPARE(int(histogram.method), method);
+        if (!ok) {
+            QVERIFY2(QString::fromStdString(histogram.errorText).contains(reason), histogram.errorText.c_str());
+            QVERIFY(histogram.resident.empty());
+            return;
+        }
+        QVERIFY(histogram.known());
+        QCOMPARE(histogram.windowFirst, 0u);
+        QCOMPARE(histogram.pages, file.pages);
+        QCOMPARE(histogram.detail, false);
+        QCOMPARE(histogram.resident, file.histogram);
+        // The buckets tile the file.
+        QCOMPARE(histogram.firstPage(histogram.buckets()), file.pages);
+    }
+
+    // The helper computes its answer with histogramOfDescriptor; converted
+    // back, it is the histogram the core gives us for the same file.
+    void histogramMatchesCore()
+    {
+        const std::string path = m_dir + "/half.bin";
+        TestUtil::makeColdFile(path, 8 * mib);
+        TestUtil::readRange(path, 0, 3 * mib);
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        struct stat st = {};
+        QCOMPARE(fstat(fd, &st), 0);
+        const Histogram core = histogramOfDescriptor(fd, st, 100);
+        const Residency total = residencyOfDescriptor(fd, st);
+        ::close(fd);
+        QVERIFY(core.known());
+
+        Privileged::FileResidency file;
+        file.method = QLatin1String(methodName(core.method));
+        file.sizeBytes = uint64_t(st.st_size);
+        file.pages = total.pages;
+        file.resident = total.resident;
+        file.histogram = core.resident;
+        const Histogram converted = PrivilegedActions::histogramFromResidency(file);
+        QVERIFY(converted.known());
+        QCOMPARE(converted.buckets(), core.buckets());
+        QCOMPARE(converted.resident, core.resident);
+        for (int bucket = 0; bucket <= core.buckets(); ++bucket) {
+            QCOMPARE(converted.firstPage(bucket), core.firstPage(bucket));
+        }
+        QCOMPARE(converted.resident.front(), converted.pagesIn(0)); // the first 3 MiB are resident
+        QCOMPARE(converted.resident.back(), 0u);
+    }
+
+    void residencyRefusesWhatIsNotARegularFile_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("fifo") << QStringLiteral("fifo") << QStringLiteral("not a regular file");
+        QTest::newRow("directory") << QStringLiteral("folder") << QStringLiteral("is a folder");
+        QTest::newRow("missing") << QStringLiteral("missing") << QStringLiteral("No such file");
+    }
+
+    void residencyRefusesWhatIsNotARegularFile()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, reason);
+        const std::string fifo = m_dir + "/fifo";
+        if (access(fifo.c_str(), F_OK) != 0) {
+            QCOMPARE(mkfifo(fifo.c_str(), 0600), 0);
+        }
+        const std::string folder = m_dir + "/folder";
+        if (access(folder.c_str(), F_OK) != 0) {
+            QCOMPARE(mkdir(folder.c_str(), 0700), 0);
+        }
+        const std::string path = m_dir + '/' + name.toStdString();
+
+        PrivilegedActions actions;
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        QSignalSpy ready(&actions, &PrivilegedActions::residencyReady);
+        // A FIFO without a writer must not block the open: this returns at once.
+        actions.requestResidency(path, 64);
+        QCOMPARE(messages.count(), 1);
+        const QString text = messages.at(0).at(0).toString();
+        QVERIFY2(text.startsWith(QStringLiteral("Cannot show %1 with administrator rights: ").arg(QString::fromStdString(path))), qPrintable(text));
+        QVERIFY2(text.contains(reason, Qt::CaseInsensitive), qPrintable(text));
+        QCOMPARE(messages.at(0).at(1).toBool(), true);
+        QCOMPARE(ready.count(), 0);
+        QCOMPARE(actions.pendingRequests(), 0);
+    }
+
+    void residencyWithoutHelperSaysWhy()
+    {
+        PrivilegedActions actions;
+        skipIfHelperThere(actions);
+        const std::string path = m_dir + "/plain.bin";
+        TestUtil::makeColdFile(path, 1 * mib);
+        QSignalSpy messages(&actions, &PrivilegedActions::message);
+        QSignalSpy ready(&actions, &PrivilegedActions::residencyReady);
+        actions.showResidencyWithAdministratorRights(path, nullptr);
+        QTRY_COMPARE(messages.count(), 1);
+        QCOMPARE(messages.at(0).at(0).toString(),
+                 QStringLiteral("Reading the residency with administrator rights failed: %1").arg(actions.unavailableReason()));
+        QCOMPARE(ready.count(), 0);
+        QTRY_COMPARE(actions.pendingRequests(), 0);
+    }
+};
+
+QTEST_MAIN(PrivilegedActionsTest)
+
+#include "privilegedactionstest.moc"

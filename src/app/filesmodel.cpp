@@ -232,7 +232,9 @@ QVariant FilesModel::headerData(int section, Qt::Orientation orientation, int ro
     } else if (role == Qt::ToolTipRole) {
         switch (section) {
         case CachedColumn:
-            return i18nc("@info:tooltip", "How much of the file is in the page cache (RAM) now");
+            return i18nc("@info:tooltip",
+                         "How much memory the file's cached pages take now. The cache holds whole pages (4 KiB), so a folder of "
+                         "small files can take more cache than its size.");
         case DirtyColumn:
             return i18nc("@info:tooltip", "Cached data changed in memory and not yet written to disk");
         case ResidencyColumn:

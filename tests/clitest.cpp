@@ -79,17 +79,24 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("message");
-        QTest::newRow("drop-caches") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("1")} << 1 << QStringLiteral("drop-caches: the privileged helper is not available");
-        QTest::newRow("swap off") << QStringList{QStringLiteral("swap"), QStringLiteral("off")} << 1 << QStringLiteral("swap off: the privileged helper is not available");
+        QTest::newRow("drop-caches") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("1")} << 1
+                                     << QStringLiteral("drop-caches: the privileged helper is not available");
+        QTest::newRow("swap off") << QStringList{QStringLiteral("swap"), QStringLiteral("off")} << 1
+                                  << QStringLiteral("swap off: the privileged helper is not available");
         QTest::newRow("status --privileged") << QStringList{QStringLiteral("status"), QStringLiteral("--privileged"), QStringLiteral("/usr/bin/env")} << 1
                                              << QStringLiteral("/usr/bin/env: the privileged helper is not available");
-        QTest::newRow("level 7") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("7")} << 2 << QStringLiteral("LEVEL is 1 (pagecache), 2 (slab) or 3 (all)");
+        QTest::newRow("level 7") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("7")} << 2
+                                 << QStringLiteral("LEVEL is 1 (pagecache), 2 (slab) or 3 (all)");
         QTest::newRow("level 3; reboot") << QStringList{QStringLiteral("drop-caches"), QStringLiteral("3; reboot")} << 2 << QStringLiteral("not '3; reboot'");
-        QTest::newRow("swap without action") << QStringList{QStringLiteral("swap")} << 2 << QStringLiteral("needs an action: off, on, create-file, remove-file");
+        QTest::newRow("swap without action") << QStringList{QStringLiteral("swap")} << 2
+                                             << QStringLiteral("needs an action: off, on, create-file, remove-file");
         QTest::newRow("swap bad size") << QStringList{QStringLiteral("swap"), QStringLiteral("create-file"), QStringLiteral("lots")} << 2
                                        << QStringLiteral("SIZE must be a size");
-        QTest::newRow("privileged folder") << QStringList{QStringLiteral("status"), QStringLiteral("--privileged"), QStringLiteral("-r"), QStringLiteral("/usr")} << 2
-                                           << QStringLiteral("--privileged takes files, not folders");
+        QTest::newRow("privileged folder") << QStringList{QStringLiteral("status"),
+                                                          QStringLiteral("--privileged"),
+                                                          QStringLiteral("-r"),
+                                                          QStringLiteral("/usr")}
+                                           << 2 << QStringLiteral("--privileged takes files, not folders");
     }
 
     void privilegedCommandsWithoutHelper()

@@ -33,6 +33,7 @@
 #include <QIcon>
 #include <QImage>
 #include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -40,7 +41,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
-#include <QMenuBar>
+#include <KDesktopFile>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -166,7 +167,8 @@ private Q_SLOTS:
     void privilegedActionsAndExperiments()
     {
         MainWindow window;
-        for (const char *name : {"memory_drop_pagecache", "memory_drop_slab", "memory_drop_all", "swap_off_all", "swap_on_again", "swap_create_file", "swap_remove_file"}) {
+        for (const char *name :
+             {"memory_drop_pagecache", "memory_drop_slab", "memory_drop_all", "swap_off_all", "swap_on_again", "swap_create_file", "swap_remove_file"}) {
             QAction *action = window.actionCollection()->action(QLatin1String(name));
             QVERIFY2(action, name);
             if (!QFile::exists(QStringLiteral("/run/dbus/system_bus_socket"))) {
@@ -604,6 +606,24 @@ private Q_SLOTS:
         QCOMPARE(urlsFromArguments(arguments, workingDirectory), expected);
         // As a second start delivers them: the program first, options mixed in.
         QCOMPARE(urlsFromActivation(QStringList{QStringLiteral("cachescope")} + arguments, workingDirectory), expected);
+    }
+
+    // Dolphin's service menu: Inspect runs `cachescope %F`, Evict runs
+    // `cachescope --evict %F`, which a running window takes over.
+    void serviceMenuAndEvictOption()
+    {
+        KDesktopFile menu(QStringLiteral(CACHESCOPE_SOURCE_DIR "/resources/servicemenus/cachescope-servicemenu.desktop"));
+        QCOMPARE(menu.desktopGroup().readEntry("Type"), QStringLiteral("Service"));
+        QCOMPARE(menu.readActions(), (QStringList{QStringLiteral("inspectPageCache"), QStringLiteral("evictFromPageCache")}));
+        QVERIFY(menu.desktopGroup().readXdgListEntry("MimeType").contains(QStringLiteral("inode/directory")));
+        QCOMPARE(menu.actionGroup(QStringLiteral("inspectPageCache")).readEntry("Exec"), QStringLiteral("cachescope %F"));
+        QCOMPARE(menu.actionGroup(QStringLiteral("evictFromPageCache")).readEntry("Exec"), QStringLiteral("cachescope --evict %F"));
+
+        const CommandLineRequest evict =
+            requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("--evict"), QStringLiteral("a.iso"), QStringLiteral("/srv")}, QStringLiteral("/home/me"));
+        QVERIFY(evict.evict);
+        QCOMPARE(evict.urls, (QList<QUrl>{QUrl::fromLocalFile(QStringLiteral("/home/me/a.iso")), QUrl::fromLocalFile(QStringLiteral("/srv"))}));
+        QVERIFY(!requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("a.iso")}, QStringLiteral("/home/me")).evict);
     }
 
     void secondStartOpensItsFilesInTheWindow()

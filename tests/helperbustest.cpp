@@ -149,7 +149,8 @@ private Q_SLOTS:
         QCOMPARE(entry.value(QStringLiteral("hidden")).toBool(), false);
         QCOMPARE(entry.value(QStringLiteral("resident")).toInteger(), qint64((1 << 20) / pageSize()));
 
-        const TestUtil::RunResult drop = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("drop-caches"), QStringLiteral("pagecache"), QStringLiteral("--json")});
+        const TestUtil::RunResult drop =
+            TestUtil::run(TestUtil::cliPath(), {QStringLiteral("drop-caches"), QStringLiteral("pagecache"), QStringLiteral("--json")});
         QCOMPARE(drop.exitCode, 0);
         const QJsonObject dropped = QJsonDocument::fromJson(drop.out).object();
         QCOMPARE(dropped.value(QStringLiteral("level")).toInt(), 1);

@@ -28,8 +28,7 @@ const quint64 P = quint64(sysconf(_SC_PAGESIZE));
 
 struct Opened {
     int fd = -1;
-    struct stat st {
-    };
+    struct stat st{};
     explicit Opened(const std::string &path)
     {
         fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace TestUtil
@@ -136,7 +136,9 @@ std::optional<uint64_t> fincoreResidentPages(const std::string &path)
     if (!haveProgram("fincore")) {
         return std::nullopt;
     }
-    const RunResult r = run(QStringLiteral("fincore"), {QStringLiteral("--raw"), QStringLiteral("--noheadings"), QStringLiteral("--output"), QStringLiteral("PAGES"), QString::fromStdString(path)});
+    const RunResult r =
+        run(QStringLiteral("fincore"),
+            {QStringLiteral("--raw"), QStringLiteral("--noheadings"), QStringLiteral("--output"), QStringLiteral("PAGES"), QString::fromStdString(path)});
     if (r.exitCode != 0) {
         return std::nullopt;
     }

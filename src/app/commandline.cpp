@@ -16,6 +16,7 @@ void setUpCommandLine(QCommandLineParser &parser)
     parser.addPositionalArgument(QStringLiteral("files"),
                                  i18nc("@info:shell", "Files and folders to inspect"),
                                  i18nc("@info:shell command-line syntax", "[FILE|FOLDER...]"));
+    parser.addOption(QCommandLineOption(QStringLiteral("evict"), i18nc("@info:shell", "Evict the files and folders from the page cache instead of inspecting them")));
 }
 
 QList<QUrl> urlsFromArguments(const QStringList &positionalArguments, const QString &workingDirectory)
@@ -32,7 +33,7 @@ QList<QUrl> urlsFromArguments(const QStringList &positionalArguments, const QStr
     return urls;
 }
 
-QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &workingDirectory)
+CommandLineRequest requestFromActivation(const QStringList &arguments, const QString &workingDirectory)
 {
     if (arguments.isEmpty()) {
         return {};
@@ -44,5 +45,10 @@ QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &work
     if (!parser.parse(arguments)) {
         qCWarning(CACHESCOPE_APP) << "ignoring a bad option of a second start:" << parser.errorText();
     }
-    return urlsFromArguments(parser.positionalArguments(), workingDirectory);
+    return {urlsFromArguments(parser.positionalArguments(), workingDirectory), parser.isSet(QStringLiteral("evict"))};
+}
+
+QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &workingDirectory)
+{
+    return requestFromActivation(arguments, workingDirectory).urls;
 }

@@ -21,6 +21,14 @@ void setUpCommandLine(QCommandLineParser &parser);
 // the files panel refuses what is not local.
 [[nodiscard]] QList<QUrl> urlsFromArguments(const QStringList &positionalArguments, const QString &workingDirectory);
 
+// What a command line asks for: files and folders, to inspect or (with
+// --evict, as the Dolphin service menu's "Evict from Page Cache" does) to evict.
+struct CommandLineRequest {
+    QList<QUrl> urls;
+    bool evict = false;
+};
+
 // The same from a whole argument list as KDBusService::activateRequested()
-// delivers it (program name first). Options are parsed and ignored.
+// delivers it (program name first).
+[[nodiscard]] CommandLineRequest requestFromActivation(const QStringList &arguments, const QString &workingDirectory);
 [[nodiscard]] QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &workingDirectory);

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     window->setAttribute(Qt::WA_DeleteOnClose);
     QObject::connect(&service, &KDBusService::activateRequested, window, &MainWindow::activate);
     window->show();
-    window->openUrls(urlsFromArguments(parser.positionalArguments(), QDir::currentPath()));
+    window->openUrls(urlsFromArguments(parser.positionalArguments(), QDir::currentPath()), parser.isSet(QStringLiteral("evict")));
 
     return app.exec();
 }

@@ -156,7 +156,8 @@ void MainWindow::setUpActions()
     QAction *experiments = actions->addAction(QStringLiteral("tools_experiments"));
     experiments->setText(i18nc("@action", "Page Cache Experiments…"));
     experiments->setIcon(QIcon::fromTheme(QStringLiteral("applications-science")));
-    experiments->setToolTip(i18nc("@info:tooltip", "Run the classic page cache lessons: cold against warm reads, memory pressure, cold starts, writeback, page faults"));
+    experiments->setToolTip(
+        i18nc("@info:tooltip", "Run the classic page cache lessons: cold against warm reads, memory pressure, cold starts, writeback, page faults"));
     actions->setDefaultShortcut(experiments, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
     connect(experiments, &QAction::triggered, this, [] {
         // Deletes itself when closed, cancelling what runs.
@@ -178,18 +179,23 @@ void MainWindow::setUpdatesPaused(bool paused)
     m_filesPanel->setPaused(paused);
 }
 
-void MainWindow::openUrls(const QList<QUrl> &urls)
+void MainWindow::openUrls(const QList<QUrl> &urls, bool evict)
 {
     if (urls.isEmpty()) {
         return;
     }
     Q_EMIT urlsOpened(urls);
-    m_filesPanel->inspectUrls(urls);
+    if (evict) {
+        m_filesPanel->evictUrls(urls);
+    } else {
+        m_filesPanel->inspectUrls(urls);
+    }
 }
 
 void MainWindow::activate(const QStringList &arguments, const QString &workingDirectory)
 {
-    openUrls(urlsFromActivation(arguments, workingDirectory));
+    const CommandLineRequest request = requestFromActivation(arguments, workingDirectory);
+    openUrls(request.urls, request.evict);
     if (isMinimized()) {
         setWindowState(windowState() & ~Qt::WindowMinimized);
     }

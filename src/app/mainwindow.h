@@ -38,7 +38,8 @@ public:
 
 public Q_SLOTS:
     // Files and folders to inspect, from the command line or a second start.
-    void openUrls(const QList<QUrl> &urls);
+    // Inspects the URLs, or with evict evicts them at once.
+    void openUrls(const QList<QUrl> &urls, bool evict = false);
     // KDBusService::activateRequested: a second `cachescope FILE` lands here.
     void activate(const QStringList &arguments, const QString &workingDirectory);
     // Opens the settings (or raises them when they are open) and returns them.

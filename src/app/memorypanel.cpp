@@ -683,7 +683,8 @@ QString MemoryPanel::memoryHoverText(double key) const
     const double now = m_samples.back().time;
     for (const Marker &marker : m_markers) {
         if (std::abs(marker.time - now - key) <= m_historySeconds / 100) {
-            markers += QStringLiteral("<br><b>%1</b><br>%2").arg(marker.label.toHtmlEscaped(), marker.details.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+            markers += QStringLiteral("<br><b>%1</b><br>%2")
+                           .arg(marker.label.toHtmlEscaped(), marker.details.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
         }
     }
     return QStringLiteral("<b>%1</b><table>%2</table>%3").arg(timeText(sample->time - now).toHtmlEscaped(), rows, markers);

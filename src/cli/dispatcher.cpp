@@ -139,8 +139,8 @@ int runInPrivilegedCompanion(char **argv)
             return ExitFailures;
         }
     }
-    printError("this command needs cachescope-cli-privileged (the client of the privileged helper), which is not installed: looked for "
-               + candidates.front() + " and " + candidates.back());
+    printError("this command needs cachescope-cli-privileged (the client of the privileged helper), which is not installed: looked for " + candidates.front()
+               + " and " + candidates.back());
     return ExitFailures;
 }
 } // namespace

@@ -79,8 +79,7 @@ const char *typeName(mode_t mode)
     return "file of unknown type";
 }
 
-const char *const hiddenText =
-    "the kernel shows page-cache residency only to the file's owner, to users who may write to it, and to root";
+const char *const hiddenText = "the kernel shows page-cache residency only to the file's owner, to users who may write to it, and to root";
 
 template<typename Status>
 void setError(Status &status, int error, const char *what)

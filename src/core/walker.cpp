@@ -114,7 +114,6 @@ struct LinuxDirent64 {
     char d_name[1];
 };
 
-
 EntryKind kindOfDirentType(unsigned char type)
 {
     switch (type) {

@@ -20,7 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { TopFolders = 50, SubFolders = 60, MaxSize = 64 * 1024 };
+enum {
+    TopFolders = 50,
+    SubFolders = 60,
+    MaxSize = 64 * 1024
+};
 
 static uint64_t rngState = 0x9E3779B97F4A7C15ull;
 

@@ -47,7 +47,9 @@ struct linux_dirent64 {
     char d_name[];
 };
 
-enum { BufferSize = 32 * 1024 };
+enum {
+    BufferSize = 32 * 1024
+};
 
 static uint64_t files, folders, cachedPages, errors;
 
@@ -135,7 +137,10 @@ int main(int argc, char **argv)
         }
         walkFolder(fd);
     }
-    printf("files %llu folders %llu cached_pages %llu errors %llu\n", (unsigned long long)files,
-           (unsigned long long)folders, (unsigned long long)cachedPages, (unsigned long long)errors);
+    printf("files %llu folders %llu cached_pages %llu errors %llu\n",
+           (unsigned long long)files,
+           (unsigned long long)folders,
+           (unsigned long long)cachedPages,
+           (unsigned long long)errors);
     return errors ? 1 : 0;
 }

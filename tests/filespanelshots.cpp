@@ -10,6 +10,8 @@
 #include "filesmodel.h"
 #include "filespanel.h"
 #include "heatmapwidget.h"
+#include "memorypanel.h"
+#include "memorysampler.h"
 #include "residency.h"
 #include "testutil.h"
 
@@ -26,7 +28,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 using namespace Cachescope;
 
@@ -185,6 +189,39 @@ private Q_SLOTS:
         zone->setHighlighted(true);
         save(QStringLiteral("files-evict-drop-zone.png"));
         zone->setHighlighted(false);
+    }
+
+    // The memory panel while a 2 GiB file is written and then read: the
+    // cache grows, dirty pages rise and drain, a marker says what happened.
+    void memoryPanelWhileAFileIsRead()
+    {
+        MemoryPanel panel;
+        panel.setHistoryMinutes(1);
+        panel.resize(1100, 460);
+        MemorySampler sampler;
+        sampler.setInterval(std::chrono::milliseconds(250));
+        connect(&sampler, &MemorySampler::sampled, &panel, &MemoryPanel::addSample);
+        panel.show();
+        sampler.start();
+        QTRY_VERIFY(panel.sampleCount() >= 8);
+        const std::string path = m_dir + "/memory-demo.bin";
+        panel.addMarker(QStringLiteral("Writing 2 GiB"), {});
+        makeFile(path, 2ULL << 30); // written, synced and evicted
+        QTest::qWait(1000);
+        panel.addMarker(QStringLiteral("Reading it"), {});
+        std::atomic<bool> done = false;
+        std::thread reader([&] {
+            TestUtil::readRange(path, 0, 2ULL << 30);
+            done = true;
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done.load(), 120000);
+        reader.join();
+        QTest::qWait(2000);
+        const QString shot = QDir(screenshotDir()).absoluteFilePath(QStringLiteral("memory-panel-file-read.png"));
+        QVERIFY(panel.grab().toImage().save(shot));
+        qInfo() << "saved" << shot;
+        sampler.stop();
+        std::filesystem::remove(path);
     }
 
     void cleanupTestCase()

@@ -477,7 +477,12 @@ private Q_SLOTS:
         QFETCH(QStringList, arguments);
         QFETCH(QString, message);
         const auto result = cli(arguments);
-        QCOMPARE(result.exitCode, 2);
+        // -1 is a crash or a failed start: say which, with what the program printed.
+        QVERIFY2(result.exitCode == 2,
+                 qPrintable(QStringLiteral("exit code %1%2, stderr: %3")
+                                .arg(result.exitCode)
+                                .arg(result.timedOut ? QStringLiteral(" (timed out)") : QString())
+                                .arg(QString::fromUtf8(result.err))));
         QVERIFY2(result.err.contains(message.toUtf8()), result.err.constData());
         QVERIFY2(result.err.contains("--help'."), result.err.constData());
         QVERIFY(result.out.isEmpty());

@@ -178,7 +178,7 @@ RunResult run(const QString &program, const QStringList &arguments, int timeoutM
     QProcess process;
     process.start(program, arguments);
     if (!process.waitForStarted(10000)) {
-        result.err = process.errorString().toUtf8();
+        result.err = "[" + program.toUtf8() + " did not start: " + process.errorString().toUtf8() + ']';
         return result;
     }
     process.closeWriteChannel();
@@ -190,6 +190,9 @@ RunResult run(const QString &program, const QStringList &arguments, int timeoutM
     result.out = process.readAllStandardOutput();
     result.err = process.readAllStandardError();
     result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    if (process.exitStatus() != QProcess::NormalExit) {
+        result.err += "\n[" + program.toUtf8() + " ended abnormally: " + process.errorString().toUtf8() + ']';
+    }
     return result;
 }
 

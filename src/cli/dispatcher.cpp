@@ -147,9 +147,6 @@ int runInPrivilegedCompanion(char **argv)
 
 int Cli::runCli(int argc, char **argv)
 {
-    // Before any thread starts, so that every thread inherits the blocked mask.
-    installInterruptHandling();
-
     // Arguments stay bytes: a path that is not UTF-8 must name the same file.
     const std::vector<std::string> args(argv + 1, argv + argc);
     std::vector<std::string> globalOptions;
@@ -234,6 +231,10 @@ int Cli::runCli(int argc, char **argv)
         }
         return runInPrivilegedCompanion(argv);
     }
+
+    // Only now that a command runs, and before any of its threads starts, so
+    // that every thread inherits the blocked mask. Usage errors and help start no thread.
+    installInterruptHandling();
 
     Context context;
     context.json = parsed.has("json");

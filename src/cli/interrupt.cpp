@@ -12,7 +12,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 
 // A signal handler may call almost nothing, and Walker::cancel() is not
 // promised to be async-signal-safe. So the signals are blocked in every
@@ -32,6 +31,34 @@ int activeScopes = 0;
 Cachescope::Walker *activeWalker = nullptr;
 } // namespace
 
+namespace
+{
+void *takeSignals(void *argument)
+{
+    const sigset_t set = *static_cast<const sigset_t *>(argument);
+    delete static_cast<sigset_t *>(argument);
+    for (;;) {
+        int signal = 0;
+        if (sigwait(&set, &signal) != 0) {
+            continue;
+        }
+        std::unique_lock lock(scopeMutex);
+        if (interruptedFlag.load() || activeScopes == 0) {
+            // Nothing to cancel, or asked twice: end now, as the default action would.
+            _exit(128 + signal);
+        }
+        interruptSignal = signal;
+        interruptedFlag = true;
+        if (activeWalker) {
+            activeWalker->cancel();
+        }
+        lock.unlock();
+        interruptCondition.notify_all();
+    }
+    return nullptr;
+}
+} // namespace
+
 void installInterruptHandling()
 {
     sigset_t set;
@@ -39,26 +66,18 @@ void installInterruptHandling()
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    std::thread([set] {
-        for (;;) {
-            int signal = 0;
-            if (sigwait(&set, &signal) != 0) {
-                continue;
-            }
-            std::unique_lock lock(scopeMutex);
-            if (interruptedFlag.load() || activeScopes == 0) {
-                // Nothing to cancel, or asked twice: end now, as the default action would.
-                _exit(128 + signal);
-            }
-            interruptSignal = signal;
-            interruptedFlag = true;
-            if (activeWalker) {
-                activeWalker->cancel();
-            }
-            lock.unlock();
-            interruptCondition.notify_all();
-        }
-    }).detach();
+    // pthread_create rather than std::thread: when no thread can be made
+    // (a pids limit), std::thread throws and the program would abort. Here the
+    // signals are unblocked again, so Ctrl+C still ends the program, only
+    // without the tidy summary.
+    pthread_t thread;
+    auto *argument = new sigset_t(set);
+    if (pthread_create(&thread, nullptr, takeSignals, argument) != 0) {
+        delete argument;
+        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+        return;
+    }
+    pthread_detach(thread);
 }
 
 const std::atomic<bool> &interruptFlag()

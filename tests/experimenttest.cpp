@@ -9,6 +9,7 @@
 #include "experiments/engines.h"
 #include "residency.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -253,6 +254,31 @@ private Q_SLOTS:
             return s.phase == "cold read" && s.fileResident.has_value();
         });
         QVERIFY(sampled);
+        // The heatmap's histogram: empty when the cold read starts, full after it.
+        const auto histogramResident = [](const Sample &s) {
+            uint64_t resident = 0;
+            for (const uint64_t r : s.fileHistogram->resident) {
+                resident += r;
+            }
+            return resident;
+        };
+        const Sample *firstCold = nullptr;
+        const Sample *lastDone = nullptr;
+        for (const Sample &s : result.samples) {
+            if (s.phase == "cold read" && !firstCold) {
+                firstCold = &s;
+            }
+            if (s.phase == "warm read done") {
+                lastDone = &s;
+            }
+        }
+        QVERIFY(firstCold && firstCold->fileHistogram && lastDone && lastDone->fileHistogram);
+        QCOMPARE(firstCold->fileHistogram->buckets(), 256);
+        QCOMPARE(firstCold->fileHistogram->pages, uint64_t(pages));
+        QCOMPARE(histogramResident(*firstCold), uint64_t(0));
+        QCOMPARE(histogramResident(*lastDone), uint64_t(pages));
+        // Live only: the stored JSON has no histogram.
+        QVERIFY(!sampleToJson(*lastDone).contains(QStringLiteral("file_histogram")));
         // The file it made is gone.
         QCOMPARE(filesIn(folder), std::vector<std::string>());
     }
@@ -531,6 +557,67 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(steps, 8);
+        // The automatic fsync and sync at the end report their times in a sample.
+        QVERIFY(std::any_of(result.samples.begin(), result.samples.end(), [](const Sample &s) {
+            return s.phase == "after fsync" && s.fsyncSeconds.has_value();
+        }));
+        QVERIFY(std::any_of(result.samples.begin(), result.samples.end(), [](const Sample &s) {
+            return s.phase == "after sync" && s.syncSeconds.has_value();
+        }));
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    // The window's fsync and sync buttons: asked for while the experiment
+    // waits with dirty pages, fsync cleans the file at once (long before the
+    // kernel's 30 s expiry would), and both are timed.
+    void writebackFsyncAndSyncOnRequest()
+    {
+        if (!Cachescope::cachestatAvailable()) {
+            QSKIP("no cachestat(2): the file's own dirty pages are unknown");
+        }
+        const std::string folder = TestUtil::scratchDir("experiment-writeback-asked");
+        WritebackParameters p;
+        p.file.folder = folder;
+        p.file.size = 16ULL << 20;
+        p.step = 4ULL << 20;
+        p.waitSeconds = 20; // ended by the asked-for fsync, not by the clock
+        p.sampleIntervalMs = 20;
+        p.requests = std::make_shared<WritebackRequests>();
+        Progress progress;
+        std::atomic<bool> asked{false};
+        progress.sample = [&](const Sample &s) {
+            if (s.phase == "waiting" && s.fileDirty.value_or(0) > 0 && !asked.exchange(true)) {
+                p.requests->sync.fetch_add(1);
+                p.requests->fsync.fetch_add(1);
+            }
+        };
+        QElapsedTimer timer;
+        timer.start();
+        const Result result = makeWritebackExperiment(p)->run(progress, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        if (!asked.load()) {
+            QSKIP("the kernel wrote the file back before the first waiting sample (nothing dirty to ask about)");
+        }
+        QVERIFY2(timer.elapsed() < 15000, "the wait did not end when the file became clean");
+        const QJsonArray calls = firstRun(result.variants.front()).value(QStringLiteral("asked")).toArray();
+        QCOMPARE(calls.size(), 2);
+        QCOMPARE(calls.at(0).toObject().value(QStringLiteral("call")).toString(), QStringLiteral("fsync"));
+        QCOMPARE(calls.at(1).toObject().value(QStringLiteral("call")).toString(), QStringLiteral("sync"));
+        const auto askedSample = std::find_if(result.samples.begin(), result.samples.end(), [](const Sample &s) {
+            return s.phase == "after fsync (asked)";
+        });
+        QVERIFY(askedSample != result.samples.end());
+        QVERIFY(askedSample->fsyncSeconds.value_or(-1) >= 0);
+        QCOMPARE(askedSample->fileDirty.value_or(1), uint64_t(0));
+        QVERIFY(std::any_of(result.samples.begin(), result.samples.end(), [](const Sample &s) {
+            return s.phase == "after sync (asked)" && s.syncSeconds.has_value();
+        }));
+        QVERIFY(std::any_of(result.events.begin(), result.events.end(), [](const Event &e) {
+            return e.text == "The file is clean after the fsync you asked for";
+        }));
+        // Served requests are taken off.
+        QCOMPARE(p.requests->fsync.load(), 0);
+        QCOMPARE(p.requests->sync.load(), 0);
         QCOMPARE(filesIn(folder), std::vector<std::string>());
     }
 

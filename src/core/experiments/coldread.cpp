@@ -113,15 +113,20 @@ public:
                 const uint64_t residentBeforeCold = residentPages(fd.get(), st);
                 recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": cold read (" + std::to_string(residentBeforeCold) + " of "
                                + std::to_string(pages) + " pages resident)");
+                const auto sampleColdRead = [&] {
+                    Sample sample;
+                    sample.phase = "cold read";
+                    addMemInfo(sample);
+                    addFileResidency(sample, fd.get(), st);
+                    addFileHistogram(sample, fd.get(), st);
+                    recorder.sample(sample);
+                };
+                // The evicted state first, from here: the sampler thread's
+                // first tick may come after the read has begun.
+                sampleColdRead();
                 TimedRead cold;
                 {
-                    PeriodicThread sampler(std::chrono::milliseconds(std::max(5, p.sampleIntervalMs)), [&] {
-                        Sample sample;
-                        sample.phase = "cold read";
-                        addMemInfo(sample);
-                        addFileResidency(sample, fd.get(), st);
-                        recorder.sample(sample);
-                    });
+                    PeriodicThread sampler(std::chrono::milliseconds(std::max(5, p.sampleIntervalMs)), sampleColdRead);
                     cold = timedSequentialRead(fd.get(), p.bufferSize, cancel);
                 }
                 if (cold.cancelled) {
@@ -140,6 +145,7 @@ public:
                 after.phase = "warm read done";
                 addMemInfo(after);
                 addFileResidency(after, fd.get(), st);
+                addFileHistogram(after, fd.get(), st);
                 recorder.sample(after);
                 v.add("cold_seconds", "s", cold.seconds);
                 v.add("warm_seconds", "s", warm.seconds);

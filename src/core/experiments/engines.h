@@ -57,6 +57,14 @@ struct ColdStartParameters {
     std::string traceFolder = "."; // where strace writes its (temporary) log
 };
 
+// Asked for while the writeback experiment runs (the window's fsync and sync
+// buttons): each count the engine has not served yet is done at its next
+// sample, timed, and reported in that sample and as an event.
+struct WritebackRequests {
+    std::atomic<int> fsync{0};
+    std::atomic<int> sync{0};
+};
+
 // 4. Dirty pages and writeback.
 struct WritebackParameters {
     ScratchFile file; // file.path is ignored: the experiment always makes its own
@@ -65,6 +73,7 @@ struct WritebackParameters {
     double drainTimeoutSeconds = 60;
     int sampleIntervalMs = 100;
     int runs = 1;
+    std::shared_ptr<WritebackRequests> requests; // may be null
 };
 
 // 5. Page faults and kinds of I/O.

@@ -168,6 +168,12 @@ QJsonObject sampleToJson(const Sample &sample)
     for (const SampleField &field : sampleFields) {
         putOptional(object, field.key, sample.*field.member);
     }
+    if (sample.fsyncSeconds) {
+        object.insert(QStringLiteral("fsync_seconds"), *sample.fsyncSeconds);
+    }
+    if (sample.syncSeconds) {
+        object.insert(QStringLiteral("sync_seconds"), *sample.syncSeconds);
+    }
     return object;
 }
 
@@ -283,6 +289,12 @@ std::optional<Result> resultFromJson(const QJsonObject &object, std::string *err
         sample.phase = text(sampleObject.value(QStringLiteral("phase")));
         for (const SampleField &field : sampleFields) {
             sample.*field.member = getOptional(sampleObject, field.key);
+        }
+        if (sampleObject.value(QStringLiteral("fsync_seconds")).isDouble()) {
+            sample.fsyncSeconds = sampleObject.value(QStringLiteral("fsync_seconds")).toDouble();
+        }
+        if (sampleObject.value(QStringLiteral("sync_seconds")).isDouble()) {
+            sample.syncSeconds = sampleObject.value(QStringLiteral("sync_seconds")).toDouble();
         }
         result.samples.push_back(std::move(sample));
     }

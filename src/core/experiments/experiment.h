@@ -7,12 +7,15 @@
 // cannot do itself, and a result with per-variant measurements, statistics
 // over the runs, and a JSON form that can be stored and compared later.
 
+#include "residency.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +66,13 @@ struct Sample {
     // Experiment-specific (the pressure child's allocation, bytes written, ...).
     std::optional<uint64_t> allocated;
     std::optional<uint64_t> written;
+    // How long an fsync or sync that ended just before this sample took.
+    std::optional<double> fsyncSeconds;
+    std::optional<double> syncSeconds;
+    // Which parts of the experiment's file are cached, in buckets over the
+    // whole file (the cold read, so that a heatmap can fill in). Shared: a
+    // sample is copied to every listener. Live only: not kept in the JSON.
+    std::shared_ptr<const Histogram> fileHistogram;
 };
 
 struct Event {

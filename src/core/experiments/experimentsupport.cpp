@@ -89,6 +89,16 @@ void addFileResidency(Sample &sample, int fd, const struct stat &st)
     }
 }
 
+void addFileHistogram(Sample &sample, int fd, const struct stat &st)
+{
+    const uint64_t pages = pagesFor(uint64_t(std::max<off_t>(st.st_size, 0)));
+    const int buckets = int(std::min<uint64_t>(fileHistogramBuckets, std::max<uint64_t>(pages, 1)));
+    auto histogram = std::make_shared<Histogram>(histogramOfDescriptor(fd, st, buckets));
+    if (histogram->known()) {
+        sample.fileHistogram = std::move(histogram);
+    }
+}
+
 PeriodicThread::PeriodicThread(std::chrono::milliseconds interval, std::function<void()> tick)
 {
     m_thread = std::thread([this, interval, tick = std::move(tick)] {

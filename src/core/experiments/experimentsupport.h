@@ -43,6 +43,10 @@ void addMemInfo(Sample &sample);
 // Fills the file figures of a sample (residency by descriptor; dirty and
 // writeback when cachestat is there).
 void addFileResidency(Sample &sample, int fd, const struct stat &st);
+// Fills the sample's histogram of the file (fileHistogramBuckets buckets, or
+// one a page for a smaller file); left empty when residency is not known.
+inline constexpr int fileHistogramBuckets = 256;
+void addFileHistogram(Sample &sample, int fd, const struct stat &st);
 
 // Calls tick every interval on its own thread until stopped (or destroyed).
 class PeriodicThread

@@ -108,10 +108,12 @@ private:
         uint64_t written = 0;
         uint64_t peakDirty = 0;
         uint64_t peakWriteback = 0;
-        const auto takeSample = [&](const char *phase) {
+        const auto takeSample = [&](const char *phase, std::optional<double> fsyncSeconds = {}, std::optional<double> syncSeconds = {}) {
             ::fstat(fd.get(), &st);
             Sample sample;
             sample.phase = phase;
+            sample.fsyncSeconds = fsyncSeconds;
+            sample.syncSeconds = syncSeconds;
             addMemInfo(sample);
             addFileResidency(sample, fd.get(), st);
             sample.written = written;
@@ -119,6 +121,43 @@ private:
             peakWriteback = std::max(peakWriteback, sample.fileWriteback.value_or(0));
             recorder.sample(sample);
             return sample;
+        };
+        // The fsync and sync someone asked for while it runs: done at once,
+        // timed, and shown in the next sample, so that the plot shows what
+        // each did to the dirty pages.
+        QJsonArray asked;
+        bool askedFsyncDone = false;
+        const auto serveRequests = [&] {
+            if (!p.requests) {
+                return true;
+            }
+            for (const bool isFsync : {true, false}) {
+                std::atomic<int> &count = isFsync ? p.requests->fsync : p.requests->sync;
+                if (count.exchange(0) == 0) {
+                    continue;
+                }
+                const double at = recorder.seconds();
+                const auto start = std::chrono::steady_clock::now();
+                const int status = isFsync ? ::fsync(fd.get()) : (::sync(), 0);
+                const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                if (status != 0) {
+                    result.error = pattern + ": fsync failed: " + std::strerror(errno);
+                    return false;
+                }
+                askedFsyncDone = askedFsyncDone || isFsync;
+                recorder.event(std::string(isFsync ? "fsync" : "sync") + " (asked for) took " + std::to_string(seconds) + " s");
+                asked.append(QJsonObject{
+                    {QStringLiteral("call"), isFsync ? QStringLiteral("fsync") : QStringLiteral("sync")},
+                    {QStringLiteral("at"), at},
+                    {QStringLiteral("seconds"), seconds},
+                });
+                if (isFsync) {
+                    takeSample("after fsync (asked)", seconds);
+                } else {
+                    takeSample("after sync (asked)", std::nullopt, seconds);
+                }
+            }
+            return true;
         };
         recorder.event("Run " + std::to_string(run + 1) + ": writing " + mib(p.file.size) + " in steps of " + mib(p.step) + ", without syncing");
         std::vector<char> chunk(size_t(std::min<uint64_t>(p.step, 64ULL << 20)), 'w');
@@ -138,6 +177,9 @@ private:
                 written += uint64_t(done);
             }
             takeSample("writing");
+            if (!serveRequests()) {
+                return false;
+            }
         }
         const double writeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - writeStart).count();
         const Sample afterWrite = takeSample("written");
@@ -148,11 +190,18 @@ private:
             if (sleepUnlessCancelled(std::max(5, p.sampleIntervalMs), cancel)) {
                 return false;
             }
+            if (!serveRequests()) {
+                return false;
+            }
             const Sample sample = takeSample("waiting");
             const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - waitStart).count();
             if (sample.fileDirty && *sample.fileDirty == 0 && sample.fileWriteback.value_or(0) == 0) {
-                drainedAfter = waited;
-                recorder.event("The kernel wrote the file back by itself after " + std::to_string(waited) + " s");
+                if (askedFsyncDone) {
+                    recorder.event("The file is clean after the fsync you asked for");
+                } else {
+                    drainedAfter = waited;
+                    recorder.event("The kernel wrote the file back by itself after " + std::to_string(waited) + " s");
+                }
                 break;
             }
             if (waited >= p.waitSeconds) {
@@ -168,7 +217,7 @@ private:
             result.error = pattern + ": fsync failed: " + std::strerror(errno);
             return false;
         }
-        Sample afterFsync = takeSample("after fsync");
+        Sample afterFsync = takeSample("after fsync", fsyncSeconds);
         // fsync waits for the file's writeback; poll briefly in case the
         // counters lag behind.
         const auto drainStart = std::chrono::steady_clock::now();
@@ -183,7 +232,7 @@ private:
         const auto syncStart = std::chrono::steady_clock::now();
         ::sync();
         const double syncSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - syncStart).count();
-        const Sample afterSync = takeSample("after sync");
+        const Sample afterSync = takeSample("after sync", std::nullopt, syncSeconds);
         recorder.event("sync took " + std::to_string(syncSeconds) + " s");
 
         v.add("write_seconds", "s", writeSeconds);
@@ -208,6 +257,7 @@ private:
             {QStringLiteral("drained_by_itself_after"), drainedAfter >= 0 ? QJsonValue(drainedAfter) : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("fsync_seconds"), fsyncSeconds},
             {QStringLiteral("sync_seconds"), syncSeconds},
+            {QStringLiteral("asked"), asked},
         });
         if (!afterWrite.fileDirty) {
             result.notes.push_back(

@@ -18,7 +18,10 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTest>
+
+#include <functional>
 
 class ExperimentShots : public QObject
 {
@@ -44,17 +47,27 @@ private:
         }
     }
 
-    void runAndShoot(const QString &name)
+    // whileRunning, if given, is called once the run has started (to press
+    // the page's own buttons as a person would).
+    void runAndShoot(const QString &name, const std::function<void(ExperimentPage *)> &whileRunning = {})
     {
         ExperimentPage *page = m_window->page(name);
         QVERIFY(page);
         m_window->showPage(page);
         page->startButton()->click();
         QVERIFY(page->isRunning());
+        if (whileRunning) {
+            whileRunning(page);
+        }
         QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 240000);
         QVERIFY2(page->currentResult() && page->currentResult()->ok(), page->currentResult() ? page->currentResult()->error.c_str() : "no result");
+        shoot(QStringLiteral("experiment-%1.png").arg(name));
+    }
+
+    void shoot(const QString &fileName)
+    {
         QTest::qWait(300); // queued replots
-        const QString path = QDir(m_screenshots).filePath(QStringLiteral("experiment-%1.png").arg(name));
+        const QString path = QDir(m_screenshots).filePath(fileName);
         const QImage image = m_window->grab().toImage();
         QVERIFY2(image.save(path), qPrintable(QStringLiteral("cannot save ") + path));
         qInfo() << "saved" << path << image.size();
@@ -116,14 +129,28 @@ private Q_SLOTS:
         setText(page, "commandEdit", QStringLiteral("ls -l /usr/bin"));
         setValue(page, "runsSpin", 3);
         runAndShoot(QStringLiteral("cold-start"));
+        // The program's files, in the tab beside the results.
+        auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("resultsTabs"));
+        QVERIFY(tabs && tabs->count() == 2);
+        tabs->setCurrentIndex(1);
+        shoot(QStringLiteral("experiment-cold-start-files.png"));
+        tabs->setCurrentIndex(0);
     }
 
     void writeback()
     {
         ExperimentPage *page = m_window->page(QStringLiteral("writeback"));
         setValue(page, "sizeSpin", 64);
-        setValue(page, "waitSpin", 2);
-        runAndShoot(QStringLiteral("writeback"));
+        setValue(page, "waitSpin", 30);
+        // Let the dirty pages sit for a moment, then fsync and sync: the
+        // markers show what each did and how long it took.
+        runAndShoot(QStringLiteral("writeback"), [](ExperimentPage *running) {
+            auto *writeback = qobject_cast<WritebackPage *>(running);
+            QTRY_VERIFY_WITH_TIMEOUT(running->liveSampleCount() > 20, 30000);
+            // Both at once: either leaves the file clean, which ends the wait.
+            writeback->fsyncButton()->click();
+            writeback->syncButton()->click();
+        });
     }
 
     void faults()

@@ -8,6 +8,7 @@
 
 #include "experimentswindow.h"
 #include "experimentpage.h"
+#include "heatmapwidget.h"
 #include "testutil.h"
 
 #include <KMessageWidget>
@@ -17,19 +18,27 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 
 #include <qcustomplot.h>
+
+#include <unistd.h>
 
 namespace
 {
@@ -121,6 +130,21 @@ private Q_SLOTS:
         QVERIFY(page);
         QSignalSpy finished(page, &ExperimentPage::finished);
 
+        // The file's heatmap: hidden until a run, then filled in as the cold
+        // read goes. Record the resident pages at every update.
+        auto *coldRead = qobject_cast<ColdReadPage *>(page);
+        QVERIFY(coldRead);
+        HeatmapWidget *heatmap = coldRead->fileHeatmap();
+        QVERIFY(!heatmap->isVisibleTo(page));
+        QList<uint64_t> residentSeen;
+        connect(heatmap, &HeatmapWidget::updated, this, [heatmap, &residentSeen] {
+            uint64_t resident = 0;
+            for (int cell = 0; cell < heatmap->cellCount(); ++cell) {
+                resident += heatmap->cellResidentPages(cell);
+            }
+            residentSeen << resident;
+        });
+
         page->startButton()->click();
         QVERIFY(page->isRunning());
         QVERIFY(!page->startButton()->isEnabled());
@@ -162,6 +186,17 @@ private Q_SLOTS:
         QVERIFY(page->liveSampleCount() > 0);
         QVERIFY(page->livePlot()->graph(0)->dataCount() > 0);
 
+        // The heatmap started empty (the evicted file) and ended full, drawn
+        // from the engine's samples, not from a file of its own.
+        const uint64_t filePages = (16ULL << 20) / uint64_t(sysconf(_SC_PAGESIZE));
+        QVERIFY(heatmap->isVisibleTo(page));
+        QVERIFY(heatmap->showsRecorded());
+        QVERIFY2(residentSeen.size() >= 2, qPrintable(QString::number(residentSeen.size())));
+        QCOMPARE(residentSeen.first(), uint64_t(0));
+        QCOMPARE(residentSeen.last(), filePages);
+        QCOMPARE(heatmap->filePageCount(), filePages);
+        QVERIFY(heatmap->visibleTexts().join(QLatin1Char(' ')).contains(QLatin1String("New file")));
+
         // Kept in the history, and listed there.
         QVERIFY(QFile::exists(page->storedPath()));
         QVERIFY(page->storedPath().startsWith(ExperimentPage::historyFolder()));
@@ -199,6 +234,88 @@ private Q_SLOTS:
         const QString badPath = QStringLiteral("/proc/no-such-folder/results.csv");
         QVERIFY(!page->exportCsv(badPath, &error));
         QVERIFY2(error.contains(badPath), qPrintable(error));
+        delete window;
+    }
+
+    // The cold-start page lists the program's files with size and residency.
+    void coldStartFileList()
+    {
+        auto *window = new ExperimentsWindow;
+        window->show();
+        auto *page = qobject_cast<ColdStartPage *>(window->page(QStringLiteral("cold-start")));
+        QVERIFY(page);
+        window->showPage(page);
+        const QString program = QStringLiteral("/usr/bin/true");
+        page->findChild<QLineEdit *>(QStringLiteral("commandEdit"))->setText(program);
+        page->findChild<QSpinBox *>(QStringLiteral("runsSpin"))->setValue(1);
+        page->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 120000);
+        QVERIFY(page->currentResult());
+        QVERIFY2(page->currentResult()->ok(), page->currentResult()->error.c_str());
+
+        QTableWidget *files = page->filesTable();
+        QVERIFY(files->rowCount() >= 2); // the program and at least libc
+        // The tab beside the results shows now that there are two.
+        auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("resultsTabs"));
+        QVERIFY(tabs);
+        QCOMPARE(tabs->count(), 2);
+        QVERIFY(tabs->indexOf(files) >= 0);
+        bool sawProgram = false;
+        bool sawLibc = false;
+        for (int row = 0; row < files->rowCount(); ++row) {
+            const QString path = files->item(row, ColdStartPage::FileColumn)->text();
+            sawProgram |= QFileInfo(path).canonicalFilePath() == QFileInfo(program).canonicalFilePath();
+            sawLibc |= QFileInfo(path).fileName().startsWith(QLatin1String("libc.so"));
+            QVERIFY(files->item(row, ColdStartPage::SizeColumn)->data(Qt::UserRole).toDouble() > 0);
+            // "N of M (P%)": residency in words, with the numbers sorted by the fraction.
+            QVERIFY2(files->item(row, ColdStartPage::WarmColumn)->text().contains(QLatin1String(" of ")),
+                     qPrintable(files->item(row, ColdStartPage::WarmColumn)->text()));
+        }
+        QVERIFY(sawProgram);
+        QVERIFY(sawLibc);
+        // Largest first.
+        QVERIFY(files->item(0, ColdStartPage::SizeColumn)->data(Qt::UserRole).toDouble()
+                >= files->item(files->rowCount() - 1, ColdStartPage::SizeColumn)->data(Qt::UserRole).toDouble());
+        delete window;
+    }
+
+    // fsync Now and sync Now while the writeback experiment waits: both are
+    // done at once, their times are shown beside the buttons and marked on
+    // the live plot.
+    void writebackButtons()
+    {
+        auto *window = new ExperimentsWindow;
+        window->show();
+        auto *page = qobject_cast<WritebackPage *>(window->page(QStringLiteral("writeback")));
+        QVERIFY(page);
+        window->showPage(page);
+        page->findChild<QLineEdit *>(QStringLiteral("folderEdit"))->setText(m_folder);
+        page->findChild<QSpinBox *>(QStringLiteral("sizeSpin"))->setValue(16);
+        page->findChild<QSpinBox *>(QStringLiteral("stepSpin"))->setValue(4);
+        page->findChild<QDoubleSpinBox *>(QStringLiteral("waitSpin"))->setValue(30);
+        QVERIFY(!page->fsyncButton()->isEnabled());
+        QVERIFY(!page->syncButton()->isEnabled());
+
+        QElapsedTimer timer;
+        timer.start();
+        page->startButton()->click();
+        QVERIFY(page->fsyncButton()->isEnabled());
+        QVERIFY(page->syncButton()->isEnabled());
+        // Past the writing (four steps and the "written" sample): it waits with dirty pages.
+        QTRY_VERIFY_WITH_TIMEOUT(page->liveSampleCount() > 5, 20000);
+        page->fsyncButton()->click();
+        page->syncButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 60000);
+        // The wait of 30 s ended when the fsync left the file clean.
+        QVERIFY2(timer.elapsed() < 25000, qPrintable(QString::number(timer.elapsed())));
+        QVERIFY(page->currentResult() && page->currentResult()->ok());
+        QVERIFY2(page->fsyncTimeLabel()->text().startsWith(QLatin1String("Took ")), qPrintable(page->fsyncTimeLabel()->text()));
+        QVERIFY2(page->syncTimeLabel()->text().startsWith(QLatin1String("Took ")), qPrintable(page->syncTimeLabel()->text()));
+        const QJsonArray asked = page->currentResult()->variants.front().runs.at(0).toObject().value(QStringLiteral("asked")).toArray();
+        QCOMPARE(asked.size(), 2);
+        // Markers: the asked-for fsync and sync, then the ones at the end (two items each).
+        QCOMPARE(page->livePlot()->itemCount(), 8);
+        QVERIFY(!page->fsyncButton()->isEnabled());
         delete window;
     }
 

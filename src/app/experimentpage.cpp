@@ -3,7 +3,9 @@
 
 #include "experimentpage.h"
 
+#include "heatmapwidget.h"
 #include "procfs.h"
+#include "residency.h"
 
 #include "ui_ExperimentColdReadParametersBase.h"
 #include "ui_ExperimentColdStartParametersBase.h"
@@ -25,9 +27,14 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
+#include <QGroupBox>
 #include <QHeaderView>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QPainter>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -298,8 +305,10 @@ void ExperimentPage::setUpPage(QWidget *parametersForm,
     plot->axisRect()->insetLayout()->take(plot->legend);
     plot->plotLayout()->addElement(2, 0, plot->legend);
     plot->plotLayout()->setRowStretchFactor(2, 0.001);
-    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot->legend->setWrap(3);
+    // Two a row when there are four lines: three do not fit beside the bar
+    // chart. setFillOrder() rearranges the items already there; setWrap() does not.
+    plot->legend->setWrap(m_series.size() > 3 ? 2 : 3);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     plot->legend->setMargins(QMargins(0, 4, 0, 0));
     plot->legend->setColumnSpacing(12);
     plot->setWhatsThis(i18nc("@info:whatsthis", "What the experiment measures while it runs, sampled a few times a second."));
@@ -496,7 +505,9 @@ void ExperimentPage::start()
     for (int i = 0; i < m_ui->livePlot->graphCount(); ++i) {
         m_ui->livePlot->graph(i)->data()->clear();
     }
+    m_ui->livePlot->clearItems(); // the last run's markers
     m_ui->livePlot->replot(QCustomPlot::rpQueuedReplot);
+    runStarting();
     m_startedMs = QDateTime::currentMSecsSinceEpoch();
     m_ui->statusLabel->setText(i18nc("@info:status", "Starting…"));
 
@@ -586,6 +597,13 @@ void ExperimentPage::addSample(const Sample &sample)
     if (!m_running || m_destroying) {
         return; // a straggler after the end
     }
+    sampleArrived(sample);
+    if (sample.fsyncSeconds) {
+        addLiveMarker(sample.seconds, i18nc("@label plot marker, %1 milliseconds", "fsync %1 ms", formatNumber(*sample.fsyncSeconds * 1000)));
+    }
+    if (sample.syncSeconds) {
+        addLiveMarker(sample.seconds, i18nc("@label plot marker, %1 milliseconds", "sync %1 ms", formatNumber(*sample.syncSeconds * 1000)));
+    }
     QCustomPlot *plot = m_ui->livePlot;
     const bool newPhase = sample.phase != m_lastPhase && m_liveSamples > 0;
     m_lastPhase = sample.phase;
@@ -609,9 +627,56 @@ void ExperimentPage::addSample(const Sample &sample)
     }
     ++m_liveSamples;
     plot->xAxis->setRange(0, std::max(1.0, sample.seconds));
+    // Marker texts sit right of their line, or left of it near the right
+    // edge, where they would be cut off; the edge moves as time goes on.
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        if (auto *text = qobject_cast<QCPItemText *>(plot->item(i))) {
+            const bool nearRightEdge = text->position->coords().x() > 0.6 * plot->xAxis->range().upper;
+            text->setPositionAlignment((nearRightEdge ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        }
+    }
     plot->yAxis->setRange(0, std::max(1.0, m_liveMaximum * 1.1));
     plot->yAxis2->setRange(0, std::max(1.0, m_liveRightMaximum * 1.1));
     plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ExperimentPage::addLiveMarker(double seconds, const QString &text)
+{
+    // A dashed line at the moment, and its text at the top, staggered so
+    // that two markers close together (fsync, then sync) stay readable.
+    QCustomPlot *plot = m_ui->livePlot;
+    const QColor color = palette().color(QPalette::WindowText);
+    auto *line = new QCPItemStraightLine(plot);
+    line->point1->setCoords(seconds, 0);
+    line->point2->setCoords(seconds, 1);
+    line->setPen(QPen(color, 1, Qt::DashLine));
+    line->setSelectable(false);
+    auto *label = new QCPItemText(plot);
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(seconds, 0.02 + 0.07 * double((plot->itemCount() / 2 - 1) % 4));
+    label->setPositionAlignment((seconds > 0.6 * plot->xAxis->range().upper ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    label->setPadding(QMargins(3, 0, 3, 0));
+    label->setText(text);
+    label->setColor(color);
+    label->setBrush(QBrush(palette().color(QPalette::Base)));
+    label->setSelectable(false);
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ExperimentPage::addExtraWidget(QWidget *widget)
+{
+    m_ui->extrasLayout->addWidget(widget);
+}
+
+void ExperimentPage::addResultsTab(QWidget *widget, const QString &title)
+{
+    m_ui->resultsTabs->addTab(widget, title);
+}
+
+const std::optional<Result> &ExperimentPage::comparedResult() const
+{
+    return m_compared;
 }
 
 void ExperimentPage::addEvent(const Event &event)
@@ -742,6 +807,7 @@ void ExperimentPage::showResults()
     const bool haveResults = m_current || m_compared;
     m_ui->exportCsvButton->setEnabled(haveResults);
     m_ui->exportPngButton->setEnabled(haveResults);
+    resultsShown();
 }
 
 void ExperimentPage::fillTable()
@@ -1157,9 +1223,48 @@ ColdReadPage::ColdReadPage(QWidget *parent)
                   {i18nc("@item:inlistbox", "Cold and warm throughput"), {QStringLiteral("cold_throughput"), QStringLiteral("warm_throughput")}},
                   {measurementLabel("cold_warm_ratio"), {QStringLiteral("cold_warm_ratio")}},
               });
+
+    m_heatmap = new HeatmapWidget(this);
+    m_heatmap->setObjectName(QStringLiteral("coldReadHeatmap"));
+    m_heatmap->setMinimumHeight(170);
+    m_heatmap->setWhatsThis(i18nc("@info:whatsthis",
+                                  "The file's pages during the cold read: each cell is a part of the file, filled as its pages arrive in the "
+                                  "cache. Sequential reads fill it from the start, a little ahead of the reader (read-ahead)."));
+    m_heatmap->setVisible(false);
+    addExtraWidget(m_heatmap);
 }
 
 ColdReadPage::~ColdReadPage() = default;
+
+HeatmapWidget *ColdReadPage::fileHeatmap() const
+{
+    return m_heatmap;
+}
+
+void ColdReadPage::runStarting()
+{
+    const QString path = m_form->fileEdit->text().trimmed();
+    if (!path.isEmpty()) {
+        m_heatmapName = QFileInfo(path).fileName();
+        m_heatmapSize = uint64_t(std::max<qint64>(QFileInfo(path).size(), 0));
+    } else {
+        m_heatmapName = i18nc("@label the file the experiment makes", "New file");
+        m_heatmapSize = uint64_t(m_form->sizeSpin->value()) << 20;
+    }
+}
+
+void ColdReadPage::sampleArrived(const Sample &sample)
+{
+    if (!sample.fileHistogram) {
+        return;
+    }
+    const uint64_t recordedBytes = sample.fileHistogram->pages * Cachescope::pageSize();
+    // The size asked for is exact for a file we make; the histogram's pages
+    // round up, so it wins only when the two disagree by more than a page.
+    const uint64_t size = recordedBytes >= m_heatmapSize && recordedBytes - m_heatmapSize < Cachescope::pageSize() ? m_heatmapSize : recordedBytes;
+    m_heatmap->showRecorded(m_heatmapName, *sample.fileHistogram, size);
+    m_heatmap->setVisible(true);
+}
 
 QString ColdReadPage::title() const
 {
@@ -1338,9 +1443,105 @@ ColdStartPage::ColdStartPage(QWidget *parent)
                   {i18nc("@item:inlistbox", "Cold and warm start"), {QStringLiteral("cold_seconds"), QStringLiteral("warm_seconds")}},
                   {measurementLabel("io_seconds"), {QStringLiteral("io_seconds")}},
               });
+
+    m_filesTable = new QTableWidget(this);
+    m_filesTable->setObjectName(QStringLiteral("programFilesTable"));
+    m_filesTable->setColumnCount(FilesColumnCount);
+    m_filesTable->setHorizontalHeaderLabels({
+        i18nc("@title:column", "File"),
+        i18nc("@title:column", "Size"),
+        i18nc("@title:column", "Pages"),
+        i18nc("@title:column", "Cached When Warm"),
+        i18nc("@title:column", "Cached After Evicting"),
+        i18nc("@title:column", "Note"),
+    });
+    m_filesTable->horizontalHeaderItem(WarmColumn)->setToolTip(i18nc("@info:tooltip", "Pages of the file in the cache after the warm run"));
+    m_filesTable->horizontalHeaderItem(EvictedColumn)
+        ->setToolTip(i18nc("@info:tooltip", "Pages still cached after the file was evicted for the cold run; see the note for why"));
+    m_filesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_filesTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_filesTable->setAlternatingRowColors(true);
+    m_filesTable->setWordWrap(false);
+    m_filesTable->verticalHeader()->setVisible(false);
+    m_filesTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_filesTable->horizontalHeader()->setSectionResizeMode(FileColumn, QHeaderView::Stretch);
+    m_filesTable->setTextElideMode(Qt::ElideLeft); // the file's name is at the end of its path
+    m_filesTable->setWhatsThis(i18nc("@info:whatsthis",
+                                     "The files the program read during its warm run: only these were evicted before each cold run."));
+    addResultsTab(m_filesTable, i18nc("@title:tab", "Program's Files"));
 }
 
 ColdStartPage::~ColdStartPage() = default;
+
+QTableWidget *ColdStartPage::filesTable() const
+{
+    return m_filesTable;
+}
+
+namespace
+{
+// Sorts by a number kept beside the formatted text.
+class NumberItem : public QTableWidgetItem
+{
+public:
+    NumberItem(const QString &text, double value)
+        : QTableWidgetItem(text)
+    {
+        setData(Qt::UserRole, value);
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem &other) const override
+    {
+        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
+    }
+};
+
+QString pagesOf(double resident, double pages)
+{
+    return i18nc("@item:intable %1 cached pages, %2 all pages, %3 percent",
+                 "%1 of %2 (%3)",
+                 QLocale().toString(qint64(resident)),
+                 QLocale().toString(qint64(pages)),
+                 pages > 0 ? QLocale().toString(100.0 * resident / pages, 'f', 0) + QLatin1Char('%') : QStringLiteral("–"));
+}
+} // namespace
+
+void ColdStartPage::resultsShown()
+{
+    // The files of this run; of the earlier result when there is no run yet.
+    const std::optional<Result> &shown = currentResult() ? currentResult() : comparedResult();
+    m_filesTable->setSortingEnabled(false);
+    m_filesTable->setRowCount(0);
+    if (!shown) {
+        return;
+    }
+    const QJsonArray files = shown->details.value(QStringLiteral("files")).toArray();
+    m_filesTable->setRowCount(int(files.size()));
+    const KFormat format;
+    int row = 0;
+    for (const QJsonValue &value : files) {
+        const QJsonObject file = value.toObject();
+        const QString path = file.value(QStringLiteral("path")).toString();
+        const double size = file.value(QStringLiteral("size")).toDouble();
+        const double pages = file.value(QStringLiteral("pages")).toDouble();
+        const double warm = file.value(QStringLiteral("resident_warm")).toDouble();
+        const double evicted = file.value(QStringLiteral("resident_after_evict")).toDouble();
+        auto *name = new QTableWidgetItem(path);
+        name->setToolTip(path);
+        m_filesTable->setItem(row, FileColumn, name);
+        m_filesTable->setItem(row, SizeColumn, new NumberItem(format.formatByteSize(size, 1, KFormat::IECBinaryDialect), size));
+        m_filesTable->setItem(row, PagesColumn, new NumberItem(QLocale().toString(qint64(pages)), pages));
+        m_filesTable->setItem(row, WarmColumn, new NumberItem(pagesOf(warm, pages), pages > 0 ? warm / pages : 0));
+        m_filesTable->setItem(row, EvictedColumn, new NumberItem(pagesOf(evicted, pages), pages > 0 ? evicted / pages : 0));
+        const QString note = file.value(QStringLiteral("remain_reason")).toString();
+        auto *noteItem = new QTableWidgetItem(note);
+        noteItem->setToolTip(note);
+        m_filesTable->setItem(row, NoteColumn, noteItem);
+        ++row;
+    }
+    m_filesTable->setSortingEnabled(true);
+    m_filesTable->sortByColumn(SizeColumn, Qt::DescendingOrder);
+}
 
 QString ColdStartPage::title() const
 {
@@ -1416,7 +1617,9 @@ WritebackPage::WritebackPage(QWidget *parent)
                      "<para>Data is written to a file without syncing. It lands in the page cache as <emphasis>dirty</emphasis> pages; the "
                      "kernel writes them to the disk later (<emphasis>writeback</emphasis>), when they are old enough or too many.</para>"
                      "<para>Expect Dirty to rise while writing, stay up for a while, and drain when the kernel's flusher starts or when "
-                     "fsync asks for it. The table shows how long writing, fsync and sync took.</para>"),
+                     "fsync asks for it. While it runs, <interface>fsync Now</interface> and <interface>sync Now</interface> force the "
+                     "writeback at once and say how long it took; otherwise both run at the end. The table shows how long writing, "
+                     "fsync and sync took.</para>"),
               {
                   {i18nc("@label plot legend", "Dirty"),
                    dirtyColor,
@@ -1450,9 +1653,100 @@ WritebackPage::WritebackPage(QWidget *parent)
                    {QStringLiteral("write_seconds"), QStringLiteral("fsync_seconds"), QStringLiteral("sync_seconds")}},
                   {measurementLabel("write_throughput"), {QStringLiteral("write_throughput")}},
               });
+
+    auto *box = new QGroupBox(i18nc("@title:group", "While It Runs"), this);
+    box->setObjectName(QStringLiteral("syncBox"));
+    auto *grid = new QGridLayout(box);
+    m_fsyncButton = new QPushButton(QIcon::fromTheme(QStringLiteral("document-save")), i18nc("@action:button", "fsync Now"), box);
+    m_fsyncButton->setToolTip(i18nc("@info:tooltip", "Writes the experiment's file to the disk now and waits until it is there (fsync)."));
+    m_syncButton = new QPushButton(QIcon::fromTheme(QStringLiteral("document-save-all")), i18nc("@action:button", "sync Now"), box);
+    m_syncButton->setToolTip(i18nc("@info:tooltip", "Writes every dirty page of the whole system to the disks now (sync)."));
+    m_fsyncTime = new QLabel(box);
+    m_syncTime = new QLabel(box);
+    for (QLabel *label : {m_fsyncTime, m_syncTime}) {
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    }
+    grid->addWidget(m_fsyncButton, 0, 0);
+    grid->addWidget(m_fsyncTime, 0, 1);
+    grid->addWidget(m_syncButton, 1, 0);
+    grid->addWidget(m_syncTime, 1, 1);
+    grid->setColumnStretch(1, 1);
+    addExtraWidget(box);
+    connect(m_fsyncButton, &QPushButton::clicked, this, [this] {
+        if (m_requests) {
+            m_requests->fsync.fetch_add(1);
+            m_fsyncTime->setText(i18nc("@info:status", "Asked for…"));
+        }
+    });
+    connect(m_syncButton, &QPushButton::clicked, this, [this] {
+        if (m_requests) {
+            m_requests->sync.fetch_add(1);
+            m_syncTime->setText(i18nc("@info:status", "Asked for…"));
+        }
+    });
+    const auto enableButtons = [this](bool running) {
+        m_fsyncButton->setEnabled(running);
+        m_syncButton->setEnabled(running);
+    };
+    connect(this, &ExperimentPage::runningChanged, this, enableButtons);
+    enableButtons(false);
+    m_fsyncTime->setText(i18nc("@info:status", "Not run yet"));
+    m_syncTime->setText(i18nc("@info:status", "Not run yet"));
 }
 
 WritebackPage::~WritebackPage() = default;
+
+QPushButton *WritebackPage::fsyncButton() const
+{
+    return m_fsyncButton;
+}
+
+QPushButton *WritebackPage::syncButton() const
+{
+    return m_syncButton;
+}
+
+QLabel *WritebackPage::fsyncTimeLabel() const
+{
+    return m_fsyncTime;
+}
+
+QLabel *WritebackPage::syncTimeLabel() const
+{
+    return m_syncTime;
+}
+
+void WritebackPage::runStarting()
+{
+    m_fsyncAsked = false;
+    m_syncAsked = false;
+    m_fsyncTime->setText(i18nc("@info:status", "Not run yet"));
+    m_syncTime->setText(i18nc("@info:status", "Not run yet"));
+}
+
+void WritebackPage::sampleArrived(const Sample &sample)
+{
+    // The label keeps what the button did; the call at the end of the run
+    // shows there only when the button was not used.
+    const bool asked = QString::fromStdString(sample.phase).endsWith(QLatin1String("(asked)"));
+    const auto show = [&](QLabel *label, bool &labelAsked, double seconds) {
+        if (asked) {
+            labelAsked = true;
+            label->setText(i18nc("@info:status %1 milliseconds, %2 seconds since the start",
+                                 "Took %1 ms (at %2 s)",
+                                 formatNumber(seconds * 1000),
+                                 formatNumber(sample.seconds)));
+        } else if (!labelAsked) {
+            label->setText(i18nc("@info:status %1 milliseconds", "At the end: took %1 ms", formatNumber(seconds * 1000)));
+        }
+    };
+    if (sample.fsyncSeconds) {
+        show(m_fsyncTime, m_fsyncAsked, *sample.fsyncSeconds);
+    }
+    if (sample.syncSeconds) {
+        show(m_syncTime, m_syncAsked, *sample.syncSeconds);
+    }
+}
 
 QString WritebackPage::title() const
 {
@@ -1480,6 +1774,9 @@ std::unique_ptr<Experiment> WritebackPage::makeExperiment(const PrivilegedSteps 
     if (!checkFolder(m_form->folderEdit->text().trimmed(), error)) {
         return nullptr;
     }
+    // A fresh set for every run: a click meant for the last run is not carried over.
+    m_requests = std::make_shared<WritebackRequests>();
+    parameters.requests = m_requests;
     return makeWritebackExperiment(parameters);
 }
 

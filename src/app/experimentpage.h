@@ -21,8 +21,10 @@
 #include <memory>
 #include <optional>
 
+class HeatmapWidget;
 class QCPBarsGroup;
 class QComboBox;
+class QLabel;
 class QCustomPlot;
 class QPushButton;
 class QTableWidget;
@@ -137,6 +139,26 @@ protected:
     {
         return false;
     }
+    // Hooks for a page's own widgets: a run begins (before the first
+    // sample), a sample arrives while it runs, the results on show changed
+    // (a run ended, or an earlier result was chosen to compare with).
+    virtual void runStarting()
+    {
+    }
+    virtual void sampleArrived(const Cachescope::Experiments::Sample &sample)
+    {
+        Q_UNUSED(sample)
+    }
+    virtual void resultsShown()
+    {
+    }
+    // A widget of the page's own under Start and Cancel, and a tab beside the
+    // results table (the tab bar shows once there are two).
+    void addExtraWidget(QWidget *widget);
+    void addResultsTab(QWidget *widget, const QString &title);
+    // The earlier result chosen to compare with, if any.
+    [[nodiscard]] const std::optional<Cachescope::Experiments::Result> &comparedResult() const;
+
     // A folder edit's default: a disk-backed place the user owns.
     [[nodiscard]] static QString defaultFolder();
     // Checks that folder exists; on failure *error names it and the reason.
@@ -145,6 +167,7 @@ protected:
 
 private:
     void addSample(const Cachescope::Experiments::Sample &sample);
+    void addLiveMarker(double seconds, const QString &text);
     void addEvent(const Cachescope::Experiments::Event &event);
     void runFinished(const Cachescope::Experiments::Result &result);
     void setRunning(bool running);
@@ -195,13 +218,20 @@ public:
     [[nodiscard]] QString title() const override;
     [[nodiscard]] QString header() const override;
     [[nodiscard]] QString iconName() const override;
+    // The file's pages filling in during the cold read (hidden before a run).
+    [[nodiscard]] HeatmapWidget *fileHeatmap() const;
 
 protected:
     std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
     void privilegedAvailabilityChanged(bool available, const QString &reason) override;
+    void runStarting() override;
+    void sampleArrived(const Cachescope::Experiments::Sample &sample) override;
 
 private:
     std::unique_ptr<Ui::ExperimentColdReadParametersBase> m_form;
+    HeatmapWidget *m_heatmap = nullptr;
+    QString m_heatmapName; // what the heatmap calls the file of this run
+    uint64_t m_heatmapSize = 0;
 };
 
 class PressurePage : public ExperimentPage
@@ -239,9 +269,24 @@ protected:
     {
         return true;
     }
+    void resultsShown() override;
+
+public:
+    enum FilesColumn {
+        FileColumn,
+        SizeColumn,
+        PagesColumn,
+        WarmColumn,
+        EvictedColumn,
+        NoteColumn,
+        FilesColumnCount
+    };
+    // The program's files with size and residency, of the result on show.
+    [[nodiscard]] QTableWidget *filesTable() const;
 
 private:
     std::unique_ptr<Ui::ExperimentColdStartParametersBase> m_form;
+    QTableWidget *m_filesTable = nullptr;
 };
 
 class WritebackPage : public ExperimentPage
@@ -254,12 +299,27 @@ public:
     [[nodiscard]] QString header() const override;
     [[nodiscard]] QString iconName() const override;
 
+    // fsync and sync while it runs, and what each took.
+    [[nodiscard]] QPushButton *fsyncButton() const;
+    [[nodiscard]] QPushButton *syncButton() const;
+    [[nodiscard]] QLabel *fsyncTimeLabel() const;
+    [[nodiscard]] QLabel *syncTimeLabel() const;
+
 protected:
     std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
     void privilegedAvailabilityChanged(bool available, const QString &reason) override;
+    void runStarting() override;
+    void sampleArrived(const Cachescope::Experiments::Sample &sample) override;
 
 private:
     std::unique_ptr<Ui::ExperimentWritebackParametersBase> m_form;
+    std::shared_ptr<Cachescope::Experiments::WritebackRequests> m_requests;
+    QPushButton *m_fsyncButton = nullptr;
+    QPushButton *m_syncButton = nullptr;
+    QLabel *m_fsyncTime = nullptr;
+    QLabel *m_syncTime = nullptr;
+    bool m_fsyncAsked = false;
+    bool m_syncAsked = false;
 };
 
 class FaultsPage : public ExperimentPage

@@ -145,6 +145,9 @@ public:
     HeatmapWidget *const q;
 
     std::string path;
+    // A recorded histogram on show (showRecorded): no file is open.
+    bool recorded = false;
+    QString recordedName;
     int fd = -1;
     struct stat st = {};
     Cachescope::ResidencyOptions options;
@@ -197,6 +200,9 @@ public:
 
     [[nodiscard]] QString displayName() const
     {
+        if (recorded) {
+            return recordedName;
+        }
         return QFileInfo(QFile::decodeName(QByteArray::fromStdString(path))).fileName();
     }
 
@@ -856,6 +862,7 @@ void HeatmapWidget::setFile(const std::string &path)
         return;
     }
     d->dropJob();
+    d->recorded = false;
     d->path = path;
     d->snapshot = {};
     d->haveSnapshot = false;
@@ -876,6 +883,7 @@ void HeatmapWidget::clear()
 {
     d->dropJob();
     d->closeFile();
+    d->recorded = false;
     d->path.clear();
     d->st = {};
     d->window = {};
@@ -892,7 +900,7 @@ void HeatmapWidget::clear()
 
 void HeatmapWidget::refresh()
 {
-    if (d->path.empty()) {
+    if (d->path.empty() || d->recorded) {
         return;
     }
     if (d->fd < 0) {
@@ -1001,6 +1009,31 @@ void HeatmapWidget::setExternalHistogram(const Cachescope::Histogram &histogram)
     Heatmap::Snapshot snapshot = Heatmap::fromHistogram(histogram, uint64_t(std::max<off_t>(d->st.st_size, 0)));
     d->haveSnapshot = false; // let apply() take it even over a privileged one
     d->apply(std::move(snapshot));
+}
+
+void HeatmapWidget::showRecorded(const QString &name, const Cachescope::Histogram &histogram, uint64_t sizeBytes)
+{
+    if (!d->recorded || d->recordedName != name) {
+        d->dropJob();
+        d->closeFile();
+        d->recorded = true;
+        d->recordedName = name;
+        d->path = QFile::encodeName(name).toStdString();
+        d->hovered = -1;
+        d->layoutValid = false;
+        d->wholeFileView = true;
+    }
+    d->st = {};
+    d->st.st_size = off_t(sizeBytes);
+    Heatmap::Snapshot snapshot = Heatmap::fromHistogram(histogram, sizeBytes);
+    snapshot.privileged = false; // our own reading, only not made by this widget
+    d->window = {snapshot.windowFirst, snapshot.windowPages};
+    d->apply(std::move(snapshot));
+}
+
+bool HeatmapWidget::showsRecorded() const
+{
+    return d->recorded;
 }
 
 void HeatmapWidget::zoomIn()

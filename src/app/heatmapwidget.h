@@ -65,6 +65,12 @@ public:
     // shown with a note until the file changes or becomes visible to us.
     void setExternalHistogram(const Cachescope::Histogram &histogram);
 
+    // Shows a histogram recorded elsewhere (an experiment's samples) for a
+    // file the widget does not open: no refresh, no zoom. name is shown as the
+    // file's name; setFile() or clear() end it.
+    void showRecorded(const QString &name, const Cachescope::Histogram &histogram, uint64_t sizeBytes);
+    [[nodiscard]] bool showsRecorded() const;
+
     // Zoom and pan, as the wheel and the keys do.
     void zoomIn();
     void zoomOut();

@@ -848,6 +848,79 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("/tmp") && r.err.contains("tmpfs"), r.err.constData());
     }
 
+    // Where the kernel hides residency from the user (a file not theirs),
+    // the experiments print no number: cold-read refuses the file with the
+    // path and the reason; cold-start lists the program's files as hidden.
+    void cliHiddenResidencyIsNeverANumber()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string folder = TestUtil::scratchDir("experiment-hidden");
+        QCOMPARE(chmod(folder.c_str(), 0777), 0); // the user's trace log goes here
+        const std::string rootFile = folder + "/root-owned";
+        TestUtil::makeColdFile(rootFile, 4 << 20);
+        QCOMPARE(chmod(rootFile.c_str(), 0644), 0);
+        const auto asUser = [](const QStringList &arguments) {
+            return TestUtil::run(QStringLiteral("runuser"),
+                                 QStringList{QStringLiteral("-u"), QLatin1String(TestUtil::testUserName), QStringLiteral("--"), TestUtil::cliPath()}
+                                     + arguments);
+        };
+
+        const auto coldRead = asUser({QStringLiteral("experiment"),
+                                      QStringLiteral("cold-read"),
+                                      QStringLiteral("--runs"),
+                                      QStringLiteral("1"),
+                                      QStringLiteral("--file"),
+                                      QString::fromStdString(rootFile)});
+        QCOMPARE(coldRead.exitCode, 1);
+        QVERIFY2(coldRead.err.contains(QByteArray::fromStdString(rootFile)) && coldRead.err.contains("hides which of its pages are cached"),
+                 coldRead.err.constData());
+        QVERIFY(!coldRead.out.contains("cold_seconds"));
+
+        const auto coldStart = asUser({QStringLiteral("experiment"),
+                                       QStringLiteral("cold-start"),
+                                       QStringLiteral("--json"),
+                                       QStringLiteral("--runs"),
+                                       QStringLiteral("1"),
+                                       QStringLiteral("--folder"),
+                                       QString::fromStdString(folder),
+                                       QStringLiteral("--"),
+                                       QStringLiteral("/usr/bin/true")});
+        QVERIFY2(coldStart.exitCode == 0, coldStart.err.constData());
+        const QJsonObject json = QJsonDocument::fromJson(coldStart.out).object();
+        const QJsonArray files = json.value(QStringLiteral("details")).toObject().value(QStringLiteral("files")).toArray();
+        QVERIFY(!files.isEmpty());
+        int hidden = 0;
+        for (const QJsonValue &value : files) {
+            const QJsonObject file = value.toObject();
+            if (file.value(QStringLiteral("residency_hidden")).toBool()) {
+                ++hidden;
+                QVERIFY(file.value(QStringLiteral("resident_warm")).isNull());
+                QVERIFY(file.value(QStringLiteral("resident_after_evict")).isNull());
+                QVERIFY(!file.value(QStringLiteral("hidden_reason")).toString().isEmpty());
+            } else {
+                QVERIFY(file.value(QStringLiteral("resident_warm")).isDouble());
+            }
+        }
+        // /usr/bin/true and libc are root's: hidden from the user.
+        QVERIFY(hidden >= 2);
+        QVERIFY2(QJsonDocument(json.value(QStringLiteral("notes")).toArray()).toJson().contains("hides the residency"), coldStart.out.constData());
+
+        const auto text = asUser({QStringLiteral("experiment"),
+                                  QStringLiteral("cold-start"),
+                                  QStringLiteral("--runs"),
+                                  QStringLiteral("1"),
+                                  QStringLiteral("--folder"),
+                                  QString::fromStdString(folder),
+                                  QStringLiteral("--"),
+                                  QStringLiteral("/usr/bin/true")});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("hidden      hidden"), text.out.constData());
+        std::filesystem::remove_all(folder);
+    }
+
     void cliPrivilegedVariantWithoutHelper()
     {
         // No helper runs in the test environment: the variant needs it, and says so.

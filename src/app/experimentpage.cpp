@@ -1524,6 +1524,7 @@ void ColdStartPage::resultsShown()
         const QString path = file.value(QStringLiteral("path")).toString();
         const double size = file.value(QStringLiteral("size")).toDouble();
         const double pages = file.value(QStringLiteral("pages")).toDouble();
+        const bool hidden = file.value(QStringLiteral("residency_hidden")).toBool() || !file.value(QStringLiteral("resident_warm")).isDouble();
         const double warm = file.value(QStringLiteral("resident_warm")).toDouble();
         const double evicted = file.value(QStringLiteral("resident_after_evict")).toDouble();
         auto *name = new QTableWidgetItem(path);
@@ -1531,8 +1532,21 @@ void ColdStartPage::resultsShown()
         m_filesTable->setItem(row, FileColumn, name);
         m_filesTable->setItem(row, SizeColumn, new NumberItem(format.formatByteSize(size, 1, KFormat::IECBinaryDialect), size));
         m_filesTable->setItem(row, PagesColumn, new NumberItem(QLocale().toString(qint64(pages)), pages));
-        m_filesTable->setItem(row, WarmColumn, new NumberItem(pagesOf(warm, pages), pages > 0 ? warm / pages : 0));
-        m_filesTable->setItem(row, EvictedColumn, new NumberItem(pagesOf(evicted, pages), pages > 0 ? evicted / pages : 0));
+        if (hidden) {
+            // Never a number where the kernel gave none; sorted below every known figure.
+            const QString reason = i18nc("@info:tooltip %1 the kernel's reason",
+                                         "The kernel does not tell this user which pages of this file are cached: %1. It was still evicted.",
+                                         file.value(QStringLiteral("hidden_reason")).toString());
+            for (const int column : {int(WarmColumn), int(EvictedColumn)}) {
+                auto *item = new NumberItem(i18nc("@item:intable residency not visible to this user", "hidden"), -1);
+                item->setToolTip(reason);
+                item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+                m_filesTable->setItem(row, column, item);
+            }
+        } else {
+            m_filesTable->setItem(row, WarmColumn, new NumberItem(pagesOf(warm, pages), pages > 0 ? warm / pages : 0));
+            m_filesTable->setItem(row, EvictedColumn, new NumberItem(pagesOf(evicted, pages), pages > 0 ? evicted / pages : 0));
+        }
         const QString note = file.value(QStringLiteral("remain_reason")).toString();
         auto *noteItem = new QTableWidgetItem(note);
         noteItem->setToolTip(note);

@@ -178,9 +178,13 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         const uint64_t page = Cachescope::pageSize();
         for (const QJsonValue &value : files) {
             const QJsonObject file = value.toObject();
+            // Never a number where the kernel gave none.
+            const auto residentText = [&](const char *key) {
+                const QJsonValue pages = file.value(QLatin1String(key));
+                return pages.isDouble() ? sizeText(uint64_t(pages.toDouble()) * page, context.rawBytes) : std::string("hidden");
+            };
             out += "  " + padLeft(sizeText(uint64_t(file.value(QStringLiteral("size")).toDouble()), context.rawBytes), 10)
-                + padLeft(sizeText(uint64_t(file.value(QStringLiteral("resident_warm")).toDouble()) * page, context.rawBytes), 10)
-                + padLeft(sizeText(uint64_t(file.value(QStringLiteral("resident_after_evict")).toDouble()) * page, context.rawBytes), 12) + "  "
+                + padLeft(residentText("resident_warm"), 10) + padLeft(residentText("resident_after_evict"), 12) + "  "
                 + file.value(QStringLiteral("path")).toString().toStdString();
             if (file.contains(QStringLiteral("remain_reason"))) {
                 out += " (stayed: " + file.value(QStringLiteral("remain_reason")).toString().toStdString() + ")";

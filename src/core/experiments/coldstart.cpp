@@ -163,6 +163,10 @@ struct FileInfo {
     uint64_t residentWarm = 0;
     uint64_t residentAfterEvict = 0;
     std::string remainReason;
+    // The kernel does not tell this user (not the owner, cannot write): the
+    // residency figures are unknown, never 0. Eviction is still asked for.
+    bool hidden = false;
+    std::string hiddenReason;
 };
 
 } // namespace
@@ -338,7 +342,13 @@ public:
             if (fd.get() >= 0) {
                 info.size = uint64_t(st.st_size);
                 info.pages = pagesFor(info.size);
-                info.residentWarm = residentPages(fd.get(), st);
+                const Residency residency = residencyOfDescriptor(fd.get(), st);
+                if (residency.hidden) {
+                    info.hidden = true;
+                    info.hiddenReason = residency.hiddenReason;
+                } else if (residency.known()) {
+                    info.residentWarm = residency.resident;
+                }
             }
             infos.push_back(std::move(info));
         }
@@ -399,17 +409,31 @@ public:
         }
         QJsonArray fileArray;
         uint64_t totalBytes = 0;
+        size_t hiddenFiles = 0;
         for (const FileInfo &info : infos) {
             totalBytes += info.size;
+            const auto pagesOrUnknown = [&](uint64_t pages) {
+                return info.hidden ? QJsonValue(QJsonValue::Null) : QJsonValue(double(pages));
+            };
             QJsonObject file{{QStringLiteral("path"), QFile::decodeName(info.path.c_str())},
                              {QStringLiteral("size"), double(info.size)},
                              {QStringLiteral("pages"), double(info.pages)},
-                             {QStringLiteral("resident_warm"), double(info.residentWarm)},
-                             {QStringLiteral("resident_after_evict"), double(info.residentAfterEvict)}};
+                             {QStringLiteral("resident_warm"), pagesOrUnknown(info.residentWarm)},
+                             {QStringLiteral("resident_after_evict"), pagesOrUnknown(info.residentAfterEvict)}};
+            if (info.hidden) {
+                ++hiddenFiles;
+                file.insert(QStringLiteral("residency_hidden"), true);
+                file.insert(QStringLiteral("hidden_reason"), QString::fromStdString(info.hiddenReason));
+            }
             if (!info.remainReason.empty()) {
                 file.insert(QStringLiteral("remain_reason"), QString::fromStdString(info.remainReason));
             }
             fileArray.append(file);
+        }
+        if (hiddenFiles > 0) {
+            result.notes.push_back("The kernel hides the residency of " + std::to_string(hiddenFiles) + " of the " + std::to_string(infos.size())
+                                   + " files from this user (files it does not own and cannot write): they show as hidden, not as numbers. "
+                                     "They were still evicted before each cold run, which needs no such right.");
         }
         result.details.insert(QStringLiteral("files"), fileArray);
         result.details.insert(QStringLiteral("files_bytes"), double(totalBytes));
@@ -525,7 +549,8 @@ private:
             const EvictReport report = evictDescriptor(fd.get(), st, EvictOptions{}, mapped.get());
             if (record) {
                 info.residentAfterEvict = report.after;
-                if (report.after > 0) {
+                info.hidden = info.hidden || report.hidden;
+                if (report.after > 0 && !report.hidden) {
                     info.remainReason = remainReasonName(report.reason);
                 }
             }

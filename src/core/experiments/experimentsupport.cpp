@@ -330,7 +330,20 @@ int openExperimentFile(const ScratchFile &file,
         }
         path = temporary.path();
     }
-    return openForReading(path, st, error);
+    const int fd = openForReading(path, st, error);
+    if (fd < 0) {
+        return -1;
+    }
+    // These experiments measure what is cached: where the kernel will not say
+    // (mincore would then claim every page), no figure would be true.
+    const Residency residency = residencyOfDescriptor(fd, st);
+    if (residency.hidden) {
+        ::close(fd);
+        error = path + ": the kernel hides which of its pages are cached from this user (" + residency.hiddenReason
+            + "), so the experiment could not tell cold from warm; use a file of your own";
+        return -1;
+    }
+    return fd;
 }
 
 uint64_t evictAndSettle(int fd, const struct stat &st)

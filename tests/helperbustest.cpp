@@ -7,7 +7,9 @@
 // as cachescope-user (role "allowed"); each test runs in one role only.
 // CACHESCOPE_FIXTURE_DIR holds what the fixture made: active.swap (on, priority
 // 7), inactive.swap (signature, off, not in fstab), rootfile (root, 0644),
-// and a folder per user.
+// and a folder per user. The experiments' privileged variants are run through
+// cachescope-cli, as a user would: it hands them to cachescope-cli-privileged,
+// which reaches this helper.
 
 #include "helperlogic.h"
 #include "privileged.h"
@@ -18,13 +20,21 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <string_view>
 
 using namespace Cachescope;
 
@@ -57,6 +67,119 @@ uint64_t residentPages(const std::string &path)
 {
     const Residency residency = residencyOfPath(path);
     return residency.known() ? residency.resident : ~0ULL;
+}
+
+// `cachescope-cli experiment NAME --json ...`: the exit code, the document, stderr.
+// --json goes right after NAME: after a "--" it would be the command's argument.
+struct ExperimentRun {
+    TestUtil::RunResult process;
+    QJsonObject document;
+};
+
+ExperimentRun runExperiment(const QStringList &nameAndArguments, int timeoutMs = 120000)
+{
+    ExperimentRun run;
+    QStringList arguments = nameAndArguments;
+    arguments.insert(1, QStringLiteral("--json"));
+    run.process = TestUtil::run(TestUtil::cliPath(), QStringList{QStringLiteral("experiment")} + arguments, timeoutMs);
+    run.document = QJsonDocument::fromJson(run.process.out).object();
+    return run;
+}
+
+QString describe(const ExperimentRun &run)
+{
+    return QStringLiteral("exit %1%2\nstderr: %3\nstdout: %4")
+        .arg(run.process.exitCode)
+        .arg(run.process.timedOut ? QStringLiteral(" (timed out)") : QString())
+        .arg(QString::fromUtf8(run.process.err), QString::fromUtf8(run.process.out.left(4000)));
+}
+
+QJsonObject variantNamed(const QJsonObject &document, const QString &name)
+{
+    for (const QJsonValue &value : document.value(QStringLiteral("variants")).toArray()) {
+        if (value.toObject().value(QStringLiteral("name")).toString() == name) {
+            return value.toObject();
+        }
+    }
+    return {};
+}
+
+double medianOf(const QJsonObject &variant, const QString &measurement)
+{
+    for (const QJsonValue &value : variant.value(QStringLiteral("measurements")).toArray()) {
+        const QJsonObject object = value.toObject();
+        if (object.value(QStringLiteral("name")).toString() == measurement) {
+            return object.value(QStringLiteral("statistics")).toObject().value(QStringLiteral("median")).toDouble();
+        }
+    }
+    return -1;
+}
+
+// When the event with exactly this text happened (seconds since the start), or -1.
+double eventTime(const QJsonObject &document, const QString &text)
+{
+    for (const QJsonValue &value : document.value(QStringLiteral("events")).toArray()) {
+        if (value.toObject().value(QStringLiteral("text")).toString() == text) {
+            return value.toObject().value(QStringLiteral("t")).toDouble();
+        }
+    }
+    return -1;
+}
+
+bool problemsMention(const QJsonObject &document, const QString &path, const QString &words)
+{
+    const QJsonArray problems = document.value(QStringLiteral("problems")).toArray();
+    return std::any_of(problems.begin(), problems.end(), [&](const QJsonValue &value) {
+        const QJsonObject problem = value.toObject();
+        return problem.value(QStringLiteral("path")).toString() == path && problem.value(QStringLiteral("reason")).toString().contains(words);
+    });
+}
+
+// Entries of a folder whose names start with prefix: the files an experiment made and must remove.
+QStringList leftovers(const std::string &folder, const char *prefix)
+{
+    QStringList names;
+    if (DIR *dir = opendir(folder.c_str())) {
+        while (const dirent *entry = readdir(dir)) {
+            if (std::string_view(entry->d_name).starts_with(prefix)) {
+                names.append(QString::fromUtf8(entry->d_name));
+            }
+        }
+        closedir(dir);
+    }
+    return names;
+}
+
+// The processes whose parent is `parent`, from /proc/PID/stat.
+std::vector<pid_t> childrenOf(pid_t parent)
+{
+    std::vector<pid_t> children;
+    DIR *dir = opendir("/proc");
+    if (!dir) {
+        return children;
+    }
+    while (const dirent *entry = readdir(dir)) {
+        const pid_t pid = pid_t(std::strtol(entry->d_name, nullptr, 10));
+        if (pid <= 0) {
+            continue;
+        }
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so parse after the last ')'.
+        const size_t close = stat.rfind(')');
+        char state = 0;
+        int ppid = 0;
+        if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
+            children.push_back(pid);
+        }
+    }
+    closedir(dir);
+    return children;
+}
+
+bool processExists(pid_t pid)
+{
+    return access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0;
 }
 
 #define REQUIRE_ROLE(name)                                                                                                                                     \
@@ -321,6 +444,252 @@ private Q_SLOTS:
         const Privileged::DropCachesResult result = Privileged::dropCaches(4);
         QCOMPARE(result.failure, Privileged::Failure::InvalidRequest);
         QVERIFY2(result.message.contains(QLatin1String("out of range (1 to 3)")), qPrintable(result.message));
+    }
+
+    // ---- The experiments' privileged variants, through cachescope-cli ----
+
+    // drop_caches before each cold read: the helper really empties the file's
+    // cache, so every cold read starts from the disk.
+    void experimentColdReadDropCaches()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string folder = fixture("user");
+        const qint64 size = 16 << 20;
+        const ExperimentRun run = runExperiment({QStringLiteral("cold-read"),
+                                                 QStringLiteral("--drop-caches"),
+                                                 QStringLiteral("--no-fadvise"),
+                                                 QStringLiteral("--size"),
+                                                 QString::number(size),
+                                                 QStringLiteral("--runs"),
+                                                 QStringLiteral("3"),
+                                                 QStringLiteral("--folder"),
+                                                 QString::fromStdString(folder)});
+        QVERIFY2(run.process.exitCode == 0, qPrintable(describe(run)));
+        const QJsonObject variant = variantNamed(run.document, QStringLiteral("drop_caches"));
+        QVERIFY2(!variant.isEmpty(), qPrintable(describe(run)));
+        QVERIFY2(!variant.value(QStringLiteral("skipped")).toBool(), qPrintable(variant.value(QStringLiteral("skip_reason")).toString()));
+        QVERIFY(variantNamed(run.document, QStringLiteral("fadvise")).isEmpty()); // --no-fadvise: only the helper evicted
+        const double pages = run.document.value(QStringLiteral("details")).toObject().value(QStringLiteral("pages")).toDouble();
+        QCOMPARE(pages, double(size / qint64(pageSize())));
+        const QJsonArray runs = variant.value(QStringLiteral("runs")).toArray();
+        QCOMPARE(runs.size(), 3);
+        for (const QJsonValue &value : runs) {
+            const QJsonObject object = value.toObject();
+            // Nothing of the file survived drop_caches, not even the previous warm read ...
+            QCOMPARE(object.value(QStringLiteral("resident_before_cold")).toDouble(), 0.0);
+            // ... and the cold read left all of it for the warm one.
+            QCOMPARE(object.value(QStringLiteral("resident_before_warm")).toDouble(), pages);
+        }
+        const double cold = medianOf(variant, QStringLiteral("cold_seconds"));
+        const double warm = medianOf(variant, QStringLiteral("warm_seconds"));
+        QVERIFY2(cold > warm && warm > 0, qPrintable(QStringLiteral("cold %1 s, warm %2 s").arg(cold).arg(warm)));
+        QCOMPARE(leftovers(folder, "cachescope-cold-read"), QStringList());
+    }
+
+    void experimentColdStartDropCaches()
+    {
+        REQUIRE_ROLE("allowed");
+        const ExperimentRun run = runExperiment({QStringLiteral("cold-start"),
+                                                 QStringLiteral("--drop-caches"),
+                                                 QStringLiteral("--runs"),
+                                                 QStringLiteral("1"),
+                                                 QStringLiteral("--folder"),
+                                                 QString::fromStdString(fixture("user")),
+                                                 QStringLiteral("--"),
+                                                 QStringLiteral("/usr/bin/true")});
+        QVERIFY2(run.process.exitCode == 0, qPrintable(describe(run)));
+        for (const QString &name : {QStringLiteral("own files (fadvise)"), QStringLiteral("drop_caches")}) {
+            const QJsonObject variant = variantNamed(run.document, name);
+            QVERIFY2(!variant.isEmpty(), qPrintable(name + QLatin1Char('\n') + describe(run)));
+            QVERIFY2(!variant.value(QStringLiteral("skipped")).toBool(), qPrintable(variant.value(QStringLiteral("skip_reason")).toString()));
+            const QJsonArray runs = variant.value(QStringLiteral("runs")).toArray();
+            QCOMPARE(runs.size(), 1);
+            const QJsonObject first = runs.at(0).toObject();
+            QCOMPARE(first.value(QStringLiteral("cold_exit_status")).toInt(-1), 0);
+            QCOMPARE(first.value(QStringLiteral("warm_exit_status")).toInt(-1), 0);
+            QVERIFY(first.value(QStringLiteral("cold_seconds")).toDouble() > 0);
+        }
+        QVERIFY(eventTime(run.document, QStringLiteral("drop_caches: run 1: evicting")) >= 0);
+    }
+
+    // With swap, then without: while the helper has swap off the samples see
+    // no swap at all, and after the run active.swap is back with its priority.
+    void experimentPressureWithoutSwap()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string swap = fixture("active.swap");
+        QVERIFY(activeArea(swap));
+        const qint64 limit = 96 << 20;
+        const ExperimentRun run = runExperiment({QStringLiteral("pressure"),
+                                                 QStringLiteral("--without-swap"),
+                                                 QStringLiteral("--size"),
+                                                 QStringLiteral("8M"),
+                                                 QStringLiteral("--limit"),
+                                                 QString::number(limit),
+                                                 QStringLiteral("--step"),
+                                                 QStringLiteral("16M"),
+                                                 QStringLiteral("--folder"),
+                                                 QString::fromStdString(fixture("user"))});
+        QVERIFY2(run.process.exitCode == 0, qPrintable(describe(run)));
+        QCOMPARE(run.document.value(QStringLiteral("notes")).toArray(), QJsonArray()); // no "turning swap back on failed"
+        for (const QString &name : {QStringLiteral("with swap"), QStringLiteral("without swap")}) {
+            const QJsonObject variant = variantNamed(run.document, name);
+            QVERIFY2(!variant.isEmpty(), qPrintable(name + QLatin1Char('\n') + describe(run)));
+            QVERIFY2(!variant.value(QStringLiteral("skipped")).toBool(), qPrintable(variant.value(QStringLiteral("skip_reason")).toString()));
+            const QJsonArray runs = variant.value(QStringLiteral("runs")).toArray();
+            QCOMPARE(runs.size(), 1);
+            QCOMPARE(runs.at(0).toObject().value(QStringLiteral("allocated")).toDouble(), double(limit));
+            QCOMPARE(runs.at(0).toObject().value(QStringLiteral("child_stop")).toString(), QStringLiteral("reached its limit"));
+        }
+        // The events bracket the time swap was off; the samples say what /proc/meminfo said then.
+        const double off = eventTime(run.document, QStringLiteral("Turning swap off"));
+        const double on = eventTime(run.document, QStringLiteral("Swap turned back on"));
+        QVERIFY2(off > 0 && on > off, qPrintable(describe(run)));
+        int samplesWith = 0;
+        int samplesWithout = 0;
+        for (const QJsonValue &value : run.document.value(QStringLiteral("samples")).toArray()) {
+            const QJsonObject sample = value.toObject();
+            const double t = sample.value(QStringLiteral("t")).toDouble();
+            QVERIFY(sample.contains(QStringLiteral("swap_total")));
+            const qint64 swapTotal = sample.value(QStringLiteral("swap_total")).toInteger();
+            if (t < off) {
+                ++samplesWith;
+                QVERIFY2(swapTotal > 0, qPrintable(QStringLiteral("no swap at %1 s, before it was turned off").arg(t)));
+            } else if (t > off && t < on) {
+                ++samplesWithout;
+                QVERIFY2(swapTotal == 0,
+                         qPrintable(QStringLiteral("swap_total %1 at %2 s (%3), while swap was off")
+                                        .arg(swapTotal)
+                                        .arg(t)
+                                        .arg(sample.value(QStringLiteral("phase")).toString())));
+            }
+        }
+        QVERIFY(samplesWith > 0);
+        QVERIFY(samplesWithout > 0);
+        // The helper put it back, with its priority, and forgot it.
+        const std::optional<SwapArea> area = activeArea(swap);
+        QVERIFY(area);
+        QCOMPARE(area->priority, 7);
+        QVERIFY(access("/run/cachescope/swap-state", F_OK) != 0);
+        QCOMPARE(leftovers(fixture("user"), "cachescope-pressure"), QStringList());
+    }
+
+    // Ctrl+C while the child allocates with swap off: the companion (the same
+    // process: cachescope-cli execs it) kills and reaps its child, turns swap
+    // back on and exits 130.
+    void experimentPressureWithoutSwapCancelled()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string swap = fixture("active.swap");
+        QVERIFY(activeArea(swap));
+        QProcess cli;
+        // Whatever fails below, swap is on again for the tests that follow.
+        const auto restore = qScopeGuard([&] {
+            if (cli.state() != QProcess::NotRunning) {
+                ::kill(pid_t(cli.processId()), SIGINT);
+                if (!cli.waitForFinished(30000)) {
+                    cli.kill();
+                    cli.waitForFinished(5000);
+                }
+            }
+            if (!activeArea(swap)) {
+                (void)Privileged::swapOnAll();
+            }
+        });
+        cli.start(TestUtil::cliPath(),
+                  {QStringLiteral("experiment"),
+                   QStringLiteral("pressure"),
+                   QStringLiteral("--without-swap"),
+                   QStringLiteral("--no-with-swap"),
+                   QStringLiteral("--size"),
+                   QStringLiteral("8M"),
+                   QStringLiteral("--limit"),
+                   QStringLiteral("1G"),
+                   QStringLiteral("--step"),
+                   QStringLiteral("8M"),
+                   QStringLiteral("--folder"),
+                   QString::fromStdString(fixture("user")),
+                   QStringLiteral("--json")});
+        QVERIFY2(cli.waitForStarted(10000), qPrintable(cli.errorString()));
+        cli.closeWriteChannel();
+        const pid_t pid = pid_t(cli.processId());
+        // Swap off and the allocating child forked: the middle of the variant.
+        std::vector<pid_t> children;
+        QTRY_VERIFY_WITH_TIMEOUT(cli.state() == QProcess::NotRunning || (!activeArea(swap) && !(children = childrenOf(pid)).empty()), 30000);
+        QVERIFY2(
+            cli.state() == QProcess::Running,
+            qPrintable(
+                QStringLiteral("ended before it could be interrupted: exit %1, %2").arg(cli.exitCode()).arg(QString::fromUtf8(cli.readAllStandardError()))));
+        QVERIFY(!activeArea(swap));
+        QCOMPARE(::kill(pid, SIGINT), 0);
+        QVERIFY2(cli.waitForFinished(30000), "did not end within 30 s of SIGINT");
+        const QByteArray err = cli.readAllStandardError();
+        QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(cli.exitCode() == 130, qPrintable(QStringLiteral("exit %1: %2").arg(cli.exitCode()).arg(QString::fromUtf8(err))));
+        // Reaped before the companion exited: not even a zombie is left.
+        for (const pid_t child : children) {
+            QVERIFY2(!processExists(child), qPrintable(QStringLiteral("child %1 of %2 is still there").arg(child).arg(pid)));
+        }
+        const QJsonObject document = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(document.value(QStringLiteral("cancelled")).toBool(), true);
+        QCOMPARE(document.value(QStringLiteral("notes")).toArray(), QJsonArray());
+        QVERIFY(eventTime(document, QStringLiteral("Swap turned back on")) > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(activeArea(swap).has_value(), 10000);
+        QCOMPARE(activeArea(swap)->priority, 7);
+        QVERIFY(access("/run/cachescope/swap-state", F_OK) != 0);
+        QCOMPARE(leftovers(fixture("user"), "cachescope-pressure"), QStringList());
+    }
+
+    // The refused user: the privileged variant is skipped with polkit's
+    // answer, the rest still runs, the exit status is 1, and nothing waits.
+    void refusedUserExperimentDropCaches()
+    {
+        REQUIRE_ROLE("refused");
+        const std::string folder = fixture("other");
+        const ExperimentRun run = runExperiment({QStringLiteral("cold-read"),
+                                                 QStringLiteral("--drop-caches"),
+                                                 QStringLiteral("--size"),
+                                                 QStringLiteral("4M"),
+                                                 QStringLiteral("--runs"),
+                                                 QStringLiteral("1"),
+                                                 QStringLiteral("--folder"),
+                                                 QString::fromStdString(folder)},
+                                                30000);
+        QVERIFY2(!run.process.timedOut && run.process.exitCode == 1, qPrintable(describe(run)));
+        const QJsonObject dropCaches = variantNamed(run.document, QStringLiteral("drop_caches"));
+        QVERIFY2(dropCaches.value(QStringLiteral("skipped")).toBool(), qPrintable(describe(run)));
+        QVERIFY2(dropCaches.value(QStringLiteral("skip_reason")).toString().contains(QLatin1String("not authorized")), qPrintable(describe(run)));
+        QCOMPARE(dropCaches.value(QStringLiteral("runs")).toArray().size(), 0);
+        QVERIFY(problemsMention(run.document, QStringLiteral("drop_caches"), QStringLiteral("not authorized")));
+        QVERIFY2(run.process.err.contains("drop_caches") && run.process.err.contains("not authorized"), run.process.err.constData());
+        const QJsonObject fadvise = variantNamed(run.document, QStringLiteral("fadvise"));
+        QVERIFY(!fadvise.isEmpty() && !fadvise.value(QStringLiteral("skipped")).toBool());
+        QCOMPARE(fadvise.value(QStringLiteral("runs")).toArray().size(), 1);
+        QCOMPARE(leftovers(folder, "cachescope-cold-read"), QStringList());
+    }
+
+    // ... and swap is never touched for them.
+    void refusedUserExperimentWithoutSwap()
+    {
+        REQUIRE_ROLE("refused");
+        const std::string swap = fixture("active.swap");
+        const ExperimentRun run = runExperiment({QStringLiteral("pressure"),
+                                                 QStringLiteral("--without-swap"),
+                                                 QStringLiteral("--no-with-swap"),
+                                                 QStringLiteral("--size"),
+                                                 QStringLiteral("4M"),
+                                                 QStringLiteral("--limit"),
+                                                 QStringLiteral("32M"),
+                                                 QStringLiteral("--folder"),
+                                                 QString::fromStdString(fixture("other"))},
+                                                30000);
+        QVERIFY2(!run.process.timedOut && run.process.exitCode == 1, qPrintable(describe(run)));
+        const QJsonObject variant = variantNamed(run.document, QStringLiteral("without swap"));
+        QVERIFY2(variant.value(QStringLiteral("skipped")).toBool(), qPrintable(describe(run)));
+        QVERIFY2(variant.value(QStringLiteral("skip_reason")).toString().contains(QLatin1String("not authorized")), qPrintable(describe(run)));
+        QVERIFY(problemsMention(run.document, QStringLiteral("without swap"), QStringLiteral("not authorized")));
+        QVERIFY(activeArea(swap));
+        QCOMPARE(activeArea(swap)->priority, 7);
     }
 };
 

@@ -126,7 +126,7 @@ private:
         // timed, and shown in the next sample, so that the plot shows what
         // each did to the dirty pages.
         QJsonArray asked;
-        bool askedFsyncDone = false;
+        std::string cleanedByAsked; // "fsync" or "sync": a call asked for, which cleans the file too
         // The first call of each kind is the one that wrote the data: its time
         // is the run's figure, whether asked for or made at the end.
         std::optional<double> firstFsync;
@@ -148,7 +148,9 @@ private:
                     result.error = pattern + ": fsync failed: " + std::strerror(errno);
                     return false;
                 }
-                askedFsyncDone = askedFsyncDone || isFsync;
+                if (cleanedByAsked != "fsync") {
+                    cleanedByAsked = isFsync ? "fsync" : "sync";
+                }
                 std::optional<double> &first = isFsync ? firstFsync : firstSync;
                 if (!first) {
                     first = seconds;
@@ -204,8 +206,8 @@ private:
             const Sample sample = takeSample("waiting");
             const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - waitStart).count();
             if (sample.fileDirty && *sample.fileDirty == 0 && sample.fileWriteback.value_or(0) == 0) {
-                if (askedFsyncDone) {
-                    recorder.event("The file is clean after the fsync you asked for");
+                if (!cleanedByAsked.empty()) {
+                    recorder.event("The file is clean after the " + cleanedByAsked + " you asked for");
                 } else {
                     drainedAfter = waited;
                     recorder.event("The kernel wrote the file back by itself after " + std::to_string(waited) + " s");

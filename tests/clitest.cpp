@@ -126,7 +126,9 @@ private Q_SLOTS:
     {
         const std::string path = m_dir + "/half";
         TestUtil::makeColdFile(path, 64 * P);
-        TestUtil::readRange(path, 0, 32 * P);
+        // Held mapped through the programs below: the kernel here reclaims
+        // unmapped idle pages at any moment (see HeldPages).
+        const TestUtil::HeldPages half(path, 0, 32 * P);
 
         const auto result = cli({QStringLiteral("status"), QStringLiteral("--json"), q(path)});
         QCOMPARE(result.exitCode, 0);
@@ -173,8 +175,8 @@ private Q_SLOTS:
         TestUtil::makeColdFile(dir + "/a", 10 * P);
         TestUtil::makeColdFile(dir + "/sub/b", 20 * P);
         TestUtil::makeColdFile(dir + "/sub/c", 5 * P + 1);
-        TestUtil::readRange(dir + "/a", 0, 10 * P);
-        TestUtil::readRange(dir + "/sub/b", 4 * P, 3 * P);
+        const TestUtil::HeldPages heldA(dir + "/a", 0, 10 * P);
+        const TestUtil::HeldPages heldB(dir + "/sub/b", 4 * P, 3 * P);
 
         const auto result = cli({QStringLiteral("status"), QStringLiteral("-r"), QStringLiteral("--json"), q(dir)});
         QCOMPARE(result.exitCode, 0);
@@ -215,8 +217,8 @@ private Q_SLOTS:
     {
         const std::string path = m_dir + "/heat";
         TestUtil::makeColdFile(path, 100 * P);
-        TestUtil::readRange(path, 0, 50 * P); // the first half
-        TestUtil::readRange(path, 95 * P, 2 * P); // part of the last tenth
+        const TestUtil::HeldPages firstHalf(path, 0, 50 * P);
+        const TestUtil::HeldPages partOfLastTenth(path, 95 * P, 2 * P);
 
         const auto ascii = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("10"), QStringLiteral("--ascii"), q(path)});
         QCOMPARE(ascii.exitCode, 0);
@@ -246,9 +248,12 @@ private Q_SLOTS:
         const auto evict = cli({QStringLiteral("evict"), QStringLiteral("--json"), q(path)});
         QCOMPARE(evict.exitCode, 0);
         const QJsonObject file = jsonOf(evict).value(QLatin1String("files")).toArray().at(0).toObject();
-        QCOMPARE(number(file, "before"), quint64(40));
+        // Pages cannot be held mapped for an eviction, and the kernel here may
+        // reclaim a few on its own while the program starts: at most 40.
+        const quint64 before = number(file, "before");
+        QVERIFY2(before > 0 && before <= 40, qPrintable(QString::number(before)));
         QCOMPARE(number(file, "after"), quint64(0));
-        QCOMPARE(number(file, "freed"), quint64(40));
+        QCOMPARE(number(file, "freed"), before);
         QCOMPARE(file.value(QLatin1String("remain_reason")).toString(), QStringLiteral("none"));
 
         const auto status = cli({QStringLiteral("status"), QStringLiteral("--json"), q(path)});
@@ -262,7 +267,7 @@ private Q_SLOTS:
         const auto tree = cli({QStringLiteral("evict"), QStringLiteral("--json"), q(dir)});
         QCOMPARE(tree.exitCode, 0);
         const QJsonObject total = jsonOf(tree).value(QLatin1String("total")).toObject();
-        QCOMPARE(number(total, "resident"), quint64(8));
+        QVERIFY(number(total, "resident") > 0 && number(total, "resident") <= 8);
         QCOMPARE(number(total, "resident_after"), quint64(0));
         QCOMPARE(TestUtil::vmtouchResidentPages(dir + "/x").value_or(0), quint64(0));
     }
@@ -291,13 +296,18 @@ private Q_SLOTS:
         QCOMPARE(load.exitCode, 0);
         const QJsonObject file = jsonOf(load).value(QLatin1String("files")).toArray().at(0).toObject();
         QCOMPARE(number(file, "bytes_done"), quint64(16 * P));
+        // Exactly the pages [64, 80) were loaded. The kernel here may have
+        // reclaimed some since; it counts those (pagesNow).
+        QCOMPARE(TestUtil::pagesNow(path, 64 * P, 16 * P).residentOrReclaimed(), uint64_t(16));
+        QCOMPARE(TestUtil::pagesNow(path).residentOrReclaimed(), uint64_t(16));
 
         const auto status = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("16"), QStringLiteral("--json"), q(path)});
+        const TestUtil::PagesNow now = TestUtil::pagesNow(path, 64 * P, 16 * P);
         const QJsonObject after = jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject();
-        QCOMPARE(number(after, "resident"), quint64(16));
-        // Exactly the pages [64, 80): bucket 4 of 16 buckets of 16 pages.
+        CACHESCOPE_VERIFY_RESIDENCY_FIGURE(now, number(after, "resident"), 16);
+        // Bucket 4 of 16 buckets of 16 pages holds them all.
         const QJsonArray buckets = after.value(QLatin1String("histogram")).toObject().value(QLatin1String("resident")).toArray();
-        QCOMPARE(buckets.at(4).toInteger(), 16);
+        CACHESCOPE_VERIFY_RESIDENCY_FIGURE(now, buckets.at(4).toInteger(), 16);
         QCOMPARE(buckets.at(3).toInteger(), 0);
         QCOMPARE(buckets.at(5).toInteger(), 0);
         TestUtil::evictRaw(path);
@@ -310,9 +320,9 @@ private Q_SLOTS:
         TestUtil::makeColdFile(dir + "/ten", 40 * P);
         TestUtil::makeColdFile(dir + "/thirty", 40 * P);
         TestUtil::makeColdFile(dir + "/twenty", 40 * P);
-        TestUtil::readRange(dir + "/ten", 0, 10 * P);
-        TestUtil::readRange(dir + "/thirty", 0, 30 * P);
-        TestUtil::readRange(dir + "/twenty", 0, 20 * P);
+        const TestUtil::HeldPages ten(dir + "/ten", 0, 10 * P);
+        const TestUtil::HeldPages thirty(dir + "/thirty", 0, 30 * P);
+        const TestUtil::HeldPages twenty(dir + "/twenty", 0, 20 * P);
 
         const auto result = cli({QStringLiteral("top"), q(dir), QStringLiteral("-n"), QStringLiteral("2"), QStringLiteral("--json")});
         QCOMPARE(result.exitCode, 0);
@@ -393,7 +403,7 @@ private Q_SLOTS:
         mkdir(dir.c_str(), 0755);
         const std::string file = dir + "/data";
         TestUtil::makeColdFile(file, 64 * P);
-        TestUtil::readRange(file, 8 * P, 24 * P);
+        TestUtil::HeldPages held(file, 8 * P, 24 * P);
         const std::string first = m_dir + "/first.json";
         const std::string second = m_dir + "/second.json";
 
@@ -402,6 +412,7 @@ private Q_SLOTS:
         QCOMPARE(number(jsonOf(save), "resident_pages"), quint64(24));
         QVERIFY(QFile::exists(q(first)));
 
+        held.release(); // mapped pages would stay
         TestUtil::evictRaw(file);
         QCOMPARE(cli({QStringLiteral("snapshot"), QStringLiteral("save"), q(second), q(dir)}).exitCode, 0);
 
@@ -420,9 +431,9 @@ private Q_SLOTS:
         QCOMPARE(number(restored, "files_restored"), quint64(1));
         QCOMPARE(number(restored, "pages_requested"), quint64(24));
         QCOMPARE(number(restored, "pages_resident_after"), quint64(24));
-        // Exactly the recorded pages came back.
-        const auto status = cli({QStringLiteral("status"), QStringLiteral("--json"), q(file)});
-        QCOMPARE(number(jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject(), "resident"), quint64(24));
+        // Exactly the recorded pages came back (or were reclaimed by the kernel since).
+        QCOMPARE(TestUtil::pagesNow(file, 8 * P, 24 * P).residentOrReclaimed(), uint64_t(24));
+        QCOMPARE(TestUtil::pagesNow(file).residentOrReclaimed(), uint64_t(24));
 
         // A damaged snapshot is named with its reason.
         const std::string broken = m_dir + "/broken.json";
@@ -568,7 +579,7 @@ private Q_SLOTS:
         const std::string name = "caf\xe9"; // Latin-1, not UTF-8
         const std::string path = dir + "/" + name;
         TestUtil::makeColdFile(path, 4 * P);
-        TestUtil::readRange(path, 0, P);
+        const TestUtil::HeldPages held(path, 0, P);
 
         const auto result = cli({QStringLiteral("status"), QStringLiteral("-rv"), QStringLiteral("--json"), q(dir)});
         QCOMPARE(result.exitCode, 0);
@@ -624,7 +635,7 @@ private Q_SLOTS:
         }
         const std::string path = m_dir + "/user-owned";
         TestUtil::makeColdFile(path, 16 * P);
-        TestUtil::readRange(path, 0, 4 * P);
+        const TestUtil::HeldPages held(path, 0, 4 * P);
         QCOMPARE(chown(path.c_str(), *uid, *uid), 0);
 
         const auto result = TestUtil::run(QStringLiteral("runuser"),

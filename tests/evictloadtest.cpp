@@ -523,7 +523,7 @@ private Q_SLOTS:
         QCOMPARE(report.error, 0);
         QVERIFY2(report.errorText.find("shrank") != std::string::npos, report.errorText.c_str());
         QCOMPARE(report.bytesDone, uint64_t(3 << 20));
-        QCOMPARE(residentPages(path), uint64_t(3 << 20) / page);
+        QCOMPARE(TestUtil::pagesNow(path).residentOrReclaimed(), uint64_t(3 << 20) / page);
     }
 
     void evictsFolderThroughWalker()

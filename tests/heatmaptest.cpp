@@ -135,8 +135,10 @@ private Q_SLOTS:
     {
         const std::string path = pathOf("half.bin");
         TestUtil::makeColdFile(path, 16 * mib);
-        TestUtil::readRange(path, 0, 4 * mib);
-        TestUtil::readRange(path, 10 * mib, 4 * mib);
+        // Held mapped while the widget reads them: the kernel here reclaims
+        // unmapped idle pages at any moment (see HeldPages).
+        const TestUtil::HeldPages firstFourMiB(path, 0, 4 * mib);
+        const TestUtil::HeldPages fourMiBAtTen(path, 10 * mib, 4 * mib);
 
         HeatmapWidget widget;
         widget.resize(800, 500);
@@ -162,9 +164,9 @@ private Q_SLOTS:
     {
         const std::string path = pathOf("zoom.bin");
         TestUtil::makeColdFile(path, 64 * mib);
-        TestUtil::readRange(path, 0, 1 * mib);
-        TestUtil::readRange(path, 20 * mib + 12 * kib, 100 * kib);
-        TestUtil::readRange(path, 40 * mib, 8 * mib);
+        const TestUtil::HeldPages firstMiB(path, 0, 1 * mib);
+        const TestUtil::HeldPages around20MiB(path, 20 * mib + 12 * kib, 100 * kib);
+        const TestUtil::HeldPages eightMiBAt40(path, 40 * mib, 8 * mib);
 
         HeatmapWidget widget;
         widget.resize(900, 600);
@@ -255,7 +257,7 @@ private Q_SLOTS:
     {
         const std::string path = pathOf("hover.bin");
         TestUtil::makeColdFile(path, 64 * mib);
-        TestUtil::readRange(path, 0, 40 * kib);
+        const TestUtil::HeldPages first40KiB(path, 0, 40 * kib);
 
         HeatmapWidget widget;
         widget.resize(900, 600);
@@ -282,7 +284,7 @@ private Q_SLOTS:
     {
         const std::string path = pathOf("huge.bin");
         makeSparseFile(path, 1024 * gib);
-        TestUtil::readRange(path, 512 * gib, 1 * mib); // a hole, read: zero pages in the cache
+        const TestUtil::HeldPages holeAtHalf(path, 512 * gib, 1 * mib); // a hole, read: zero pages in the cache
 
         HeatmapWidget widget;
         widget.resize(900, 600);
@@ -354,7 +356,7 @@ private Q_SLOTS:
         }
         const std::string path = pathOf("hidden.bin");
         TestUtil::makeColdFile(path, 1 * mib);
-        TestUtil::readRange(path, 0, 512 * kib);
+        const TestUtil::HeldPages firstHalf(path, 0, 512 * kib);
         QCOMPARE(chown(path.c_str(), 0, 0), 0);
         QCOMPARE(chmod(path.c_str(), 0644), 0);
 
@@ -472,7 +474,7 @@ private Q_SLOTS:
         }
         const std::string path = pathOf("dirty.bin");
         TestUtil::makeColdFile(path, 1 * mib);
-        TestUtil::readRange(path, 0, 64 * 4 * kib);
+        const TestUtil::HeldPages first64Pages(path, 0, 64 * 4 * kib);
         writeWithoutSync(path, 100 * 4 * kib, 4 * 4 * kib);
 
         HeatmapWidget widget;

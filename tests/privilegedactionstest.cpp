@@ -383,7 +383,7 @@ private Q_SLOTS:
     {
         const std::string path = m_dir + "/half.bin";
         TestUtil::makeColdFile(path, 8 * mib);
-        TestUtil::readRange(path, 0, 3 * mib);
+        const TestUtil::HeldPages firstThreeMiB(path, 0, 3 * mib); // see HeldPages
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         QVERIFY(fd >= 0);
         struct stat st = {};

@@ -12,8 +12,11 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -50,7 +53,117 @@ uint64_t residentByMincore(int fd, uint64_t size)
     }
     return resident;
 }
+// cachestat(2), by number: glibc has no wrapper and older headers no struct.
+struct CachestatRange {
+    uint64_t offset;
+    uint64_t length;
+};
+struct CachestatCounts {
+    uint64_t cache;
+    uint64_t dirty;
+    uint64_t writeback;
+    uint64_t evicted;
+    uint64_t recentlyEvicted;
+};
+constexpr long cachestatSyscall = 451;
 } // namespace
+
+HeldPages::HeldPages(const std::string &path, uint64_t offset, uint64_t length)
+{
+    readRange(path, offset, length);
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail("open " + path);
+    }
+    const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+    const uint64_t size = uint64_t(lseek(fd, 0, SEEK_END));
+    // The same pages readRange read: from the page holding `offset` to the
+    // one holding the last byte, within the file.
+    const uint64_t first = offset / page * page;
+    const uint64_t end = std::min(offset + length, size);
+    if (end > first) {
+        m_length = size_t(end - first);
+        m_map = mmap(nullptr, m_length, PROT_READ, MAP_SHARED, fd, off_t(first));
+        if (m_map == MAP_FAILED) {
+            fail("mmap " + path);
+        }
+        // No readahead around a fault, should a page have gone meanwhile:
+        // exactly the pages read stay resident.
+        madvise(m_map, m_length, MADV_RANDOM);
+        volatile char sum = 0;
+        for (size_t at = 0; at < m_length; at += page) {
+            sum = char(sum + static_cast<const volatile char *>(m_map)[at]);
+        }
+    }
+    close(fd);
+}
+
+HeldPages::~HeldPages()
+{
+    release();
+}
+
+void HeldPages::release()
+{
+    if (m_map) {
+        munmap(m_map, m_length);
+        m_map = nullptr;
+    }
+}
+
+PagesNow pagesNow(const std::string &path, uint64_t offset, uint64_t length)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail("open " + path);
+    }
+    CachestatRange range{offset, length}; // length 0: to the end of the file
+    CachestatCounts counts{};
+    PagesNow now;
+    if (syscall(cachestatSyscall, fd, &range, &counts, 0) == 0) {
+        now.resident = counts.cache;
+        now.reclaimed = counts.evicted;
+    } else if (errno == ENOSYS) {
+        if (offset != 0 || length != 0) {
+            qFatal("pagesNow of a range needs cachestat(2)");
+        }
+        now.resident = residentByMincore(fd, uint64_t(lseek(fd, 0, SEEK_END)));
+    } else {
+        fail("cachestat " + path);
+    }
+    close(fd);
+    return now;
+}
+
+PagesNow pagesNow(const std::vector<std::string> &paths)
+{
+    PagesNow sum;
+    for (const std::string &path : paths) {
+        const PagesNow one = pagesNow(path);
+        sum.resident += one.resident;
+        sum.reclaimed += one.reclaimed;
+    }
+    return sum;
+}
+
+QString residencyFigureMismatch(const PagesNow &now, uint64_t reported, uint64_t expected)
+{
+    const QString state = QStringLiteral(" (reported %1 pages, set up %2; now %3 resident, %4 reclaimed by the kernel)")
+                              .arg(reported)
+                              .arg(expected)
+                              .arg(now.resident)
+                              .arg(now.reclaimed);
+    if (reported > expected) {
+        return QStringLiteral("more pages than the test made resident") + state;
+    }
+    if (reported < now.resident) {
+        return QStringLiteral("fewer pages than are still resident") + state;
+    }
+    if (reported + now.reclaimed < expected) {
+        return QStringLiteral("short by more than the kernel reclaimed") + state;
+    }
+    return {};
+}
 
 std::string scratchDir(const char *name)
 {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace TestUtil
 {
@@ -29,6 +30,57 @@ void evictRaw(const std::string &path);
 // Reads [offset, offset + length) with pread, readahead off, so that exactly
 // the pages of that range become resident.
 void readRange(const std::string &path, uint64_t offset, uint64_t length);
+
+// readRange, and the pages read stay mapped (each one touched) until release()
+// or destruction. The kernel here pages out idle file pages at any moment,
+// even a second after they were read (DAMON pageout), but only pages no
+// process maps. So pages held this way are still resident when a check comes
+// a while later: after a program started, a D-Bus round trip, a slow ASan
+// set-up. Release them before asking code under test to evict them: a mapped
+// page is not evicted.
+class HeldPages
+{
+public:
+    HeldPages(const std::string &path, uint64_t offset, uint64_t length);
+    ~HeldPages();
+    HeldPages(const HeldPages &) = delete;
+    HeldPages &operator=(const HeldPages &) = delete;
+    void release();
+
+private:
+    void *m_map = nullptr;
+    size_t m_length = 0;
+};
+
+// A test's pages as the kernel holds them now. On these machines the kernel
+// pages out idle file pages on its own at any moment (DAMON pageout), even
+// pages read a second ago, so a check some time after a set-up sees fewer
+// resident pages than the set-up made. Those it reclaimed still show: reclaim
+// leaves a shadow entry, which cachestat(2) counts as evicted, and which
+// fadvise(DONTNEED), drop_caches and truncation remove (makeColdFile starts
+// from a truncated file and evicts with fadvise). So resident + reclaimed is
+// what the set-up made resident, and what the code under test made resident
+// or evicted since, however long the check took. Without cachestat (before
+// Linux 6.5) reclaimed is 0.
+struct PagesNow {
+    uint64_t resident = 0;
+    uint64_t reclaimed = 0;
+    [[nodiscard]] uint64_t residentOrReclaimed() const
+    {
+        return resident + reclaimed;
+    }
+};
+// Of the whole file, or of [offset, offset + length) when length > 0.
+[[nodiscard]] PagesNow pagesNow(const std::string &path, uint64_t offset = 0, uint64_t length = 0);
+[[nodiscard]] PagesNow pagesNow(const std::vector<std::string> &paths); // summed
+
+// Whether `reported`, a count of resident pages that the code under test
+// measured after the test made `expected` pages resident (and before `now` was
+// read, with nothing reading the files in between), agrees with the kernel:
+// no more than expected, no fewer than the pages still resident now, and
+// short of expected by no more than the kernel reclaimed. Empty when it
+// agrees, else why not.
+[[nodiscard]] QString residencyFigureMismatch(const PagesNow &now, uint64_t reported, uint64_t expected);
 
 // Resident pages as the peers count them; nullopt when the peer is not installed.
 [[nodiscard]] std::optional<uint64_t> fincoreResidentPages(const std::string &path);
@@ -55,3 +107,10 @@ struct RunResult {
 inline constexpr const char *testUserName = "cachescope-user";
 
 } // namespace TestUtil
+
+// Fails the test unless `reported` agrees with the kernel (see residencyFigureMismatch).
+#define CACHESCOPE_VERIFY_RESIDENCY_FIGURE(now, reported, expected)                                                                                            \
+    do {                                                                                                                                                       \
+        const QString cachescopeMismatch = TestUtil::residencyFigureMismatch((now), uint64_t(reported), uint64_t(expected));                                  \
+        QVERIFY2(cachescopeMismatch.isEmpty(), qPrintable(cachescopeMismatch));                                                                                \
+    } while (false)

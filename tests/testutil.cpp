@@ -53,6 +53,7 @@ uint64_t residentByMincore(int fd, uint64_t size)
     }
     return resident;
 }
+
 // cachestat(2), by number: glibc has no wrapper and older headers no struct.
 struct CachestatRange {
     uint64_t offset;

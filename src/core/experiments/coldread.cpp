@@ -136,7 +136,17 @@ public:
                     result.error = path + ": read failed: " + std::strerror(cold.error);
                     return finish();
                 }
-                const uint64_t residentAfterCold = residentPages(fd.get(), st);
+                // Pages read early in a long cold read may be reclaimed by the
+                // kernel before it ends (these machines page out idle file
+                // pages on their own); the warm read then reads those from the
+                // disk again. Said, not hidden.
+                const Residency afterCold = residencyOfDescriptor(fd.get(), st);
+                const uint64_t residentAfterCold = afterCold.known() ? afterCold.resident : 0;
+                const QJsonValue reclaimedDuringCold = afterCold.known() && afterCold.detail ? QJsonValue(double(afterCold.evicted)) : QJsonValue();
+                if (afterCold.known() && afterCold.detail && afterCold.evicted > 0) {
+                    recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": the kernel reclaimed "
+                                   + std::to_string(afterCold.evicted) + " pages of the file during the cold read; the warm read reads them again");
+                }
                 const TimedRead warm = timedSequentialRead(fd.get(), p.bufferSize, cancel);
                 if (warm.cancelled) {
                     break;
@@ -158,6 +168,7 @@ public:
                     {QStringLiteral("resident_before_cold"), double(residentBeforeCold)},
                     {QStringLiteral("resident_after_cold"), double(residentAfterCold)},
                     {QStringLiteral("resident_before_warm"), double(residentAfterCold)},
+                    {QStringLiteral("reclaimed_during_cold"), reclaimedDuringCold},
                     {QStringLiteral("cold_seconds"), cold.seconds},
                     {QStringLiteral("warm_seconds"), warm.seconds},
                 });

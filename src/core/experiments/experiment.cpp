@@ -138,6 +138,7 @@ constexpr SampleField sampleFields[] = {
     {"file_dirty", &Sample::fileDirty},
     {"file_writeback", &Sample::fileWriteback},
     {"file_pages", &Sample::filePages},
+    {"file_reclaimed", &Sample::fileReclaimed},
     {"allocated", &Sample::allocated},
     {"written", &Sample::written},
 };

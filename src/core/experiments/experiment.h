@@ -63,6 +63,10 @@ struct Sample {
     std::optional<uint64_t> fileDirty;
     std::optional<uint64_t> fileWriteback;
     std::optional<uint64_t> filePages;
+    // Pages of the file the kernel reclaimed on its own since it was last
+    // evicted: cachestat's evicted count (reclaim leaves a shadow entry,
+    // fadvise(DONTNEED) and drop_caches do not). Unknown without cachestat.
+    std::optional<uint64_t> fileReclaimed;
     // Experiment-specific (the pressure child's allocation, bytes written, ...).
     std::optional<uint64_t> allocated;
     std::optional<uint64_t> written;

@@ -86,6 +86,7 @@ void addFileResidency(Sample &sample, int fd, const struct stat &st)
     if (residency.detail) {
         sample.fileDirty = residency.dirty;
         sample.fileWriteback = residency.writeback;
+        sample.fileReclaimed = residency.evicted;
     }
 }
 

@@ -387,6 +387,7 @@ private:
         runObject.insert(QStringLiteral("allocated"), double(last.allocated));
         runObject.insert(QStringLiteral("child_peak_rss_anon"), double(peakAnonymous));
         runObject.insert(QStringLiteral("file_resident_before"), value(before.fileResident));
+        runObject.insert(QStringLiteral("file_reclaimed_before"), before.fileReclaimed ? QJsonValue(double(*before.fileReclaimed)) : QJsonValue());
         runObject.insert(QStringLiteral("file_resident_at_peak"), value(peak.fileResident));
         runObject.insert(QStringLiteral("file_resident_after"), value(after.fileResident));
         runObject.insert(QStringLiteral("cached_before"), value(before.cached));

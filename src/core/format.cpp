@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "format.h"
+
+#include <array>
+#include <cstring>
+
+namespace Cachescope
+{
+
+QString formatBytes(uint64_t bytes, ByteStyle style, const QLocale &locale)
+{
+    if (bytes < 1024) {
+        return locale.toString(qulonglong(bytes)) + QStringLiteral(" B");
+    }
+    static constexpr std::array<const char *, 6> units{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    uint64_t unitBytes = 1024;
+    double value = double(bytes) / 1024.0;
+    size_t unit = 0;
+    // 1023.95 and up would print as "1024.0": move to the next unit instead.
+    while (value >= 1023.95 && unit + 1 < units.size()) {
+        value /= 1024.0;
+        unitBytes *= 1024;
+        ++unit;
+    }
+    const int decimals = style == ByteStyle::Exact && bytes % unitBytes == 0 ? 0 : 1;
+    return locale.toString(value, 'f', decimals) + QLatin1Char(' ') + QLatin1String(units[unit]);
+}
+
+QString csvNumber(double value, int fixedDecimals)
+{
+    return fixedDecimals < 0 ? QString::number(value, 'g', 10) : QString::number(value, 'f', fixedDecimals);
+}
+
+std::string errnoText(int error)
+{
+    // strerrordesc_np() reads a constant table (glibc 2.32+); unknown values
+    // get a fixed sentence rather than strerror()'s shared buffer.
+    if (const char *text = strerrordesc_np(error)) {
+        return text;
+    }
+    return "error " + std::to_string(error);
+}
+
+QString errnoQText(int error)
+{
+    return QString::fromStdString(errnoText(error));
+}
+
+} // namespace Cachescope

@@ -345,35 +345,31 @@ private Q_SLOTS:
         TestUtil::readRange(path, 0, 32 * page);
         QCOMPARE(residentPages(path), uint64_t(32));
 
-        int result[2];
-        QCOMPARE(pipe2(result, O_CLOEXEC), 0);
-        const pid_t child = fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            close(result[0]);
-            if (setgroups(0, nullptr) != 0 || setresgid(*uid, *uid, *uid) != 0 || setresuid(*uid, *uid, *uid) != 0) {
-                _exit(2);
-            }
-            const int fd = open(path.c_str(), O_RDONLY);
-            struct stat st;
-            if (fd < 0 || fstat(fd, &st) != 0) {
-                _exit(3);
-            }
-            const EvictReport report = evictDescriptor(fd, st, {}, nullptr);
-            const char answer[3] = {char(report.hidden), char(report.reason), char(report.error)};
-            _exit(write(result[1], answer, 3) == 3 ? 0 : 4);
-        }
-        close(result[1]);
-        char answer[3] = {};
-        QVERIFY(waitReadable(result[0], 20000));
-        QCOMPARE(read(result[0], answer, 3), ssize_t(3));
-        close(result[0]);
-        int status = 0;
-        waitpid(child, &status, 0);
-        QCOMPARE(WEXITSTATUS(status), 0);
-        QCOMPARE(answer[0], char(1));
-        QCOMPARE(RemainReason(answer[1]), RemainReason::Hidden);
-        QCOMPARE(int(answer[2]), 0);
+        struct Answer {
+            bool opened;
+            bool hidden;
+            RemainReason reason;
+            int error;
+        };
+        QString failure;
+        const std::optional<Answer> answer = TestUtil::valueFromChild<Answer>(
+            [&path] {
+                const int fd = open(path.c_str(), O_RDONLY);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) != 0) {
+                    return Answer{false, false, RemainReason::None, errno};
+                }
+                const EvictReport report = evictDescriptor(fd, st, {}, nullptr);
+                close(fd);
+                return Answer{true, report.hidden, report.reason, report.error};
+            },
+            *uid,
+            &failure);
+        QVERIFY2(answer, qPrintable(failure));
+        QVERIFY(answer->opened);
+        QCOMPARE(answer->hidden, true);
+        QCOMPARE(answer->reason, RemainReason::Hidden);
+        QCOMPARE(answer->error, 0);
         // Root sees the truth: the eviction did run.
         QCOMPARE(residentPages(path), uint64_t(0));
     }

@@ -41,7 +41,7 @@ struct OpenFile {
     {
         int error = 0;
         std::string text;
-        fd = Cachescope::openRegularFile(AT_FDCWD, path.c_str(), false, st, error, text);
+        fd = Cachescope::openRegularFile(AT_FDCWD, path.c_str(), false, st, error, text).release();
         if (fd < 0) {
             qWarning("cannot open %s: %s", path.c_str(), text.c_str());
         }

@@ -67,33 +67,20 @@ struct SeenAs {
 
 SeenAs residencyAsUser(const std::string &path, uid_t uid)
 {
-    int fds[2];
-    if (pipe(fds) != 0) {
-        qFatal("pipe: %s", strerror(errno));
-    }
-    const pid_t child = fork();
-    if (child == 0) {
-        close(fds[0]);
-        SeenAs seen;
-        if (setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) {
-            seen.error = errno;
-        } else {
+    QString failure;
+    const std::optional<SeenAs> seen = TestUtil::valueFromChild<SeenAs>(
+        [&path] {
             const Residency r = residencyOfPath(path);
             const Residency m = residencyOfPath(path, {.forceMincore = true});
-            seen = {r.error ? r.error : m.error, r.hidden, m.hidden, r.resident, m.resident};
-        }
-        (void)!write(fds[1], &seen, sizeof seen);
-        _exit(0);
+            return SeenAs{r.error ? r.error : m.error, r.hidden, m.hidden, r.resident, m.resident};
+        },
+        uid,
+        &failure);
+    if (!seen) {
+        qWarning("residency as uid %u: %s", unsigned(uid), qPrintable(failure));
+        return SeenAs{EIO, false, false, 0, 0};
     }
-    close(fds[1]);
-    SeenAs seen;
-    const ssize_t n = read(fds[0], &seen, sizeof seen);
-    close(fds[0]);
-    waitpid(child, nullptr, 0);
-    if (n != ssize_t(sizeof seen)) {
-        seen.error = EIO;
-    }
-    return seen;
+    return *seen;
 }
 } // namespace
 

@@ -287,35 +287,25 @@ private Q_SLOTS:
         makeTree();
         // The test user reads root's files but is not told their residency:
         // each is reported and none is stored.
-        int result[2];
-        QCOMPARE(pipe2(result, O_CLOEXEC), 0);
-        const pid_t child = fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            close(result[0]);
-            if (setgroups(0, nullptr) != 0 || setresgid(*uid, *uid, *uid) != 0 || setresuid(*uid, *uid, *uid) != 0) {
-                _exit(2);
-            }
-            std::atomic<uint64_t> hidden = 0;
-            const Snapshot snapshot = takeSnapshot({m_dir}, {}, [&](const WalkProblem &problem) {
-                if (problem.reason == "residency hidden by the kernel: not stored") {
-                    ++hidden;
-                }
-            });
-            const uint64_t answer[2] = {snapshot.files.size(), hidden.load()};
-            _exit(write(result[1], answer, sizeof answer) == ssize_t(sizeof answer) ? 0 : 3);
-        }
-        close(result[1]);
-        pollfd pfd{result[0], POLLIN, 0};
-        QCOMPARE(poll(&pfd, 1, 30000), 1);
-        uint64_t answer[2] = {};
-        QCOMPARE(read(result[0], answer, sizeof answer), ssize_t(sizeof answer));
-        close(result[0]);
-        int status = 0;
-        waitpid(child, &status, 0);
-        QCOMPARE(WEXITSTATUS(status), 0);
-        QCOMPARE(answer[0], uint64_t(0));
-        QCOMPARE(answer[1], uint64_t(plannedFiles().size()));
+        struct Answer {
+            uint64_t stored, hidden;
+        };
+        QString failure;
+        const std::optional<Answer> answer = TestUtil::valueFromChild<Answer>(
+            [this] {
+                std::atomic<uint64_t> hidden = 0;
+                const Snapshot snapshot = takeSnapshot({m_dir}, {}, [&](const WalkProblem &problem) {
+                    if (problem.reason == "residency hidden by the kernel: not stored") {
+                        ++hidden;
+                    }
+                });
+                return Answer{snapshot.files.size(), hidden.load()};
+            },
+            *uid,
+            &failure);
+        QVERIFY2(answer, qPrintable(failure));
+        QCOMPARE(answer->stored, uint64_t(0));
+        QCOMPARE(answer->hidden, uint64_t(plannedFiles().size()));
     }
 
     void rejectsMalformedJson_data()

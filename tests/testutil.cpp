@@ -4,13 +4,18 @@
 #include "testutil.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTest>
 
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -325,6 +330,80 @@ std::optional<uint32_t> testUserUid()
         return std::nullopt;
     }
     return pw->pw_uid;
+}
+
+bool becomeUser(uid_t uid)
+{
+    return setgroups(0, nullptr) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0;
+}
+
+ChildResult runInChild(const std::function<QByteArray()> &work, std::optional<uid_t> asUser, int timeoutMs)
+{
+    ChildResult result;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        result.failure = QStringLiteral("pipe2: %1").arg(QString::fromLocal8Bit(strerror(errno)));
+        return result;
+    }
+    const pid_t child = fork();
+    if (child < 0) {
+        result.failure = QStringLiteral("fork: %1").arg(QString::fromLocal8Bit(strerror(errno)));
+        close(fds[0]);
+        close(fds[1]);
+        return result;
+    }
+    if (child == 0) {
+        close(fds[0]);
+        if (asUser && !becomeUser(*asUser)) {
+            _exit(2);
+        }
+        const QByteArray output = work();
+        qsizetype done = 0;
+        while (done < output.size()) {
+            const ssize_t n = write(fds[1], output.constData() + done, size_t(output.size() - done));
+            if (n <= 0) {
+                _exit(3);
+            }
+            done += n;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    QElapsedTimer clock;
+    clock.start();
+    bool timedOut = false;
+    for (;;) {
+        const qint64 left = timeoutMs - clock.elapsed();
+        pollfd readable{fds[0], POLLIN, 0};
+        if (left <= 0 || poll(&readable, 1, int(left)) == 0) {
+            timedOut = true;
+            kill(child, SIGKILL);
+            break;
+        }
+        char buffer[65536];
+        const ssize_t n = read(fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        result.output.append(buffer, n);
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) { }
+    if (timedOut) {
+        result.failure = QStringLiteral("the child did not finish within %1 ms").arg(timeoutMs);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == 2 && asUser) {
+        result.failure = QStringLiteral("the child could not become uid %1").arg(*asUser);
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        result.failure = WIFSIGNALED(status) ? QStringLiteral("the child died of signal %1").arg(WTERMSIG(status))
+                                             : QStringLiteral("the child exited with status %1").arg(WEXITSTATUS(status));
+    } else {
+        result.ok = true;
+    }
+    return result;
 }
 
 } // namespace TestUtil

@@ -9,8 +9,13 @@
 #include <QString>
 #include <QStringList>
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <optional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -105,6 +110,50 @@ struct RunResult {
 // The unprivileged user the dev root has (tools/dev), if present and we are root.
 [[nodiscard]] std::optional<uint32_t> testUserUid();
 inline constexpr const char *testUserName = "cachescope-user";
+
+// Becomes uid for good: no supplementary groups, the uid as group, real,
+// effective and saved ids alike. For a forked child; false with errno set.
+[[nodiscard]] bool becomeUser(uid_t uid);
+
+// What a forked child did (runInChild).
+struct ChildResult {
+    bool ok = false; // it became the user (if asked), ran to the end and exited 0
+    QByteArray output; // what work() returned
+    QString failure; // why not ok, for the test's message
+};
+
+// Runs work() in a forked child, as uid when given, and hands back what it
+// returned. Whatever the child changes (user, limits) stays in the child. Never
+// hangs the test: a child still running after timeoutMs is killed and the
+// result says so.
+[[nodiscard]] ChildResult runInChild(const std::function<QByteArray()> &work, std::optional<uid_t> asUser = std::nullopt, int timeoutMs = 60000);
+
+// runInChild for a plain value (a struct of numbers): nullopt, with the
+// reason in *failure, when the child failed.
+template<typename T>
+[[nodiscard]] std::optional<T> valueFromChild(const std::function<T()> &work, std::optional<uid_t> asUser, QString *failure = nullptr)
+{
+    static_assert(std::is_trivially_copyable_v<T>);
+    ChildResult child = runInChild(
+        [&work] {
+            const T value = work();
+            return QByteArray(reinterpret_cast<const char *>(&value), sizeof value);
+        },
+        asUser);
+    if (child.ok && child.output.size() != qsizetype(sizeof(T))) {
+        child.ok = false;
+        child.failure = QStringLiteral("the child wrote %1 bytes, not %2").arg(child.output.size()).arg(sizeof(T));
+    }
+    if (!child.ok) {
+        if (failure) {
+            *failure = child.failure;
+        }
+        return std::nullopt;
+    }
+    T value;
+    std::memcpy(&value, child.output.constData(), sizeof value);
+    return value;
+}
 
 } // namespace TestUtil
 

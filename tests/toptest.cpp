@@ -129,31 +129,21 @@ private Q_SLOTS:
         for (const Planned &file : planned) {
             QCOMPARE(chmod((m_dir + '/' + file.name).c_str(), 0644), 0);
         }
-        int result[2];
-        QCOMPARE(pipe2(result, O_CLOEXEC), 0);
-        const pid_t child = fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            close(result[0]);
-            if (setgroups(0, nullptr) != 0 || setresgid(*uid, *uid, *uid) != 0 || setresuid(*uid, *uid, *uid) != 0) {
-                _exit(2);
-            }
-            const TopResult top = topCached({m_dir}, 10);
-            const uint64_t answer[3] = {top.entries.size(), top.walk.total.files, top.walk.total.hiddenFiles};
-            _exit(write(result[1], answer, sizeof answer) == ssize_t(sizeof answer) ? 0 : 3);
-        }
-        close(result[1]);
-        pollfd pfd{result[0], POLLIN, 0};
-        QCOMPARE(poll(&pfd, 1, 30000), 1);
-        uint64_t answer[3] = {};
-        QCOMPARE(read(result[0], answer, sizeof answer), ssize_t(sizeof answer));
-        close(result[0]);
-        int status = 0;
-        waitpid(child, &status, 0);
-        QCOMPARE(WEXITSTATUS(status), 0);
-        QCOMPARE(answer[0], uint64_t(0));
-        QCOMPARE(answer[1], uint64_t(std::size(planned)));
-        QCOMPARE(answer[2], uint64_t(std::size(planned)));
+        struct Answer {
+            uint64_t ranked, files, hiddenFiles;
+        };
+        QString failure;
+        const std::optional<Answer> answer = TestUtil::valueFromChild<Answer>(
+            [this] {
+                const TopResult top = topCached({m_dir}, 10);
+                return Answer{top.entries.size(), top.walk.total.files, top.walk.total.hiddenFiles};
+            },
+            *uid,
+            &failure);
+        QVERIFY2(answer, qPrintable(failure));
+        QCOMPARE(answer->ranked, uint64_t(0));
+        QCOMPARE(answer->files, uint64_t(std::size(planned)));
+        QCOMPARE(answer->hiddenFiles, uint64_t(std::size(planned)));
     }
 };
 

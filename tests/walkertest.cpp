@@ -186,34 +186,14 @@ struct ChildWalk {
     std::vector<int> errors;
 };
 
-void writeAll(int fd, const std::string &text)
-{
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = write(fd, text.data() + done, text.size() - done);
-        if (n <= 0) {
-            return;
-        }
-        done += size_t(n);
-    }
-}
-
 // Walks root in a forked child after setup() (drop privileges, lower limits),
 // so that nothing of that sticks to the test process.
 ChildWalk walkInChild(const std::string &root, const std::function<bool()> &setup)
 {
     ChildWalk result;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        result.failure = "pipe failed";
-        return result;
-    }
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
+    const TestUtil::ChildResult child = TestUtil::runInChild([&]() -> QByteArray {
         if (!setup()) {
-            writeAll(fds[1], std::string("E setup failed: ") + strerror(errno) + "\n");
-            _exit(2);
+            return QByteArray("E setup failed: ") + strerror(errno) + "\n";
         }
         Walker walker;
         std::mutex mutex;
@@ -223,39 +203,13 @@ ChildWalk walkInChild(const std::string &root, const std::function<bool()> &setu
             problems += "P\t" + p.path + "\t" + std::to_string(p.error) + "\t" + p.reason + "\n";
         });
         const WalkResult r = walker.walk({root});
-        writeAll(fds[1], problems);
         const WalkTotals &t = r.total;
-        writeAll(fds[1],
-                 "T\t" + std::to_string(t.files) + "\t" + std::to_string(t.directories) + "\t" + std::to_string(t.errors) + "\t" + std::to_string(t.hiddenFiles)
-                     + "\t" + std::to_string(t.bytes) + "\n");
-        _exit(0);
-    }
-    close(fds[1]);
-    QByteArray out;
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    for (;;) {
-        pollfd p{fds[0], POLLIN, 0};
-        const int left = int(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
-        if (left <= 0 || poll(&p, 1, left) <= 0) {
-            kill(pid, SIGKILL);
-            result.failure = "the walk in the child took more than 60 s";
-            break;
-        }
-        char buffer[65536];
-        const ssize_t n = read(fds[0], buffer, sizeof buffer);
-        if (n <= 0) {
-            break;
-        }
-        out.append(buffer, n);
-    }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!result.failure.isEmpty()) {
-        return result;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        result.failure = "the child failed: " + out;
+        return QByteArray::fromStdString(problems + "T\t" + std::to_string(t.files) + "\t" + std::to_string(t.directories) + "\t" + std::to_string(t.errors)
+                                         + "\t" + std::to_string(t.hiddenFiles) + "\t" + std::to_string(t.bytes) + "\n");
+    });
+    const QByteArray &out = child.output;
+    if (!child.ok) {
+        result.failure = child.failure.toUtf8() + ": " + out;
         return result;
     }
     for (const QByteArray &line : out.split('\n')) {
@@ -718,6 +672,26 @@ private Q_SLOTS:
         QCOMPARE(seen.entries[0].depth, nestingLevels + 1);
     }
 
+    void walkLeavesTheProcessLimitsAlone()
+    {
+        // A library call must not change process-wide limits: the programs'
+        // main() decide them. Lower the soft limit, walk, and look again.
+        struct rlimit saved;
+        QVERIFY(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+        struct rlimit lowered = saved;
+        lowered.rlim_cur = std::min<rlim_t>(saved.rlim_max, 256);
+        QVERIFY(setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+        Walker walker;
+        const std::optional<WalkResult> result = walkWithin60s(walker, {m_deep});
+        struct rlimit after;
+        QVERIFY(getrlimit(RLIMIT_NOFILE, &after) == 0);
+        QVERIFY(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+        QVERIFY(result.has_value());
+        QCOMPARE(result->total.directories, uint64_t(nestingLevels + 1));
+        QCOMPARE(after.rlim_cur, lowered.rlim_cur);
+        QCOMPARE(after.rlim_max, lowered.rlim_max);
+    }
+
     void deepNestingWithFewDescriptors()
     {
         // 1,000 levels with a hard limit of 64 descriptors: open folders must
@@ -808,7 +782,7 @@ private Q_SLOTS:
             }
             const uid_t user = *uid;
             dropPrivileges = [user] {
-                return setgroups(0, nullptr) == 0 && setresgid(user, user, user) == 0 && setresuid(user, user, user) == 0;
+                return TestUtil::becomeUser(user);
             };
         }
         const ChildWalk child = walkInChild(perm, dropPrivileges);

@@ -172,7 +172,7 @@ struct FilesPanel::Private {
         struct stat st;
         int error = 0;
         std::string errorText;
-        const int fd = openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText);
+        const int fd = openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText).release();
         if (fd < 0) {
             model->setFileError(n, QString::fromStdString(errorText));
             return;

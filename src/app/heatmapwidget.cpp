@@ -274,7 +274,7 @@ public:
         closeFile();
         int error = 0;
         std::string errorText;
-        fd = Cachescope::openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText);
+        fd = Cachescope::openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText).release();
         if (fd < 0) {
             st = {};
             const QString shownPath = QFile::decodeName(QByteArray::fromStdString(path));

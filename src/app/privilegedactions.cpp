@@ -446,7 +446,7 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
     struct stat st = {};
     int error = 0;
     std::string errorText;
-    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText);
+    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText).release();
     if (fd < 0) {
         Q_EMIT message(i18nc("@info path: reason", "Cannot show %1 with administrator rights: %2", shownPath, QString::fromStdString(errorText)), true);
         return;

@@ -402,7 +402,7 @@ int openNamedFile(Context &context, const std::string &path, struct stat &st)
 {
     int error = 0;
     std::string errorText;
-    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText);
+    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText).release();
     if (fd < 0) {
         context.fail(path, errorText.empty() ? std::string(std::strerror(error ? error : EIO)) : errorText);
     }

@@ -3,6 +3,8 @@
 
 #include "evict.h"
 
+#include "format.h"
+
 #include "load.h"
 #include "residency.h"
 
@@ -78,13 +80,14 @@ struct MappedFiles::Private {
     };
     std::unordered_set<Key, Hash> keys;
 
-    void readMaps(int mapsFd)
+    void readMaps(UniqueFd mapsFd)
     {
-        FILE *file = fdopen(mapsFd, "r");
+        FILE *file = fdopen(mapsFd.get(), "r");
         if (!file) {
-            close(mapsFd);
             return;
         }
+        // fclose() below closes the descriptor.
+        (void)mapsFd.release();
         char *line = nullptr;
         size_t capacity = 0;
         while (getline(&line, &capacity, file) > 0) {
@@ -123,9 +126,9 @@ std::shared_ptr<const MappedFiles> MappedFiles::scan(const std::string &procRoot
         const std::string maps = std::string(entry->d_name) + "/maps";
         // Other users' processes answer EACCES and short-lived ones ENOENT:
         // neither can map anything we could evict, so they are skipped.
-        const int fd = openat(dirFd, maps.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            result->d->readMaps(fd);
+        UniqueFd fd(openat(dirFd, maps.c_str(), O_RDONLY | O_CLOEXEC));
+        if (fd) {
+            result->d->readMaps(std::move(fd));
         }
     }
     closedir(dir);
@@ -185,14 +188,14 @@ EvictReport evictDescriptor(int fd, const struct stat &st, const EvictOptions &o
     if (options.flushDirtyFirst && fdatasync(fd) != 0) {
         // Go on: clean pages can still be dropped, and the report says why dirty ones stayed.
         report.error = errno;
-        report.errorText = std::string("fdatasync: ") + strerror(report.error);
+        report.errorText = errnoText("fdatasync", report.error);
     }
     // Length 0 covers the end, also pages of data appended since fstat. An
     // empty range (past the end) must not become "from here to the end".
     const int adviceError = pageCount == 0 ? 0 : posix_fadvise(fd, off_t(firstPage * page), toEnd ? 0 : off_t(pageCount * page), POSIX_FADV_DONTNEED);
     if (adviceError != 0) {
         report.error = adviceError;
-        report.errorText = std::string("posix_fadvise(DONTNEED): ") + strerror(adviceError);
+        report.errorText = errnoText("posix_fadvise(DONTNEED)", adviceError);
         report.after = report.before;
         return report;
     }

@@ -43,6 +43,14 @@ std::string errnoText(int error)
     return "error " + std::to_string(error);
 }
 
+std::string errnoText(std::string_view what, int error)
+{
+    std::string text(what);
+    text += ": ";
+    text += errnoText(error);
+    return text;
+}
+
 QString errnoQText(int error)
 {
     return QString::fromStdString(errnoText(error));

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace Cachescope
 {
@@ -39,6 +40,8 @@ enum class ByteStyle {
 // write a shared buffer for unknown values), so the walker's threads and the
 // helper can call it anywhere.
 [[nodiscard]] std::string errnoText(int error);
+// "what: description", e.g. "fstat: Permission denied".
+[[nodiscard]] std::string errnoText(std::string_view what, int error);
 [[nodiscard]] QString errnoQText(int error);
 
 } // namespace Cachescope

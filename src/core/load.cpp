@@ -3,6 +3,8 @@
 
 #include "load.h"
 
+#include "format.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,11 +28,6 @@ constexpr uint64_t progressChunk = 2 << 20;
 constexpr uint64_t readaheadStep = 128 << 10;
 // The window pageMapOfDescriptor is asked for at once: bounded memory.
 constexpr uint64_t pageMapWindow = 1 << 18;
-
-std::string errnoText(const char *what, int error)
-{
-    return std::string(what) + ": " + strerror(error);
-}
 
 uint64_t fileSize(const struct stat &st)
 {
@@ -103,11 +100,7 @@ RangeResidency residencyOfPageRange(int fd, const struct stat &st, uint64_t firs
         CachestatCounts counts;
         const int error = cachestatRange(fd, firstPage * page, pageCount * page, counts);
         if (error == 0) {
-            result.method = ResidencyMethod::Cachestat;
-            result.detail = true;
-            result.resident = counts.cache;
-            result.dirty = counts.dirty;
-            result.writeback = counts.writeback;
+            takeCachestatCounts(result, counts);
             return result;
         }
         if (error == EPERM) {

@@ -3,6 +3,9 @@
 
 #include "procfs.h"
 
+#include "format.h"
+#include "uniquefd.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,7 +142,7 @@ std::string joinPath(const std::string &root, const char *name)
     return root + '/' + name;
 }
 
-void setError(std::string *error, const std::string &path, const char *reason)
+void setError(std::string *error, const std::string &path, const std::string &reason)
 {
     if (error) {
         *error = path + ": " + reason;
@@ -151,32 +154,29 @@ void setError(std::string *error, const std::string &path, const char *reason)
 std::optional<std::string> readProcFile(const std::string &path, std::string *error)
 {
     // O_NONBLOCK: a FIFO put where a proc file belongs must not block the open.
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        setError(error, path, strerror(errno));
+    const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (!fd) {
+        setError(error, path, errnoText(errno));
         return std::nullopt;
     }
     struct stat info{};
-    if (fstat(fd, &info) != 0) {
-        setError(error, path, strerror(errno));
-        close(fd);
+    if (fstat(fd.get(), &info) != 0) {
+        setError(error, path, errnoText(errno));
         return std::nullopt;
     }
     if (!S_ISREG(info.st_mode)) {
-        setError(error, path, S_ISDIR(info.st_mode) ? strerror(EISDIR) : "not a regular file");
-        close(fd);
+        setError(error, path, S_ISDIR(info.st_mode) ? errnoText(EISDIR) : "not a regular file");
         return std::nullopt;
     }
     std::string contents;
     char buffer[16384];
     for (;;) {
-        const ssize_t n = read(fd, buffer, sizeof buffer);
+        const ssize_t n = read(fd.get(), buffer, sizeof buffer);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
             }
-            setError(error, path, strerror(errno));
-            close(fd);
+            setError(error, path, errnoText(errno));
             return std::nullopt;
         }
         if (n == 0) {
@@ -185,11 +185,9 @@ std::optional<std::string> readProcFile(const std::string &path, std::string *er
         contents.append(buffer, size_t(n));
         if (contents.size() > maxProcFileBytes) {
             setError(error, path, "larger than 16 MiB, not a proc file");
-            close(fd);
             return std::nullopt;
         }
     }
-    close(fd);
     return contents;
 }
 

@@ -3,6 +3,9 @@
 
 #include "residency.h"
 
+#include "cachescope_core_debug.h"
+#include "format.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -52,11 +55,6 @@ constexpr uint64_t mincoreChunkPages = 256 * 1024;
 // Below this many pages a mixed range is read with one mincore call rather
 // than split further with cachestat.
 constexpr uint64_t splitLeafPages = 64 * 1024;
-
-std::string errnoText(const char *what, int error)
-{
-    return std::string(what) + ": " + strerror(error);
-}
 
 const char *typeName(mode_t mode)
 {
@@ -255,6 +253,8 @@ bool cachestatAvailable()
         const long result = syscall(__NR_cachestat, -1, &range, &stat, 0);
         state = (result != 0 && errno == ENOSYS) ? 0 : 1;
         cachestatState.store(state, std::memory_order_relaxed);
+        qCDebug(CACHESCOPE_CORE) << (state == 1 ? "cachestat(2) is available: residency with dirty, writeback and evicted pages"
+                                                : "no cachestat(2) (before Linux 6.5): residency from mincore(2)");
     }
     return state == 1;
 }
@@ -284,11 +284,7 @@ Residency residencyOfDescriptor(int fd, const struct stat &st, const ResidencyOp
         CachestatCounts counts;
         const int error = cachestatRange(fd, 0, 0, counts);
         if (error == 0) {
-            result.method = ResidencyMethod::Cachestat;
-            result.detail = true;
-            result.resident = counts.cache;
-            result.dirty = counts.dirty;
-            result.writeback = counts.writeback;
+            takeCachestatCounts(result, counts);
             result.evicted = counts.evicted;
             result.recentlyEvicted = counts.recentlyEvicted;
             // The file may have grown since fstat: never claim more than 100 %.
@@ -477,7 +473,7 @@ ResidentRanges residentRangesOfDescriptor(int fd, const struct stat &st, const R
     return result;
 }
 
-int openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText)
+UniqueFd openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText)
 {
     // Look before opening: opening a FIFO blocks, opening a device can have
     // effects. The type is checked again on the descriptor below, because the
@@ -485,40 +481,38 @@ int openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st,
     struct stat before;
     if (fstatat(dirFd, name, &before, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0) {
         error = errno;
-        errorText = strerror(error);
-        return -1;
+        errorText = errnoText(error);
+        return UniqueFd();
     }
     const auto refuse = [&](mode_t mode) {
         error = S_ISDIR(mode) ? EISDIR : EINVAL;
         errorText = S_ISDIR(mode) ? std::string("is a folder") : std::string("is a ") + typeName(mode) + ", not a regular file: never opened";
-        return -1;
+        return UniqueFd();
     };
     if (!S_ISREG(before.st_mode)) {
         return refuse(before.st_mode);
     }
     const int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
-    int fd = -1;
+    UniqueFd fd;
     // O_NOATIME keeps us from touching access times, but only the owner (or
     // root) may ask for it.
     if (geteuid() == 0 || before.st_uid == geteuid()) {
-        fd = openat(dirFd, name, flags | O_NOATIME);
+        fd.reset(openat(dirFd, name, flags | O_NOATIME));
     }
-    if (fd < 0) {
-        fd = openat(dirFd, name, flags);
+    if (!fd) {
+        fd.reset(openat(dirFd, name, flags));
     }
-    if (fd < 0) {
+    if (!fd) {
         error = errno;
-        errorText = error == ELOOP && nofollow ? std::string("is a symbolic link (not followed)") : std::string(strerror(error));
-        return -1;
+        errorText = error == ELOOP && nofollow ? std::string("is a symbolic link (not followed)") : errnoText(error);
+        return UniqueFd();
     }
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd.get(), &st) != 0) {
         error = errno;
         errorText = errnoText("fstat", error);
-        close(fd);
-        return -1;
+        return UniqueFd();
     }
     if (!S_ISREG(st.st_mode)) {
-        close(fd);
         return refuse(st.st_mode);
     }
     error = 0;
@@ -534,13 +528,11 @@ Result withOpenPath(const std::string &path, Compute &&compute)
 {
     struct stat st;
     Result result;
-    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, result.error, result.errorText);
-    if (fd < 0) {
+    const UniqueFd fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, result.error, result.errorText);
+    if (!fd) {
         return result;
     }
-    result = compute(fd, st);
-    close(fd);
-    return result;
+    return compute(fd.get(), st);
 }
 } // namespace
 

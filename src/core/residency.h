@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "uniquefd.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -112,6 +114,17 @@ struct CachestatCounts {
     uint64_t recentlyEvicted = 0;
 };
 
+// What every residency result takes from a cachestat answer.
+template<typename Result>
+void takeCachestatCounts(Result &result, const CachestatCounts &counts)
+{
+    result.method = ResidencyMethod::Cachestat;
+    result.detail = true;
+    result.resident = counts.cache;
+    result.dirty = counts.dirty;
+    result.writeback = counts.writeback;
+}
+
 [[nodiscard]] uint64_t pageSize();
 [[nodiscard]] uint64_t pagesFor(uint64_t bytes);
 
@@ -143,9 +156,10 @@ histogramOfWindow(int fd, const struct stat &st, uint64_t firstPage, uint64_t pa
 [[nodiscard]] Histogram histogramOfPath(const std::string &path, int buckets, const ResidencyOptions &options = {});
 [[nodiscard]] PageMap pageMapOfPath(const std::string &path, uint64_t firstPage, uint64_t pageCount, const ResidencyOptions &options = {});
 
-// Opens a regular file for reading the safe way. Returns fd >= 0 and fills st,
-// or -1 with error/errorText set ("not a regular file (FIFO)", ...).
+// Opens a regular file for reading the safe way. Returns the descriptor and
+// fills st, or an invalid one with error/errorText set ("is a FIFO, not a
+// regular file: never opened", ...).
 // nofollow: refuse a symlink as the last component (walks), else follow it.
-[[nodiscard]] int openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText);
+[[nodiscard]] UniqueFd openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText);
 
 } // namespace Cachescope

@@ -3,6 +3,7 @@
 
 #include "snapshot.h"
 
+#include "cachescope_core_debug.h"
 #include "load.h"
 #include "pathcodec.h"
 
@@ -144,18 +145,16 @@ Snapshot takeSnapshot(const std::vector<std::string> &roots, WalkOptions options
             struct stat st;
             int error = 0;
             std::string errorText;
-            const int fd = openRegularFile(AT_FDCWD, file.path.c_str(), true, st, error, errorText);
-            if (fd < 0) {
+            const UniqueFd fd = openRegularFile(AT_FDCWD, file.path.c_str(), true, st, error, errorText);
+            if (!fd) {
                 report(entry, error, errorText);
                 return;
             }
             if (uint64_t(st.st_dev) != entry.device || uint64_t(st.st_ino) != entry.inode) {
-                close(fd);
                 report(entry, ESTALE, "replaced while the snapshot was taken: not stored");
                 return;
             }
-            const ResidentRanges ranges = residentRangesOfDescriptor(fd, st);
-            close(fd);
+            const ResidentRanges ranges = residentRangesOfDescriptor(fd.get(), st);
             if (ranges.hidden) {
                 report(entry, EPERM, hiddenProblem);
                 return;
@@ -381,14 +380,13 @@ RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> 
         int error = 0;
         std::string errorText;
         // The last name must still be the regular file: a symlink put there since is refused.
-        const int fd = openRegularFile(AT_FDCWD, file.path.c_str(), true, st, error, errorText);
-        if (fd < 0) {
+        const UniqueFd fd = openRegularFile(AT_FDCWD, file.path.c_str(), true, st, error, errorText);
+        if (!fd) {
             report.skipped.push_back({file.path, errorText});
             continue;
         }
         if (uint64_t(std::max<off_t>(st.st_size, 0)) != file.size || mtimeNsOf(st) != file.mtimeNs) {
             // Other data now: the recorded pages would be the wrong ones.
-            close(fd);
             report.skipped.push_back({file.path, changedReason});
             continue;
         }
@@ -401,7 +399,7 @@ RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> 
             options.offset = range.first * recordedPage;
             options.length = range.count * recordedPage;
             options.cancel = cancel;
-            const LoadReport load = loadDescriptor(fd, st, options);
+            const LoadReport load = loadDescriptor(fd.get(), st, options);
             if (load.cancelled) {
                 cancelled = true;
                 break;
@@ -417,23 +415,22 @@ RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> 
             }
         }
         if (cancelled) {
-            close(fd);
             report.cancelled = true;
             break;
         }
         if (!problem.empty()) {
-            close(fd);
             report.skipped.push_back({file.path, problem});
             continue;
         }
         for (const PageRange &range : requested) {
-            const RangeResidency after = residencyOfPageRange(fd, st, range.first, range.count);
+            const RangeResidency after = residencyOfPageRange(fd.get(), st, range.first, range.count);
             report.pagesRequested += range.count;
             report.pagesResidentAfter += after.known() ? after.resident : 0;
         }
-        close(fd);
         ++report.filesRestored;
     }
+    qCDebug(CACHESCOPE_CORE) << "snapshot restore:" << report.filesRestored << "files restored," << report.skipped.size() << "skipped,"
+                             << report.pagesResidentAfter << "of" << report.pagesRequested << "pages resident" << (report.cancelled ? "(cancelled)" : "");
     return report;
 }
 

@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
+//
+// The parallel tree walker. Longer than our usual 800 lines on purpose: the
+// worker's steps (open, check, list, act, report) share one private state and
+// a lock-free hand-over of folder descriptors between threads; split over
+// several files that state would have to become a public header that the
+// rest of the core must not use.
 
 #include "walker.h"
+
+#include "cachescope_core_debug.h"
+#include "format.h"
+#include "uniquefd.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -13,7 +23,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -136,13 +145,6 @@ EntryKind kindOfDirentType(unsigned char type)
     }
 }
 
-// strerror() is not thread-safe; the description table is.
-std::string errorText(int error)
-{
-    const char *text = strerrordesc_np(error);
-    return text ? std::string(text) : "error " + std::to_string(error);
-}
-
 void joinPath(std::string &out, std::string_view directory, std::string_view name)
 {
     out.clear();
@@ -157,15 +159,6 @@ void joinPath(std::string &out, std::string_view directory, std::string_view nam
 int64_t mtimeNsOf(const struct stat &st)
 {
     return int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
-void raiseFileLimit()
-{
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-        limit.rlim_cur = limit.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &limit);
-    }
 }
 
 struct InodeKey {
@@ -211,7 +204,7 @@ struct DirNode {
     // Only when following symlinks: the chain up to the root, to tell a loop
     // (an ancestor reached again) from a folder reached twice.
     std::shared_ptr<DirNode> parent;
-    int fd = -1;
+    UniqueFd fd;
     std::atomic<int> holders{1}; // the lister, plus each subfolder not opened yet
     std::atomic<bool> noatime{true}; // O_NOATIME gives EPERM for files we do not own
     uint64_t device = 0;
@@ -223,14 +216,7 @@ struct DirNode {
     void release()
     {
         if (holders.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            ::close(fd);
-            fd = -1;
-        }
-    }
-    ~DirNode()
-    {
-        if (fd >= 0) {
-            ::close(fd);
+            fd.reset();
         }
     }
 };
@@ -425,7 +411,7 @@ struct Worker {
         const std::string_view nameView(name, nameLength);
         WalkTotals &t = totals[place.root];
         struct stat st;
-        int fd = -1;
+        UniqueFd fd;
 
         if (options.action == FileAction::StatOnly) {
             if (known) {
@@ -442,25 +428,23 @@ struct Worker {
         } else {
             int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
             const bool tryNoatime = place.noatime && place.noatime->load(std::memory_order_relaxed);
-            fd = openat(place.dirFd, name, flags | (tryNoatime ? O_NOATIME : 0));
-            if (fd < 0 && errno == EPERM && tryNoatime) {
+            fd.reset(openat(place.dirFd, name, flags | (tryNoatime ? O_NOATIME : 0)));
+            if (!fd && errno == EPERM && tryNoatime) {
                 // Not our file: the rest of this folder likely is not either.
                 place.noatime->store(false, std::memory_order_relaxed);
-                fd = openat(place.dirFd, name, flags);
+                fd.reset(openat(place.dirFd, name, flags));
             }
-            if (fd < 0) {
+            if (!fd) {
                 const int error = errno;
                 openFailed(place, nameView, error, follow);
                 return;
             }
-            if (fstat(fd, &st) != 0) {
+            if (fstat(fd.get(), &st) != 0) {
                 const int error = errno;
-                ::close(fd);
-                problem(place.root, place.directory, nameView, EntryKind::File, false, error, "fstat: " + errorText(error));
+                problem(place.root, place.directory, nameView, EntryKind::File, false, error, "fstat: " + errnoText(error));
                 return;
             }
             if (!S_ISREG(st.st_mode)) {
-                ::close(fd);
                 changedType(place, nameView, st);
                 return;
             }
@@ -472,9 +456,9 @@ struct Worker {
             entry.firstLink = false;
         }
 
-        if (fd >= 0) {
-            act(fd, st, place, nameView);
-            ::close(fd);
+        if (fd) {
+            act(fd.get(), st, place, nameView);
+            fd.reset();
         } else {
             entry.residency = Residency();
         }
@@ -486,7 +470,7 @@ struct Worker {
             t.bytes += uint64_t(st.st_size);
             t.pages += pagesFor(uint64_t(st.st_size));
             const Residency &r = entry.residency;
-            if (fd >= 0 && r.ok()) {
+            if (r.ok() && options.action != FileAction::StatOnly) {
                 if (r.hidden) {
                     ++t.hiddenFiles;
                     t.hiddenPages += r.pages;
@@ -553,16 +537,16 @@ struct Worker {
         std::string reason;
         EntryKind kind = EntryKind::File;
         if (error == ENOENT) {
-            reason = follow ? "dangling symlink or vanished: " + errorText(error) : "vanished while walking: " + errorText(error);
+            reason = follow ? "dangling symlink or vanished: " + errnoText(error) : "vanished while walking: " + errnoText(error);
         } else if (error == ELOOP && !follow) {
             // It was listed as a file and is a symlink now: we do not follow those.
             reason = "became a symlink while walking: not followed";
             kind = EntryKind::Symlink;
         } else if (error == ELOOP) {
-            reason = "symlink loop: " + errorText(error);
+            reason = "symlink loop: " + errnoText(error);
             kind = EntryKind::Symlink;
         } else {
-            reason = errorText(error);
+            reason = errnoText(error);
         }
         problem(place.root, place.directory, name, kind, false, error, std::move(reason));
     }
@@ -620,9 +604,9 @@ struct Worker {
         struct stat st;
         if (fstatat(place.dirFd, name, &st, 0) != 0) {
             const int error = errno;
-            std::string reason = error == ELOOP ? "symlink loop: " + errorText(error)
-                : error == ENOENT               ? "dangling symlink: " + errorText(error)
-                                                : errorText(error);
+            std::string reason = error == ELOOP ? "symlink loop: " + errnoText(error)
+                : error == ENOENT               ? "dangling symlink: " + errnoText(error)
+                                                : errnoText(error);
             problem(place.root, place.directory, nameView, EntryKind::Symlink, false, error, std::move(reason));
             return;
         }
@@ -639,18 +623,18 @@ struct Worker {
 
     // Opens a folder by its full path, one component at a time below the
     // root, so that neither PATH_MAX nor a long chain of descriptors matters.
-    int openByPath(const std::string &path, int root, bool follow)
+    UniqueFd openByPath(const std::string &path, int root, bool follow)
     {
         const std::string &rootPath = (*walk.roots)[root];
         const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-        int fd = open(path.c_str(), flags | (follow ? 0 : O_NOFOLLOW));
-        if (fd >= 0 || errno != ENAMETOOLONG || path.compare(0, rootPath.size(), rootPath) != 0) {
+        UniqueFd fd(open(path.c_str(), flags | (follow ? 0 : O_NOFOLLOW)));
+        if (fd || errno != ENAMETOOLONG || path.compare(0, rootPath.size(), rootPath) != 0) {
             return fd;
         }
-        fd = open(rootPath.c_str(), flags);
+        fd.reset(open(rootPath.c_str(), flags));
         size_t at = rootPath.size();
         std::string component;
-        while (fd >= 0 && at < path.size()) {
+        while (fd && at < path.size()) {
             while (at < path.size() && path[at] == '/') {
                 ++at;
             }
@@ -660,10 +644,10 @@ struct Worker {
             }
             component.assign(path, at, end - at);
             at = end;
-            const int next = openat(fd, component.c_str(), flags | (follow ? 0 : O_NOFOLLOW));
+            UniqueFd next(openat(fd.get(), component.c_str(), flags | (follow ? 0 : O_NOFOLLOW)));
+            // The caller reads errno: closing the parent must not change it.
             const int error = errno;
-            ::close(fd);
-            fd = next;
+            fd = std::move(next);
             errno = error;
         }
         return fd;
@@ -678,14 +662,14 @@ struct Worker {
         const std::string_view name = isRoot ? std::string_view(rootPath) : std::string_view(task.name);
         const int depth = isRoot ? 0 : task.parent->depth + 1;
         std::atomic<bool> rootNoatime{true};
-        Place place{task.root, isRoot ? AT_FDCWD : task.parent->fd, parentPath, depth, isRoot ? &rootNoatime : &task.parent->noatime};
+        Place place{task.root, isRoot ? AT_FDCWD : task.parent->fd.get(), parentPath, depth, isRoot ? &rootNoatime : &task.parent->noatime};
         struct stat st;
 
         if (isRoot) {
             // The user named it: a symlink given as a root is followed.
             if (stat(rootPath.c_str(), &st) != 0) {
                 const int error = errno;
-                problem(task.root, {}, name, EntryKind::Unknown, false, error, errorText(error));
+                problem(task.root, {}, name, EntryKind::Unknown, false, error, errnoText(error));
                 return;
             }
             const EntryKind kind = kindOfMode(st.st_mode);
@@ -704,40 +688,38 @@ struct Worker {
         int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
         const bool tryNoatime = !isRoot && task.parent->noatime.load(std::memory_order_relaxed);
         const char *openName = isRoot ? rootPath.c_str() : task.name.c_str();
-        int fd = openat(place.dirFd, openName, flags | (tryNoatime ? O_NOATIME : 0));
-        if (fd < 0 && errno == EPERM && tryNoatime) {
+        UniqueFd fd(openat(place.dirFd, openName, flags | (tryNoatime ? O_NOATIME : 0)));
+        if (!fd && errno == EPERM && tryNoatime) {
             task.parent->noatime.store(false, std::memory_order_relaxed);
-            fd = openat(place.dirFd, openName, flags);
+            fd.reset(openat(place.dirFd, openName, flags));
         }
         std::string path;
         joinPath(path, parentPath, name);
-        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+        if (!fd && (errno == EMFILE || errno == ENFILE)) {
             fd = openByPath(path, task.root, options.followSymlinks);
         }
-        if (fd < 0) {
+        if (!fd) {
             const int error = errno;
             const EntryKind kind = task.throughSymlink ? EntryKind::Symlink : EntryKind::Directory;
-            std::string reason = error == ENOENT ? "vanished while walking: " + errorText(error)
+            std::string reason = error == ENOENT ? "vanished while walking: " + errnoText(error)
                 : error == ENOTDIR               ? std::string("no longer a folder: not walked")
                 : error == ELOOP                 ? std::string("became a symlink while walking: not followed")
-                                                 : errorText(error);
+                                                 : errnoText(error);
             problem(task.root, parentPath, name, kind, false, error, std::move(reason));
             return;
         }
-        if (fstat(fd, &st) != 0) {
+        if (fstat(fd.get(), &st) != 0) {
             const int error = errno;
-            ::close(fd);
-            problem(task.root, parentPath, name, EntryKind::Directory, false, error, "fstat: " + errorText(error));
+            problem(task.root, parentPath, name, EntryKind::Directory, false, error, "fstat: " + errnoText(error));
             return;
         }
         const uint64_t rootDevice = isRoot ? st.st_dev : task.parent->rootDevice;
         if (options.oneFileSystem && st.st_dev != rootDevice) {
             // A mount point: not ours to descend, and not an error.
-            ::close(fd);
             return;
         }
         if (options.followSymlinks && !walk.visited.insert(st.st_dev, st.st_ino)) {
-            ::close(fd);
+            fd.reset();
             bool loop = false;
             for (const DirNode *up = task.parent.get(); up; up = up->parent.get()) {
                 if (up->device == st.st_dev && up->inode == st.st_ino) {
@@ -756,7 +738,7 @@ struct Worker {
 
         auto node = std::make_shared<DirNode>();
         node->path = std::move(path);
-        node->fd = fd;
+        node->fd = std::move(fd);
         node->device = st.st_dev;
         node->inode = st.st_ino;
         node->rootDevice = rootDevice;
@@ -786,12 +768,12 @@ struct Worker {
 
     void list(const std::shared_ptr<DirNode> &node)
     {
-        Place place{node->root, node->fd, node->path, node->depth + 1, &node->noatime};
+        Place place{node->root, node->fd.get(), node->path, node->depth + 1, &node->noatime};
         for (;;) {
-            const long n = syscall(SYS_getdents64, node->fd, buffer.get(), direntBufferSize);
+            const long n = syscall(SYS_getdents64, node->fd.get(), buffer.get(), direntBufferSize);
             if (n < 0) {
                 const int error = errno;
-                problem(node->root, {}, node->path, EntryKind::Directory, false, error, "reading the folder: " + errorText(error));
+                problem(node->root, {}, node->path, EntryKind::Directory, false, error, "reading the folder: " + errnoText(error));
                 break;
             }
             if (n == 0) {
@@ -896,7 +878,6 @@ WalkResult Walker::walk(const std::vector<std::string> &roots)
     d->cancelled.store(false);
     d->entries.store(0);
     d->bytes.store(0);
-    raiseFileLimit();
 
     Walk walk;
     walk.d = d.get();
@@ -949,6 +930,8 @@ WalkResult Walker::walk(const std::vector<std::string> &roots)
         result.total.add(totals);
     }
     result.cancelled = d->cancelled.load();
+    qCDebug(CACHESCOPE_CORE) << "walked" << roots.size() << "roots on" << workers.size() << "threads:" << result.total.files << "files,"
+                             << result.total.directories << "folders," << result.total.errors << "problems" << (result.cancelled ? "(cancelled)" : "");
     return result;
 }
 

@@ -118,6 +118,12 @@ struct WalkResult {
 // checked before anything is opened and again by fstat after; FIFOs, sockets
 // and devices are reported and never opened; every error is reported per
 // entry and the walk goes on.
+//
+// Open descriptors are bounded by the depth of the trees times the threads,
+// not by their width. It leaves the process's limits alone: a program that
+// walks very deep trees raises RLIMIT_NOFILE itself at start (cachescope-cli
+// and the window do), and where the limit is reached anyway the walker opens
+// folders by path instead of relative to their parent.
 class Walker
 {
 public:

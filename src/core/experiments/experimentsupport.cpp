@@ -301,7 +301,7 @@ int openForReading(const std::string &path, struct stat &st, std::string &error)
 {
     int errorCode = 0;
     std::string errorText;
-    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, errorCode, errorText);
+    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, errorCode, errorText).release();
     if (fd < 0) {
         error = path + ": " + errorText;
         return -1;

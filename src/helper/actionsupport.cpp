@@ -71,12 +71,7 @@ QString deviceText(const AreaIdentity &identity)
 uint64_t swapUsedNow(const std::string &procRoot)
 {
     const std::optional<MemInfo> memInfo = readMemInfo(procRoot);
-    if (!memInfo) {
-        return 0;
-    }
-    const uint64_t total = memInfo->value("SwapTotal");
-    const uint64_t free = memInfo->value("SwapFree");
-    return total > free ? total - free : 0;
+    return memInfo ? freeFigures(*memInfo).swapUsed : 0;
 }
 
 std::optional<std::vector<ActiveArea>> activeAreas(const HelperContext &context, QString *error)

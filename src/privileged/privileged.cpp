@@ -140,12 +140,8 @@ KAuth::Action swapOffAction(const QString &area)
         arguments.insert(QString(keyArea), area);
     }
     // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
-    uint64_t used = 0;
-    if (const std::optional<MemInfo> memInfo = readMemInfo()) {
-        const uint64_t total = memInfo->value("SwapTotal");
-        const uint64_t free = memInfo->value("SwapFree");
-        used = total > free ? total - free : 0;
-    }
+    const std::optional<MemInfo> memInfo = readMemInfo();
+    const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
     KAuth::Action action = makeAction(actionSwapOff,
                                       arguments,
                                       area.isEmpty() ? i18nc("@info authentication message", "Turn off all swap")

@@ -6,8 +6,8 @@
 // filesystems an experiment swap file may live on, and the generated polkit
 // policy's defaults (docs/helper-security.md rule 7).
 
-#include "format.h"
 #include "helperlogic.h"
+#include "format.h"
 #include "helperprotocol.h"
 #include "procfs.h"
 
@@ -80,8 +80,7 @@ private Q_SLOTS:
         QFETCH(quint64, memFree);
         QFETCH(bool, fits);
         QFETCH(quint64, missing);
-        const SwapOffFit fit =
-            Helper::swapOffFit(swapUsed, memInfo(memTotal, memAvailable < 0 ? std::nullopt : std::optional<quint64>(memAvailable), memFree));
+        const SwapOffFit fit = Helper::swapOffFit(swapUsed, memInfo(memTotal, memAvailable < 0 ? std::nullopt : std::optional<quint64>(memAvailable), memFree));
         QCOMPARE(fit.fits, fits);
         QCOMPARE(fit.missingBytes, missing);
         if (!fits) {

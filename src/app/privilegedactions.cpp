@@ -190,15 +190,14 @@ void PrivilegedActions::setUpActions(KActionCollection *collection)
                            "media-playback-start",
                            i18nc("@action", "Turn Swap On Again"),
                            i18nc("@info:tooltip", "Turn on again, with their old priorities, the swap areas Cachescope turned off"));
-    QAction *create =
-        make(Request::CreateSwapFile,
-             "swap_create_file",
-             "document-new",
-             i18nc("@action", "Create Experiment Swap File"),
-             i18nc("@info:tooltip %1 is a size, %2 a path",
-                   "Create a swap file of %1 at %2 and turn it on",
-                   bytesText(experimentSwapFileBytes),
-                   QString::fromLatin1(HelperProtocol::experimentSwapPath)));
+    QAction *create = make(Request::CreateSwapFile,
+                           "swap_create_file",
+                           "document-new",
+                           i18nc("@action", "Create Experiment Swap File"),
+                           i18nc("@info:tooltip %1 is a size, %2 a path",
+                                 "Create a swap file of %1 at %2 and turn it on",
+                                 bytesText(experimentSwapFileBytes),
+                                 QString::fromLatin1(HelperProtocol::experimentSwapPath)));
     QAction *remove = make(Request::RemoveSwapFile,
                            "swap_remove_file",
                            "edit-delete",

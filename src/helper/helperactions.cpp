@@ -6,9 +6,9 @@
 // file in swapfileactions.cpp. Where each rule of docs/helper-security.md is
 // met is said in a comment naming it.
 
+#include "helperactions.h"
 #include "actionsupport.h"
 #include "cachescope_helper_debug.h"
-#include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
 
@@ -271,12 +271,12 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, Helpe
         const Histogram histogram = histogramOfDescriptor(fd, st, buckets);
         if (!residency.ok() || !histogram.ok()) {
             const std::string &why = residency.ok() ? histogram.errorText : residency.errorText;
-            return finish(context,
-                          action,
-                          callerUid,
-                          target,
-                          refuse(SystemFailure,
-                                 QStringLiteral("Residency of descriptor '%1' failed: %2.").arg(descriptorKey(index), QString::fromStdString(why))));
+            return finish(
+                context,
+                action,
+                callerUid,
+                target,
+                refuse(SystemFailure, QStringLiteral("Residency of descriptor '%1' failed: %2.").arg(descriptorKey(index), QString::fromStdString(why))));
         }
         QVariantList resident;
         for (uint64_t pages : histogram.resident) {

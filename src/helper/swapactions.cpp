@@ -324,8 +324,7 @@ KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperCo
     QStringList turnedOn;
     QVariantList priorities;
     for (Candidate &candidate : candidates) {
-        const QString shownName =
-            candidate.fromState ? QString::fromStdString(candidate.path) : quoteForMessage(QString::fromStdString(candidate.path));
+        const QString shownName = candidate.fromState ? QString::fromStdString(candidate.path) : quoteForMessage(QString::fromStdString(candidate.path));
         OpenedArea opened;
         if (!openArea(candidate.path, opened, &error, shownName)) {
             return finish(context, action, callerUid, target, refuse(NotPermitted, error));
@@ -386,8 +385,8 @@ KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperCo
                                      .arg(opened.st.st_uid)
                                      .arg(QString::number(opened.st.st_mode & 07777, 8))));
         }
-        qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ":" << areaTarget << (recordIndex ? "was turned off by the helper" : "is declared in fstab")
-                                   << ", priority" << candidate.priority;
+        qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ":" << areaTarget
+                                   << (recordIndex ? "was turned off by the helper" : "is declared in fstab") << ", priority" << candidate.priority;
         const int swapError = context.system->swapOn(opened.procPath(), swapOnFlags(candidate.priority));
         if (swapError != 0) {
             const QString why = swapError == EINVAL ? QStringLiteral("it has no valid swap signature or Linux cannot swap there") : errnoQText(swapError);

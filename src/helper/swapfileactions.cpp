@@ -219,11 +219,7 @@ KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, 
         qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ": the file is active," << fit.swapUsedBytes << "bytes in use,"
                                    << (fit.fits ? "fits" : "does not fit");
         if (!memInfo || !fit.fits) {
-            return finish(context,
-                          action,
-                          callerUid,
-                          target,
-                          refuse(NotEnoughMemory, memInfo ? describeSwapOffMisfit(fit) : QString::fromStdString(memError)));
+            return finish(context, action, callerUid, target, refuse(NotEnoughMemory, memInfo ? describeSwapOffMisfit(fit) : QString::fromStdString(memError)));
         }
         const int swapError = runSwapOffWithProgress(context, opened.procPath(), path);
         if (swapError != 0) {

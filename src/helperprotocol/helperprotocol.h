@@ -91,15 +91,8 @@ inline constexpr QLatin1StringView memSReclaimable{"SReclaimable"};
 inline constexpr QLatin1StringView memDirty{"Dirty"};
 inline constexpr QLatin1StringView memSwapTotal{"SwapTotal"};
 inline constexpr QLatin1StringView memSwapFree{"SwapFree"};
-inline constexpr std::array<QLatin1StringView, 9> memoryFigureKeys{memTotal,
-                                                                   memFree,
-                                                                   memAvailable,
-                                                                   memBuffers,
-                                                                   memCached,
-                                                                   memSReclaimable,
-                                                                   memDirty,
-                                                                   memSwapTotal,
-                                                                   memSwapFree};
+inline constexpr std::array<QLatin1StringView, 9>
+    memoryFigureKeys{memTotal, memFree, memAvailable, memBuffers, memCached, memSReclaimable, memDirty, memSwapTotal, memSwapFree};
 
 // Progress data while swapoff runs: the area (its kernel name) and the swap
 // still in use, in bytes.

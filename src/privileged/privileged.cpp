@@ -231,7 +231,8 @@ Result resultOf(int kauthError, const QString &errorText, const QVariantMap &dat
     case KAuth::ActionReply::NoResponderError:
     case KAuth::ActionReply::InvalidActionError:
         result.failure = Failure::Unavailable;
-        result.message = i18nc("@info %1 is KAuth's error text", "The installed Cachescope helper does not offer this action (%1); reinstall Cachescope.", errorText);
+        result.message =
+            i18nc("@info %1 is KAuth's error text", "The installed Cachescope helper does not offer this action (%1); reinstall Cachescope.", errorText);
         return result;
     case KAuth::ActionReply::DBusError:
     case KAuth::ActionReply::BackendError:

@@ -63,6 +63,9 @@ struct HelperContext {
 // Writes it to syslog (authpriv) and stderr.
 void writeAuditLine(const QString &line);
 
+// One function per polkit action (docs/helper-security.md rule 1):
+// dropcaches and residency in helperactions.cpp, swapoff and swapon in
+// swapactions.cpp, the experiment swap file in swapfileactions.cpp.
 [[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, int callerUid, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperContext &context);

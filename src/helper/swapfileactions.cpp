@@ -139,28 +139,23 @@ KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, int callerUid, 
         }
         return finish(context, action, callerUid, target, refuse(SystemFailure, QStringLiteral("Cannot create %1: %2.").arg(path, errnoQText(openErrno))));
     }
+    // A failure once the file exists: it is closed and removed again, then refused.
+    auto removeAgain = [&](int code, const QString &message) {
+        fd.reset();
+        unlinkat(dirFd.get(), experimentSwapName, 0);
+        return finish(context, action, callerUid, target, refuse(code, message));
+    };
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ": writing" << bytes << "bytes of swap file";
     const int writeErrno = writeSwapFile(fd.get(), bytes, page);
     if (writeErrno != 0) {
-        fd.reset();
-        unlinkat(dirFd.get(), experimentSwapName, 0);
-        return finish(context,
-                      action,
-                      callerUid,
-                      target,
-                      refuse(SystemFailure, QStringLiteral("Writing the swap file %1 failed: %2; it was removed again.").arg(path, errnoQText(writeErrno))));
+        return removeAgain(SystemFailure, QStringLiteral("Writing the swap file %1 failed: %2; it was removed again.").arg(path, errnoQText(writeErrno)));
     }
     const std::string procPath = "/proc/self/fd/" + std::to_string(fd.get());
     const int swapErrno = context.system->swapOn(procPath, 0);
-    fd.reset();
     if (swapErrno != 0) {
-        unlinkat(dirFd.get(), experimentSwapName, 0);
-        return finish(context,
-                      action,
-                      callerUid,
-                      target,
-                      refuse(Unsupported, QStringLiteral("Linux refused swap on %1 (%2); the file was removed again.").arg(path, errnoQText(swapErrno))));
+        return removeAgain(Unsupported, QStringLiteral("Linux refused swap on %1 (%2); the file was removed again.").arg(path, errnoQText(swapErrno)));
     }
+    fd.reset();
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
     reply.addData(replyPath, path);
     reply.addData(replySizeBytes, qulonglong(bytes));

@@ -28,6 +28,7 @@
 #include <fstream>
 
 using namespace Cachescope;
+using namespace Cachescope::Helper;
 using namespace Cachescope::HelperProtocol;
 
 namespace
@@ -348,7 +349,7 @@ private Q_SLOTS:
         QCOMPARE(m_log.size(), 1);
         QVERIFY2(auditFormat.match(m_log.first()).hasMatch(), qPrintable(m_log.first()));
         QVERIFY(m_log.first().contains(QLatin1String("result=refused")));
-        // Rule 11: no raw caller string in the audit line.
+        // docs/helper-security.md rule 11: no raw caller string in the audit line.
         QVERIFY(!m_log.first().contains(QLatin1String("etc")));
         QVERIFY(!m_log.first().contains(QLatin1String("reboot")));
     }
@@ -460,7 +461,7 @@ private Q_SLOTS:
         std::ifstream in(m_context.stateFile);
         const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         QString error;
-        const auto records = HelperLogic::parseSwapState(text, &error);
+        const auto records = Helper::parseSwapState(text, &error);
         QVERIFY2(records, qPrintable(error));
         QCOMPARE(records->size(), size_t(1));
         QCOMPARE(records->front().priority, 7);

@@ -395,7 +395,7 @@ private Q_SLOTS:
         std::ifstream in("/run/cachescope/swap-state");
         const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         QString error;
-        const auto records = HelperLogic::parseSwapState(text, &error);
+        const auto records = Helper::parseSwapState(text, &error);
         QVERIFY2(records, qPrintable(error));
         QCOMPARE(records->size(), size_t(1));
         QCOMPARE(records->front().path, swap);

@@ -4,9 +4,10 @@
 // The privileged helper's pure decisions on fixture figures: the swapoff
 // will-it-fit rule, matching areas by identity, fstab, the state file, the
 // filesystems an experiment swap file may live on, and the generated polkit
-// policy's defaults (rule 7).
+// policy's defaults (docs/helper-security.md rule 7).
 
 #include "helperlogic.h"
+#include "format.h"
 #include "helperprotocol.h"
 #include "procfs.h"
 
@@ -19,7 +20,7 @@
 #include <sys/sysmacros.h>
 
 using namespace Cachescope;
-using namespace Cachescope::HelperLogic;
+using namespace Cachescope::Helper;
 
 namespace
 {
@@ -79,8 +80,7 @@ private Q_SLOTS:
         QFETCH(quint64, memFree);
         QFETCH(bool, fits);
         QFETCH(quint64, missing);
-        const SwapOffFit fit =
-            HelperLogic::swapOffFit(swapUsed, memInfo(memTotal, memAvailable < 0 ? std::nullopt : std::optional<quint64>(memAvailable), memFree));
+        const SwapOffFit fit = Helper::swapOffFit(swapUsed, memInfo(memTotal, memAvailable < 0 ? std::nullopt : std::optional<quint64>(memAvailable), memFree));
         QCOMPARE(fit.fits, fits);
         QCOMPARE(fit.missingBytes, missing);
         if (!fits) {
@@ -114,10 +114,10 @@ private Q_SLOTS:
             used += area.usedBytes;
         }
         QCOMPARE(used, mem->value("SwapTotal") - mem->value("SwapFree"));
-        QCOMPARE(HelperLogic::swapOffFit(used, *mem).fits, fits);
+        QCOMPARE(Helper::swapOffFit(used, *mem).fits, fits);
         // The same machine with 64 times as much swapped out would not manage.
         if (used > 0) {
-            QVERIFY(!HelperLogic::swapOffFit(used * 64, *mem).fits || mem->value("MemAvailable") > used * 64);
+            QVERIFY(!Helper::swapOffFit(used * 64, *mem).fits || mem->value("MemAvailable") > used * 64);
         }
     }
 
@@ -144,20 +144,20 @@ private Q_SLOTS:
         QCOMPARE(blockId.device, uint64_t(makedev(253, 1)));
 
         const std::vector<std::optional<AreaIdentity>> active{std::nullopt, blockId, fileId};
-        QCOMPARE(HelperLogic::findArea(fileId, active), std::optional<size_t>(2));
-        QCOMPARE(HelperLogic::findArea(blockId, active), std::optional<size_t>(1));
+        QCOMPARE(Helper::findArea(fileId, active), std::optional<size_t>(2));
+        QCOMPARE(Helper::findArea(blockId, active), std::optional<size_t>(1));
         // Same inode number on another device, same device with another inode: no match.
         AreaIdentity other = fileId;
         other.device = makedev(8, 4);
-        QVERIFY(!HelperLogic::findArea(other, active));
+        QVERIFY(!Helper::findArea(other, active));
         other = fileId;
         other.inode = 1235;
-        QVERIFY(!HelperLogic::findArea(other, active));
+        QVERIFY(!Helper::findArea(other, active));
         // A file whose inode number equals a device number is still not that device.
         AreaIdentity confusing;
         confusing.device = makedev(253, 1);
         confusing.inode = 0;
-        QVERIFY(!HelperLogic::findArea(confusing, active));
+        QVERIFY(!Helper::findArea(confusing, active));
     }
 
     void parseFstab_data()
@@ -211,7 +211,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, source);
         QFETCH(QString, path);
-        const std::optional<std::string> got = HelperLogic::fstabSourcePath(source.toStdString());
+        const std::optional<std::string> got = Helper::fstabSourcePath(source.toStdString());
         QCOMPARE(got ? QString::fromStdString(*got) : QString(), path);
     }
 
@@ -258,11 +258,11 @@ private Q_SLOTS:
 
     void swapOnFlags()
     {
-        QCOMPARE(HelperLogic::swapOnFlags(-2), 0);
-        QCOMPARE(HelperLogic::swapOnFlags(-1), 0);
-        QCOMPARE(HelperLogic::swapOnFlags(0), SWAP_FLAG_PREFER);
-        QCOMPARE(HelperLogic::swapOnFlags(7), SWAP_FLAG_PREFER | 7);
-        QCOMPARE(HelperLogic::swapOnFlags(1 << 20), SWAP_FLAG_PREFER | SWAP_FLAG_PRIO_MASK);
+        QCOMPARE(Helper::swapOnFlags(-2), 0);
+        QCOMPARE(Helper::swapOnFlags(-1), 0);
+        QCOMPARE(Helper::swapOnFlags(0), SWAP_FLAG_PREFER);
+        QCOMPARE(Helper::swapOnFlags(7), SWAP_FLAG_PREFER | 7);
+        QCOMPARE(Helper::swapOnFlags(1 << 20), SWAP_FLAG_PREFER | SWAP_FLAG_PRIO_MASK);
     }
 
     void swapFilesystem_data()
@@ -294,7 +294,7 @@ private Q_SLOTS:
     {
         const long long max = HelperProtocol::maxExperimentSwapBytes;
         QVERIFY(!experimentSizeProblem(64 << 20, max, 10 * GiB));
-        QVERIFY(experimentSizeProblem(1 << 20, max, 10 * GiB)->contains(QLatin1String("between 16 MiB and 4.0 GiB")));
+        QVERIFY(experimentSizeProblem(1 << 20, max, 10 * GiB)->contains(QLatin1String("between 16 MiB and 4 GiB")));
         QVERIFY(experimentSizeProblem(max + 1, max, 100 * GiB));
         QVERIFY(experimentSizeProblem(-1, max, 100 * GiB));
         QVERIFY(experimentSizeProblem(1 * GiB, max, 1 * GiB)->contains(QLatin1String("free disk space")));
@@ -350,7 +350,7 @@ private Q_SLOTS:
         QCOMPARE(quoteForMessage(QString(100, QLatin1Char('k'))), QLatin1Char('\'') + QString(40, QLatin1Char('k')) + QStringLiteral("...'"));
     }
 
-    // Rule 7 on the generated policy: allow_any absent or no, allow_inactive
+    // docs/helper-security.md rule 7 on the generated policy: allow_any absent or no, allow_inactive
     // no, auth_admin_keep for dropcaches and residency, auth_admin otherwise,
     // never auth_self or yes; every action has a message.
     void policyDefaults()

@@ -8,6 +8,7 @@
 #include "pathcodec.h"
 #include "privileged.h"
 #include "procfs.h"
+#include "uniquefd.h"
 
 #include <KActionCollection>
 #include <KActionMenu>
@@ -23,7 +24,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 
@@ -33,6 +33,10 @@ using Privileged::Result;
 
 namespace
 {
+
+// The window's experiment swap file: big enough to show swapping in the
+// memory graph, small enough for any disk with room for Cachescope.
+constexpr qint64 experimentSwapFileBytes = 512LL << 20;
 
 QString bytesText(uint64_t bytes)
 {
@@ -86,12 +90,8 @@ QString doingText(PrivilegedActions::Request request)
 
 uint64_t swapUsedNow()
 {
-    if (const std::optional<MemInfo> memInfo = readMemInfo()) {
-        const uint64_t total = memInfo->value("SwapTotal");
-        const uint64_t free = memInfo->value("SwapFree");
-        return total > free ? total - free : 0;
-    }
-    return 0;
+    const std::optional<MemInfo> memInfo = readMemInfo();
+    return memInfo ? freeFigures(*memInfo).swapUsed : 0;
 }
 
 // The memory figures after a swap change, read by us (the helper's swap
@@ -102,14 +102,13 @@ QString memoryNowText()
     if (!memInfo) {
         return {};
     }
-    const uint64_t swapTotal = memInfo->value("SwapTotal");
-    const uint64_t swapFree = memInfo->value("SwapFree");
+    const FreeFigures figures = freeFigures(*memInfo);
     return i18nc("@info memory figures after a change",
                  "Now: free %1, available %2, swap in use %3 of %4",
                  bytesText(memInfo->value("MemFree")),
                  bytesText(memInfo->value("MemAvailable")),
-                 bytesText(swapTotal > swapFree ? swapTotal - swapFree : 0),
-                 bytesText(swapTotal));
+                 bytesText(figures.swapUsed),
+                 bytesText(figures.swapTotal));
 }
 
 QString areasText(const Privileged::SwapResult &swap)
@@ -129,7 +128,6 @@ struct PrivilegedActions::Private {
     bool available = false;
     QString unavailableReason;
     bool confirmations = true;
-    qint64 experimentSwapBytes = PrivilegedActions::defaultExperimentSwapBytes;
     QPointer<QWidget> dialogParent;
     QHash<Request, QAction *> actions;
     QHash<QAction *, QString> toolTips; // each action's tooltip when the helper is there
@@ -192,12 +190,14 @@ void PrivilegedActions::setUpActions(KActionCollection *collection)
                            "media-playback-start",
                            i18nc("@action", "Turn Swap On Again"),
                            i18nc("@info:tooltip", "Turn on again, with their old priorities, the swap areas Cachescope turned off"));
-    QAction *create =
-        make(Request::CreateSwapFile,
-             "swap_create_file",
-             "document-new",
-             i18nc("@action", "Create Experiment Swap File"),
-             i18nc("@info:tooltip", "Create a swap file of %1 at /var/lib/cachescope/experiment.swap and turn it on", bytesText(d->experimentSwapBytes)));
+    QAction *create = make(Request::CreateSwapFile,
+                           "swap_create_file",
+                           "document-new",
+                           i18nc("@action", "Create Experiment Swap File"),
+                           i18nc("@info:tooltip %1 is a size, %2 a path",
+                                 "Create a swap file of %1 at %2 and turn it on",
+                                 bytesText(experimentSwapFileBytes),
+                                 QString::fromLatin1(HelperProtocol::experimentSwapPath)));
     QAction *remove = make(Request::RemoveSwapFile,
                            "swap_remove_file",
                            "edit-delete",
@@ -249,11 +249,6 @@ void PrivilegedActions::setDialogParent(QWidget *parent)
 void PrivilegedActions::setConfirmationsEnabled(bool enabled)
 {
     d->confirmations = enabled;
-}
-
-void PrivilegedActions::setExperimentSwapFileSize(qint64 bytes)
-{
-    d->experimentSwapBytes = bytes;
 }
 
 int PrivilegedActions::pendingRequests() const
@@ -362,7 +357,7 @@ void PrivilegedActions::submit(Request request)
         action = Privileged::swapOnAction(QString());
         break;
     case Request::CreateSwapFile:
-        action = Privileged::createExperimentSwapFileAction(d->experimentSwapBytes);
+        action = Privileged::createExperimentSwapFileAction(experimentSwapFileBytes);
         break;
     case Request::RemoveSwapFile:
         d->swapUsedAtStart = swapUsedNow();
@@ -403,21 +398,6 @@ void PrivilegedActions::swapOffAll()
     submit(Request::SwapOffAll);
 }
 
-void PrivilegedActions::swapOnAgain()
-{
-    submit(Request::SwapOnAgain);
-}
-
-void PrivilegedActions::createExperimentSwapFile()
-{
-    submit(Request::CreateSwapFile);
-}
-
-void PrivilegedActions::removeExperimentSwapFile()
-{
-    submit(Request::RemoveSwapFile);
-}
-
 void PrivilegedActions::requestStarted()
 {
     if (++d->outstanding == 1) {
@@ -441,20 +421,19 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
 {
     const QString shownPath = QString::fromStdString(toDisplayUtf8(path));
     // Opened by us, as the user, read-only: the helper only ever sees a
-    // descriptor we could open ourselves, never a path (issue 4, action 5).
+    // descriptor we could open ourselves, never a path (docs/helper-security.md rule 9).
     // openRegularFile refuses FIFOs, devices and directories before anything is sent.
     struct stat st = {};
     int error = 0;
     std::string errorText;
-    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText).release();
-    if (fd < 0) {
+    const UniqueFd fd(openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText));
+    if (!fd.isValid()) {
         Q_EMIT message(i18nc("@info path: reason", "Cannot show %1 with administrator rights: %2", shownPath, QString::fromStdString(errorText)), true);
         return;
     }
     const int clampedBuckets = std::clamp(buckets, 1, HelperProtocol::maxBuckets);
     // The action holds its own duplicate of the descriptor (QDBusUnixFileDescriptor).
-    const KAuth::Action action = Privileged::residencyAction({fd}, clampedBuckets);
-    ::close(fd);
+    const KAuth::Action action = Privileged::residencyAction({fd.get()}, clampedBuckets);
 
     requestStarted();
     if (d->outstanding > 1) {
@@ -511,15 +490,14 @@ void PrivilegedActions::showResidencyWithAdministratorRights(const std::string &
 void PrivilegedActions::handleProgress(const QString &actionName, const QVariantMap &data)
 {
     Q_UNUSED(actionName)
-    const QString key = QStringLiteral("swapUsedBytes");
-    if (!data.contains(key)) {
+    if (!data.contains(HelperProtocol::progressSwapUsedBytes)) {
         return;
     }
-    const uint64_t used = data.value(key).toULongLong();
+    const uint64_t used = data.value(HelperProtocol::progressSwapUsedBytes).toULongLong();
     // The figure at the click may be older than the start of the request.
     d->swapUsedAtStart = std::max(d->swapUsedAtStart, used);
     const int percent = d->swapUsedAtStart > 0 ? int((d->swapUsedAtStart - used) * 100 / d->swapUsedAtStart) : -1;
-    const QString area = data.value(QStringLiteral("area")).toString();
+    const QString area = data.value(HelperProtocol::progressArea).toString();
     Q_EMIT progress(area.isEmpty() ? i18nc("@info:progress", "Turning swap off: %1 still to bring back into memory", bytesText(used))
                                    : i18nc("@info:progress", "Turning swap off on %1: %2 still to bring back into memory", area, bytesText(used)),
                     percent);
@@ -602,11 +580,11 @@ void PrivilegedActions::handleResult(Request request, const Result &result)
         QStringList lines;
         if (request == Request::SwapOffAll) {
             lines << i18nc("@info", "Turned off: %1", areasText(swap));
-            if (result.data.contains(QStringLiteral("swapUsedBefore"))) {
+            if (result.data.contains(HelperProtocol::replySwapUsedBefore)) {
                 lines << i18nc("@info swap figure before → after",
                                "Swap in use: %1",
-                               beforeAfter(result.data.value(QStringLiteral("swapUsedBefore")).toULongLong(),
-                                           result.data.value(QStringLiteral("swapUsedAfter")).toULongLong()));
+                               beforeAfter(result.data.value(HelperProtocol::replySwapUsedBefore).toULongLong(),
+                                           result.data.value(HelperProtocol::replySwapUsedAfter).toULongLong()));
             }
         } else {
             lines << i18nc("@info", "Turned on: %1", areasText(swap));
@@ -622,10 +600,10 @@ void PrivilegedActions::handleResult(Request request, const Result &result)
     }
     case Request::CreateSwapFile:
     case Request::RemoveSwapFile: {
-        const QString path = result.data.value(QStringLiteral("path")).toString();
+        const QString path = result.data.value(HelperProtocol::replyPath).toString();
         QStringList lines;
         if (request == Request::CreateSwapFile) {
-            lines << i18nc("@info", "Swap on %1 (%2)", path, bytesText(result.data.value(QStringLiteral("sizeBytes")).toULongLong()));
+            lines << i18nc("@info", "Swap on %1 (%2)", path, bytesText(result.data.value(HelperProtocol::replySizeBytes).toULongLong()));
         } else {
             lines << i18nc("@info", "Removed %1", path);
         }

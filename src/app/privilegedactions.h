@@ -30,25 +30,10 @@ class RequestQueue;
 // Drop Caches and Swap actions, and "Show with Administrator Rights" for
 // files whose residency the kernel hides from us. Every request goes through
 // one Privileged::RequestQueue, because the helper does one thing at a time
-// (helper-security.md rule 14): a second click while one is pending waits its
-// turn instead of getting "busy". Eviction never goes through here (rule 13):
-// the files panel evicts with the user's own descriptors.
-//
-// Wiring in the main window (before setupGUI):
-//
-//     m_privileged = new PrivilegedActions(this);
-//     m_privileged->setDialogParent(this);
-//     m_privileged->setUpActions(actionCollection());
-//     connect(m_privileged, &PrivilegedActions::markerRequested, <memory panel's marker slot>);
-//     connect(m_privileged, &PrivilegedActions::message, <status bar / message widget>);
-//     connect(m_privileged, &PrivilegedActions::progress, <status bar progress>);   // swapoff
-//     m_filesPanel->setPrivilegedHelperAvailable(m_privileged->isAvailable());
-//     connect(m_filesPanel, &FilesPanel::privilegedViewRequested, m_privileged, [this](const std::string &path) {
-//         m_privileged->showResidencyWithAdministratorRights(path, <the files panel's HeatmapWidget>);
-//     });
-//
-// (or requestResidency(path, cells) and residencyReady(path, histogram) where
-// the heatmap is not reachable from the window.)
+// (docs/helper-security.md rule 14): a second click while one is pending
+// waits its turn instead of getting "busy". Eviction never goes through here
+// (docs/helper-security.md rule 13): the files panel evicts with the user's
+// own descriptors.
 class PrivilegedActions : public QObject
 {
     Q_OBJECT
@@ -66,8 +51,6 @@ public:
         Residency,
     };
     Q_ENUM(Request)
-
-    static constexpr qint64 defaultExperimentSwapBytes = 512LL << 20;
 
     // Probes the helper once (Privileged::helperAvailable: system bus, polkit, helper).
     explicit PrivilegedActions(QObject *parent = nullptr);
@@ -89,7 +72,6 @@ public:
     // Dropping caches and turning swap off ask first (with "don't ask again");
     // tests switch that off.
     void setConfirmationsEnabled(bool enabled);
-    void setExperimentSwapFileSize(qint64 bytes);
 
     // Requests waiting or running in the queue.
     [[nodiscard]] int pendingRequests() const;
@@ -108,12 +90,9 @@ public Q_SLOTS:
     // Probe the helper again (after installing it, say) and update the actions.
     void recheckAvailability();
 
-    // The requests, as the actions trigger them; each confirms first where disruptive.
+    // Requests the actions also trigger; each confirms first where disruptive.
     void dropCaches(int level);
     void swapOffAll();
-    void swapOnAgain();
-    void createExperimentSwapFile();
-    void removeExperimentSwapFile();
 
     // Opens path read-only as the user (refusing what is not a regular file),
     // hands the descriptor to the helper and emits residencyReady with a

@@ -38,7 +38,7 @@ int failed(std::string_view command, const Privileged::Result &result)
     return ExitFailures;
 }
 
-void appendMemoryJson(std::string &json, const char *key, const Privileged::MemorySnapshot &m)
+void appendMemoryJson(std::string &json, const char *key, const Privileged::MemoryFigures &m)
 {
     json += '"';
     json += key;

@@ -7,6 +7,8 @@
 // KAuth reply out. The helper executable only forwards to these, so that the
 // tests call them in-process, thousands of times, without a bus.
 
+#include "helperprotocol.h"
+
 #include <KAuth/ActionReply>
 
 #include <QString>
@@ -15,7 +17,7 @@
 #include <functional>
 #include <string>
 
-namespace Cachescope
+namespace Cachescope::Helper
 {
 
 // The calls that change the system. The helper uses SystemCalls; the
@@ -26,37 +28,44 @@ class SystemCalls
 public:
     virtual ~SystemCalls();
     virtual void syncAll();
-    // Rule 2: writes "<level>\n" to the constant /proc/sys/vm/drop_caches; returns errno or 0.
+    // docs/helper-security.md rule 2: writes "<level>\n" to the constant
+    // /proc/sys/vm/drop_caches; returns errno or 0.
     [[nodiscard]] virtual int dropCaches(int level);
-    // Rule 3: the syscalls themselves, no tool. Return errno or 0.
+    // docs/helper-security.md rule 3: the syscalls themselves, no tool.
+    // Return errno or 0.
     [[nodiscard]] virtual int swapOff(const std::string &path);
     [[nodiscard]] virtual int swapOn(const std::string &path, int flags);
 };
 
 struct HelperContext {
     SystemCalls *system = nullptr;
-    // Where the helper reads and keeps things. The helper executable uses the
-    // constants of helperprotocol.h; only in-process tests point them elsewhere.
+    // Where the helper reads and keeps things. The helper executable keeps
+    // these defaults; only in-process tests point them elsewhere.
     std::string procRoot = "/proc";
+    // The root-owned record of what the helper turned off (docs/helper-security.md rule 4).
     std::string stateDir = "/run/cachescope";
     std::string stateFile = "/run/cachescope/swap-state";
     std::string fstabPath = "/etc/fstab";
-    std::string experimentDir = "/var/lib/cachescope";
-    long long maxExperimentBytes = 4LL << 30;
-    // Rule 10: progress while swapoff runs (SwapUsed falling), and how often.
+    std::string experimentDir = HelperProtocol::experimentSwapDir;
+    long long maxExperimentBytes = HelperProtocol::maxExperimentSwapBytes;
+    // docs/helper-security.md rule 10: progress while swapoff runs (SwapUsed
+    // falling), and how often.
     std::function<void(const QVariantMap &)> progress;
     int progressIntervalMs = 250;
-    // Rule 11: the audit line of each operation.
+    // docs/helper-security.md rule 11: the audit line of each operation.
     std::function<void(const QString &)> log;
 };
 
-// The fixed-format audit line (rule 11): numbers and helper-chosen words
+// The fixed-format audit line (docs/helper-security.md rule 11): numbers and helper-chosen words
 // only, never a caller string.
 // "cachescope-helper: action=<a> uid=<n> target=<t> result=<ok|refused|failed> code=<n>"
 [[nodiscard]] QString auditLine(const QString &action, int callerUid, const QString &target, const KAuth::ActionReply &reply);
 // Writes it to syslog (authpriv) and stderr.
 void writeAuditLine(const QString &line);
 
+// One function per polkit action (docs/helper-security.md rule 1):
+// dropcaches and residency in helperactions.cpp, swapoff and swapon in
+// swapactions.cpp, the experiment swap file in swapfileactions.cpp.
 [[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, int callerUid, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperContext &context);
@@ -64,4 +73,4 @@ void writeAuditLine(const QString &line);
 [[nodiscard]] KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, HelperContext &context);
 
-} // namespace Cachescope
+} // namespace Cachescope::Helper

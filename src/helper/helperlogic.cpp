@@ -4,6 +4,8 @@
 #include "helperlogic.h"
 #include "helperprotocol.h"
 
+#include "format.h"
+
 #include <QByteArray>
 #include <QStringList>
 
@@ -15,7 +17,7 @@
 #include <cstring>
 #include <limits>
 
-namespace Cachescope::HelperLogic
+namespace Cachescope::Helper
 {
 
 namespace
@@ -80,22 +82,13 @@ QString typeNameOf(const QVariant &value)
 }
 
 constexpr QLatin1StringView stateHeader{"cachescope-swap-state 1"};
-} // namespace
 
-QString formatBytes(uint64_t bytes)
+// Sizes in sentences: "16 MiB", "4 GiB", "1.5 GiB" (no ".0" on whole units).
+QString sentenceBytes(uint64_t bytes)
 {
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    if (bytes < 1024) {
-        return QStringLiteral("%1 bytes").arg(bytes);
-    }
-    double value = double(bytes);
-    int unit = 0;
-    while (value >= 1024.0 && unit < 5) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 1 : 0).arg(QLatin1String(units[unit]));
+    return formatBytes(bytes, ByteStyle::Exact);
 }
+} // namespace
 
 QString quoteForMessage(const QString &text)
 {
@@ -246,7 +239,7 @@ QString describeSwapOffMisfit(const SwapOffFit &fit)
     return QStringLiteral(
                "Not enough memory to turn swap off: it would bring back %1 from swap, but only %2 of memory is available "
                "and %3 must stay free, so %4 is missing. Close some programs and try again.")
-        .arg(formatBytes(fit.swapUsedBytes), formatBytes(fit.availableBytes), formatBytes(fit.marginBytes), formatBytes(fit.missingBytes));
+        .arg(sentenceBytes(fit.swapUsedBytes), sentenceBytes(fit.availableBytes), sentenceBytes(fit.marginBytes), sentenceBytes(fit.missingBytes));
 }
 
 std::optional<AreaIdentity> areaIdentity(const struct stat &st)
@@ -445,14 +438,14 @@ std::optional<QString> experimentSizeProblem(long long sizeBytes, long long maxB
 {
     if (sizeBytes < HelperProtocol::minExperimentSwapBytes || sizeBytes > maxBytes) {
         return QStringLiteral("An experiment swap file must be between %1 and %2; %3 was asked for.")
-            .arg(formatBytes(HelperProtocol::minExperimentSwapBytes),
-                 formatBytes(uint64_t(std::max(maxBytes, 0LL))),
-                 formatBytes(uint64_t(std::max(sizeBytes, 0LL))));
+            .arg(sentenceBytes(HelperProtocol::minExperimentSwapBytes),
+                 sentenceBytes(uint64_t(std::max(maxBytes, 0LL))),
+                 sentenceBytes(uint64_t(std::max(sizeBytes, 0LL))));
     }
     // Leave at least as much free as the file takes: a full disk helps nobody.
     if (uint64_t(sizeBytes) > freeBytes / 2) {
         return QStringLiteral("Not enough free disk space for a %1 swap file: %2 is free, and at least half of it must stay free.")
-            .arg(formatBytes(uint64_t(sizeBytes)), formatBytes(freeBytes));
+            .arg(sentenceBytes(uint64_t(sizeBytes)), sentenceBytes(freeBytes));
     }
     return std::nullopt;
 }
@@ -471,4 +464,4 @@ void writeSwapHeader(char *firstPage, size_t pageSize, uint64_t pages)
     memcpy(firstPage + pageSize - 10, "SWAPSPACE2", 10);
 }
 
-} // namespace Cachescope::HelperLogic
+} // namespace Cachescope::Helper

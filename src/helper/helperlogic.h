@@ -20,18 +20,15 @@
 
 struct stat;
 
-namespace Cachescope::HelperLogic
+namespace Cachescope::Helper
 {
-
-// "1.5 GiB", "300 MiB", "12 KiB": sizes in messages for people.
-[[nodiscard]] QString formatBytes(uint64_t bytes);
 
 // A caller-supplied key or string as it may appear in an error message: only
 // printable ASCII, at most 40 characters, quoted. Raw caller strings never
-// reach a message or the log unfiltered (rule 11).
+// reach a message or the log unfiltered (docs/helper-security.md rule 11).
 [[nodiscard]] QString quoteForMessage(const QString &text);
 
-// Rule 9: the argument map comes from an untrusted process. Returns an error
+// docs/helper-security.md rule 9: the argument map comes from an untrusted process. Returns an error
 // sentence when the map has more keys than any action takes, a key outside
 // `allowed` or misses one of `required`; nullopt when the keys are fine.
 [[nodiscard]] std::optional<QString> checkKeys(const QVariantMap &args, const std::vector<QString> &allowed, const std::vector<QString> &required);
@@ -53,7 +50,7 @@ struct IntegerArgument {
 // empty component. Returns the bytes, or the reason in *error.
 [[nodiscard]] std::optional<std::string> pathArgument(const QVariantMap &args, const QString &key, QString *error);
 
-// --- Swapoff: will it fit? (rule 10) ----------------------------------------
+// --- Swapoff: will it fit? (docs/helper-security.md rule 10) ---------------
 
 struct SwapOffFit {
     bool fits = false;
@@ -71,7 +68,8 @@ struct SwapOffFit {
 // available (keeping 512 MiB spare): 1.5 GiB is missing. Close programs ..."
 [[nodiscard]] QString describeSwapOffMisfit(const SwapOffFit &fit);
 
-// --- Which area is meant: device number or inode, never the name (rule 4) ----
+// --- Which area is meant: device number or inode, never the name -------------
+// (docs/helper-security.md rule 4)
 
 struct AreaIdentity {
     bool blockDevice = false;
@@ -124,7 +122,7 @@ struct SwapRecord {
 // own choice and is left to the kernel again.
 [[nodiscard]] int swapOnFlags(int priority);
 
-// --- The experiment swap file (rule 5) ------------------------------------------
+// --- The experiment swap file (docs/helper-security.md rule 5) ----------------
 
 // nullopt when a filesystem of this statfs f_type can hold a swap file made by
 // writing zeros (ext2/3/4, XFS, F2FS); otherwise the reason for people.
@@ -137,4 +135,4 @@ struct SwapRecord {
 // end), as mkswap does, for an area of `pages` pages of `pageSize` bytes.
 void writeSwapHeader(char *firstPage, size_t pageSize, uint64_t pages);
 
-} // namespace Cachescope::HelperLogic
+} // namespace Cachescope::Helper

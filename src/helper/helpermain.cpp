@@ -3,10 +3,10 @@
 
 // The KAuth glue of the root helper. KAuth registers org.kde.cachescope on
 // the system bus, checks polkit, and calls the slot named after the action.
-// All decisions are in helperactions.cpp.
+// All decisions are in helperactions.cpp, swapactions.cpp and
+// swapfileactions.cpp.
 
 #include "helperactions.h"
-#include "helperprotocol.h"
 
 #include <KAuth/ActionReply>
 #include <KAuth/HelperSupport>
@@ -15,7 +15,8 @@
 
 #include <syslog.h>
 
-using namespace Cachescope;
+namespace Cachescope::Helper
+{
 
 class CachescopeHelper : public QObject
 {
@@ -26,22 +27,23 @@ public:
     {
         openlog("cachescope-helper", LOG_PID, LOG_AUTHPRIV);
         m_context.system = &m_system;
-        // Rule 10: progress reaches the client as KAuth progress data.
+        // docs/helper-security.md rule 10: progress reaches the client as
+        // KAuth progress data.
         m_context.progress = [](const QVariantMap &data) {
             KAuth::HelperSupport::progressStep(data);
         };
         m_context.log = writeAuditLine;
     }
 
-    // Rule 6: authorization happens for every call, before any slot runs:
+    // docs/helper-security.md rule 6: authorization happens for every call, before any slot runs:
     // KAuth 6.13's DBusHelperProxy::performAction asks polkit with the
     // system-bus-name subject of the D-Bus message's sender (it ignores the
     // caller id the client supplies), and a denial returns at once without
     // calling us. Inside each slot the caller's uid is taken from D-Bus
     // (HelperSupport::callerUid) and an unknown uid is refused (fail closed).
-    // Rule 14: KAuth runs one action at a time (a second call gets
+    // docs/helper-security.md rule 14: KAuth runs one action at a time (a second call gets
     // HelperBusyError) and exits the helper after 10 s idle.
-    // Rule 1: one slot per polkit action, nothing generic.
+    // docs/helper-security.md rule 1: one slot per polkit action, nothing generic.
 public Q_SLOTS:
     KAuth::ActionReply dropcaches(const QVariantMap &args)
     {
@@ -73,6 +75,8 @@ private:
     HelperContext m_context;
 };
 
-KAUTH_HELPER_MAIN("org.kde.cachescope", CachescopeHelper)
+} // namespace Cachescope::Helper
+
+KAUTH_HELPER_MAIN(Cachescope::HelperProtocol::helperId.data(), Cachescope::Helper::CachescopeHelper)
 
 #include "helpermain.moc"

@@ -2,12 +2,15 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 #include "privileged.h"
+#include "cachescope_privileged_debug.h"
 #include "helperprotocol.h"
 
+#include "format.h"
 #include "procfs.h"
 
 #include <KAuth/ActionReply>
 #include <KAuth/ExecuteJob>
+#include <KLocalizedString>
 
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
@@ -28,27 +31,32 @@ KAuth::Action makeAction(QLatin1StringView name, const QVariantMap &arguments, c
     KAuth::Action action{QString(name)};
     action.setHelperId(QString(helperId));
     action.setArguments(arguments);
-    // Rule 8: the dialog says exactly what will happen.
+    // docs/helper-security.md rule 8: the dialog says exactly what will happen.
     action.setDetailsV2({{KAuth::Action::AuthDetail::DetailMessage, message}});
     return action;
 }
 
-uint64_t number(const QVariantMap &map, const char *key)
+uint64_t number(const QVariantMap &map, QLatin1StringView key)
 {
-    return map.value(QLatin1String(key)).toULongLong();
+    return map.value(key).toULongLong();
+}
+
+QString pathOfExperimentSwapFile()
+{
+    return QString::fromLatin1(experimentSwapPath);
 }
 
 QString levelText(int level)
 {
     switch (level) {
     case 1:
-        return QStringLiteral("Drop the page cache");
+        return i18nc("@info authentication message", "Drop the page cache");
     case 2:
-        return QStringLiteral("Drop the dentry and inode caches");
+        return i18nc("@info authentication message", "Drop the dentry and inode caches");
     case 3:
-        return QStringLiteral("Drop the page cache and the dentry and inode caches");
+        return i18nc("@info authentication message", "Drop the page cache and the dentry and inode caches");
     default:
-        return QStringLiteral("Drop caches (level %1)").arg(level);
+        return i18nc("@info authentication message", "Drop caches (level %1)", level);
     }
 }
 
@@ -56,8 +64,10 @@ Result runSynchronously(KAuth::Action action)
 {
     QString reason;
     if (!helperAvailable(&reason)) {
+        qCDebug(CACHESCOPE_PRIVILEGED) << action.name() << "not sent:" << reason;
         return {Failure::Unavailable, reason, {}};
     }
+    qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << action.name() << "and waiting for the answer";
     KAuth::ExecuteJob *job = action.execute();
     job->setAutoDelete(false);
     job->exec();
@@ -67,19 +77,19 @@ Result runSynchronously(KAuth::Action action)
 }
 } // namespace
 
-MemorySnapshot MemorySnapshot::fromVariantMap(const QVariantMap &map)
+MemoryFigures MemoryFigures::fromVariantMap(const QVariantMap &map)
 {
-    MemorySnapshot snapshot;
-    snapshot.memTotal = number(map, "MemTotal");
-    snapshot.memFree = number(map, "MemFree");
-    snapshot.memAvailable = number(map, "MemAvailable");
-    snapshot.buffers = number(map, "Buffers");
-    snapshot.cached = number(map, "Cached");
-    snapshot.sReclaimable = number(map, "SReclaimable");
-    snapshot.dirty = number(map, "Dirty");
-    snapshot.swapTotal = number(map, "SwapTotal");
-    snapshot.swapFree = number(map, "SwapFree");
-    return snapshot;
+    MemoryFigures figures;
+    figures.memTotal = number(map, HelperProtocol::memTotal);
+    figures.memFree = number(map, HelperProtocol::memFree);
+    figures.memAvailable = number(map, HelperProtocol::memAvailable);
+    figures.buffers = number(map, HelperProtocol::memBuffers);
+    figures.cached = number(map, HelperProtocol::memCached);
+    figures.sReclaimable = number(map, HelperProtocol::memSReclaimable);
+    figures.dirty = number(map, HelperProtocol::memDirty);
+    figures.swapTotal = number(map, HelperProtocol::memSwapTotal);
+    figures.swapFree = number(map, HelperProtocol::memSwapFree);
+    return figures;
 }
 
 bool helperAvailable(QString *reason)
@@ -92,16 +102,16 @@ bool helperAvailable(QString *reason)
     };
     QDBusConnection bus = QDBusConnection::systemBus();
     if (!bus.isConnected() || !bus.interface()) {
-        return fail(QStringLiteral("There is no system D-Bus to reach the Cachescope helper."));
+        return fail(i18nc("@info", "There is no system D-Bus to reach the Cachescope helper."));
     }
     const QStringList activatable = bus.interface()->activatableServiceNames().value();
     const bool polkitThere = bus.interface()->isServiceRegistered(QStringLiteral("org.freedesktop.PolicyKit1")).value()
         || activatable.contains(QStringLiteral("org.freedesktop.PolicyKit1"));
     if (!polkitThere) {
-        return fail(QStringLiteral("No polkit daemon runs on this system, so administrator actions cannot be authorized."));
+        return fail(i18nc("@info", "No polkit daemon runs on this system, so administrator actions cannot be authorized."));
     }
     if (!activatable.contains(QString(helperId)) && !bus.interface()->isServiceRegistered(QString(helperId)).value()) {
-        return fail(QStringLiteral("The Cachescope helper (org.kde.cachescope) is not installed for the system bus."));
+        return fail(i18nc("@info %1 is the helper's D-Bus name", "The Cachescope helper (%1) is not installed for the system bus.", QString(helperId)));
     }
     return true;
 }
@@ -129,15 +139,13 @@ KAuth::Action swapOffAction(const QString &area)
     } else {
         arguments.insert(QString(keyArea), area);
     }
-    // Rule 10: an explicit timeout long enough for the swap in use now.
-    uint64_t used = 0;
-    if (const std::optional<MemInfo> memInfo = readMemInfo()) {
-        const uint64_t total = memInfo->value("SwapTotal");
-        const uint64_t free = memInfo->value("SwapFree");
-        used = total > free ? total - free : 0;
-    }
-    KAuth::Action action =
-        makeAction(actionSwapOff, arguments, area.isEmpty() ? QStringLiteral("Turn off all swap") : QStringLiteral("Turn off swap on %1").arg(area));
+    // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
+    const std::optional<MemInfo> memInfo = readMemInfo();
+    const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
+    KAuth::Action action = makeAction(actionSwapOff,
+                                      arguments,
+                                      area.isEmpty() ? i18nc("@info authentication message", "Turn off all swap")
+                                                     : i18nc("@info authentication message", "Turn off swap on %1", area));
     action.setTimeout(swapOffTimeout(used));
     return action;
 }
@@ -150,20 +158,22 @@ KAuth::Action swapOnAction(const QString &area)
     } else {
         arguments.insert(QString(keyArea), area);
     }
-    KAuth::Action action =
-        makeAction(actionSwapOn,
-                   arguments,
-                   area.isEmpty() ? QStringLiteral("Turn swap on again where Cachescope turned it off") : QStringLiteral("Turn on swap on %1").arg(area));
+    KAuth::Action action = makeAction(actionSwapOn,
+                                      arguments,
+                                      area.isEmpty() ? i18nc("@info authentication message", "Turn swap on again where Cachescope turned it off")
+                                                     : i18nc("@info authentication message", "Turn on swap on %1", area));
     action.setTimeout(std::chrono::minutes(2));
     return action;
 }
 
 KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes)
 {
-    KAuth::Action action =
-        makeAction(actionSwapFileCreate,
-                   {{QString(keySizeBytes), sizeBytes}},
-                   QStringLiteral("Create a swap file of %1 MiB at /var/lib/cachescope/experiment.swap and turn swap on there").arg(sizeBytes >> 20));
+    KAuth::Action action = makeAction(actionSwapFileCreate,
+                                      {{QString(keySizeBytes), sizeBytes}},
+                                      i18nc("@info authentication message; %1 is a size, %2 a path",
+                                            "Create a swap file of %1 at %2 and turn swap on there",
+                                            formatBytes(uint64_t(std::max<qint64>(sizeBytes, 0)), ByteStyle::Exact, QLocale()),
+                                            pathOfExperimentSwapFile()));
     // Writing up to 4 GiB of zeros.
     action.setTimeout(std::chrono::minutes(15));
     return action;
@@ -171,7 +181,8 @@ KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes)
 
 KAuth::Action removeExperimentSwapFileAction()
 {
-    KAuth::Action action = makeAction(actionSwapFileRemove, {}, QStringLiteral("Turn off swap on /var/lib/cachescope/experiment.swap and delete the file"));
+    KAuth::Action action =
+        makeAction(actionSwapFileRemove, {}, i18nc("@info authentication message", "Turn off swap on %1 and delete the file", pathOfExperimentSwapFile()));
     action.setTimeout(swapOffTimeout(maxExperimentSwapBytes));
     return action;
 }
@@ -182,9 +193,14 @@ KAuth::Action residencyAction(const QList<int> &fds, int buckets)
     for (int i = 0; i < fds.size(); ++i) {
         // KAuth 6.13 sends QDBusUnixFileDescriptor values as real descriptors
         // (a separate a{sh} argument); QDBusUnixFileDescriptor dups the fd.
-        arguments.insert(QStringLiteral("fd%1").arg(i), QVariant::fromValue(QDBusUnixFileDescriptor(fds[i])));
+        arguments.insert(descriptorKey(i), QVariant::fromValue(QDBusUnixFileDescriptor(fds[i])));
     }
-    KAuth::Action action = makeAction(actionResidency, arguments, QStringLiteral("Read the page-cache residency of %1 file(s) you opened").arg(fds.size()));
+    KAuth::Action action = makeAction(actionResidency,
+                                      arguments,
+                                      i18ncp("@info authentication message",
+                                             "Read the page-cache residency of %1 file you opened",
+                                             "Read the page-cache residency of %1 files you opened",
+                                             fds.size()));
     action.setTimeout(std::chrono::minutes(2));
     return action;
 }
@@ -200,32 +216,33 @@ Result resultOf(int kauthError, const QString &errorText, const QVariantMap &dat
     case KAuth::ActionReply::AuthorizationDeniedError:
         // KAuth reports a polkit denial with no text at all.
         result.failure = Failure::NotAuthorized;
-        result.message = QStringLiteral("You are not authorized to do this: polkit refused the request. Ask an administrator, or sign in as one.");
+        result.message = i18nc("@info", "You are not authorized to do this: polkit refused the request. Ask an administrator, or sign in as one.");
         return result;
     case KAuth::ActionReply::UserCancelledError:
         result.failure = Failure::Cancelled;
-        result.message = QStringLiteral("The request was cancelled in the authentication dialog.");
+        result.message = i18nc("@info", "The request was cancelled in the authentication dialog.");
         return result;
     case KAuth::ActionReply::HelperBusyError:
     case KAuth::ActionReply::AlreadyStartedError:
         result.failure = Failure::Busy;
-        result.message = QStringLiteral("The Cachescope helper is busy with another request; try again when it has finished.");
+        result.message = i18nc("@info", "The Cachescope helper is busy with another request; try again when it has finished.");
         return result;
     case KAuth::ActionReply::NoSuchActionError:
     case KAuth::ActionReply::NoResponderError:
     case KAuth::ActionReply::InvalidActionError:
         result.failure = Failure::Unavailable;
-        result.message = QStringLiteral("The installed Cachescope helper does not offer this action (%1); reinstall Cachescope.").arg(errorText);
+        result.message =
+            i18nc("@info %1 is KAuth's error text", "The installed Cachescope helper does not offer this action (%1); reinstall Cachescope.", errorText);
         return result;
     case KAuth::ActionReply::DBusError:
     case KAuth::ActionReply::BackendError:
         if (errorText.contains(QLatin1String("NoReply")) || errorText.contains(QLatin1String("Did not receive a reply"))
             || errorText.contains(QLatin1String("timeout"), Qt::CaseInsensitive) || errorText.contains(QLatin1String("timed out"))) {
             result.failure = Failure::Timeout;
-            result.message = QStringLiteral("The Cachescope helper did not answer in time. The operation may still be running; check again in a moment.");
+            result.message = i18nc("@info", "The Cachescope helper did not answer in time. The operation may still be running; check again in a moment.");
         } else {
             result.failure = Failure::Unavailable;
-            result.message = QStringLiteral("Cannot reach the Cachescope helper: %1").arg(errorText);
+            result.message = i18nc("@info %1 is D-Bus's error text", "Cannot reach the Cachescope helper: %1", errorText);
         }
         return result;
     case InvalidArgument:
@@ -248,12 +265,19 @@ Result resultOf(int kauthError, const QString &errorText, const QVariantMap &dat
         result.failure = Failure::Failed;
         break;
     }
-    result.message = errorText.isEmpty() ? QStringLiteral("The Cachescope helper failed (error %1).").arg(kauthError) : errorText;
+    // The helper's own sentences (errorText) come from root code, which is not
+    // translated: it answers every caller alike.
+    result.message = errorText.isEmpty() ? i18nc("@info", "The Cachescope helper failed (error %1).", kauthError) : errorText;
     return result;
 }
 
 Result resultOf(const KAuth::ExecuteJob *job)
 {
+    if (job->error() != 0) {
+        qCDebug(CACHESCOPE_PRIVILEGED) << job->action().name() << "failed with KAuth error" << job->error() << ":" << job->errorText();
+    } else {
+        qCDebug(CACHESCOPE_PRIVILEGED) << job->action().name() << "succeeded";
+    }
     return resultOf(job->error(), job->errorText(), job->data());
 }
 
@@ -261,9 +285,9 @@ DropCachesResult toDropCachesResult(const Result &result)
 {
     DropCachesResult out;
     static_cast<Result &>(out) = result;
-    out.level = result.data.value(QStringLiteral("level")).toInt();
-    out.before = MemorySnapshot::fromVariantMap(result.data.value(QStringLiteral("before")).toMap());
-    out.after = MemorySnapshot::fromVariantMap(result.data.value(QStringLiteral("after")).toMap());
+    out.level = result.data.value(keyLevel).toInt();
+    out.before = MemoryFigures::fromVariantMap(result.data.value(replyBefore).toMap());
+    out.after = MemoryFigures::fromVariantMap(result.data.value(replyAfter).toMap());
     return out;
 }
 
@@ -271,8 +295,8 @@ SwapResult toSwapResult(const Result &result)
 {
     SwapResult out;
     static_cast<Result &>(out) = result;
-    out.areas = result.data.value(QStringLiteral("turnedOff"), result.data.value(QStringLiteral("turnedOn"))).toStringList();
-    const QVariantList priorities = result.data.value(QStringLiteral("priorities")).toList();
+    out.areas = result.data.value(replyTurnedOff, result.data.value(replyTurnedOn)).toStringList();
+    const QVariantList priorities = result.data.value(replyPriorities).toList();
     for (const QVariant &priority : priorities) {
         out.priorities << priority.toInt();
     }
@@ -283,23 +307,22 @@ ResidencyResult toResidencyResult(const Result &result)
 {
     ResidencyResult out;
     static_cast<Result &>(out) = result;
-    const int count = result.data.value(QStringLiteral("count")).toInt();
+    const int count = result.data.value(keyCount).toInt();
     for (int i = 0; i < count; ++i) {
-        const QString prefix = QStringLiteral("fd%1.").arg(i);
-        auto value = [&](const char *key) {
-            return result.data.value(prefix + QLatin1String(key));
+        auto value = [&](QLatin1StringView field) {
+            return result.data.value(descriptorReplyKey(i, field));
         };
         FileResidency file;
-        file.device = value("device").toULongLong();
-        file.inode = value("inode").toULongLong();
-        file.sizeBytes = value("sizeBytes").toULongLong();
-        file.pages = value("pages").toULongLong();
-        file.resident = value("resident").toULongLong();
-        file.method = value("method").toString();
-        file.detail = value("detail").toBool();
-        file.dirty = value("dirty").toULongLong();
-        file.writeback = value("writeback").toULongLong();
-        const QVariantList histogram = value("histogram").toList();
+        file.device = value(fileDevice).toULongLong();
+        file.inode = value(fileInode).toULongLong();
+        file.sizeBytes = value(fileSizeBytes).toULongLong();
+        file.pages = value(filePages).toULongLong();
+        file.resident = value(fileResident).toULongLong();
+        file.method = value(fileMethod).toString();
+        file.detail = value(fileDetail).toBool();
+        file.dirty = value(fileDirty).toULongLong();
+        file.writeback = value(fileWriteback).toULongLong();
+        const QVariantList histogram = value(fileHistogram).toList();
         for (const QVariant &bucket : histogram) {
             file.histogram.push_back(bucket.toULongLong());
         }
@@ -316,7 +339,7 @@ DropCachesResult dropCaches(int level)
 SwapResult swapOff(const QString &area)
 {
     if (area.isEmpty()) {
-        return toSwapResult({Failure::InvalidRequest, QStringLiteral("Name the swap area to turn off, or use swapOffAll()."), {}});
+        return toSwapResult({Failure::InvalidRequest, i18nc("@info", "Name the swap area to turn off, or use swapOffAll()."), {}});
     }
     return toSwapResult(runSynchronously(swapOffAction(area)));
 }
@@ -329,7 +352,7 @@ SwapResult swapOffAll()
 SwapResult swapOn(const QString &area)
 {
     if (area.isEmpty()) {
-        return toSwapResult({Failure::InvalidRequest, QStringLiteral("Name the swap area to turn on, or use swapOnAll()."), {}});
+        return toSwapResult({Failure::InvalidRequest, i18nc("@info", "Name the swap area to turn on, or use swapOnAll()."), {}});
     }
     return toSwapResult(runSynchronously(swapOnAction(area)));
 }
@@ -385,12 +408,14 @@ void RequestQueue::startNext()
     m_running = true;
     QString reason;
     if (!helperAvailable(&reason)) {
+        qCDebug(CACHESCOPE_PRIVILEGED) << request.action.name() << "not sent:" << reason;
         if (request.done) {
             request.done({Failure::Unavailable, reason, {}});
         }
         startNext();
         return;
     }
+    qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << request.action.name() << "," << m_requests.size() << "more waiting";
     KAuth::ExecuteJob *job = request.action.execute();
     const QString name = request.action.name();
     connect(job, &KAuth::ExecuteJob::newData, this, [this, name](const QVariantMap &data) {

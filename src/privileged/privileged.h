@@ -2,10 +2,12 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The unprivileged side of the root helper: what the CLI and the window call.
-// Each request goes through KAuth (polkit underneath) to org.kde.cachescope.
-// Results carry a sentence a person understands for every failure: not
-// authorized, cancelled, busy, not enough memory for swapoff, timeout, ...
+// The unprivileged side of the root helper (src/helper): what the CLI and the
+// window call. Each request goes through KAuth (polkit underneath) to
+// org.kde.cachescope; arguments and replies are spelled only with the keys of
+// helperprotocol.h. Results carry a translated sentence a person understands
+// for every failure: not authorized, cancelled, busy, not enough memory for
+// swapoff, timeout, ...
 //
 // Synchronous calls (for the CLI) run a nested event loop until the helper
 // answers. The window uses RequestQueue, which runs one request at a time
@@ -58,7 +60,7 @@ struct Result {
 };
 
 // Figures from /proc/meminfo as the helper read them, in bytes.
-struct MemorySnapshot {
+struct MemoryFigures {
     uint64_t memTotal = 0;
     uint64_t memFree = 0;
     uint64_t memAvailable = 0;
@@ -68,13 +70,13 @@ struct MemorySnapshot {
     uint64_t dirty = 0;
     uint64_t swapTotal = 0;
     uint64_t swapFree = 0;
-    [[nodiscard]] static MemorySnapshot fromVariantMap(const QVariantMap &map);
+    [[nodiscard]] static MemoryFigures fromVariantMap(const QVariantMap &map);
 };
 
 struct DropCachesResult : Result {
     int level = 0;
-    MemorySnapshot before;
-    MemorySnapshot after;
+    MemoryFigures before;
+    MemoryFigures after;
 };
 
 struct SwapResult : Result {
@@ -151,7 +153,7 @@ public:
     [[nodiscard]] int pending() const;
 
 Q_SIGNALS:
-    // Progress data from the helper (swapoff: "swapUsedBytes").
+    // Progress data from the helper (swapoff: HelperProtocol::progressSwapUsedBytes).
     void progress(const QString &actionName, const QVariantMap &data);
 
 private:

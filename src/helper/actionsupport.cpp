@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// Where each rule of docs/helper-security.md is met is said in a comment
+// naming it.
+
+#include "actionsupport.h"
+#include "cachescope_helper_debug.h"
+#include "helperprotocol.h"
+
+#include "format.h"
+
+#include <fcntl.h>
+#include <sys/sysmacros.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+namespace Cachescope::Helper
+{
+
+using namespace HelperProtocol;
+
+KAuth::ActionReply refuse(int code, const QString &message)
+{
+    KAuth::ActionReply reply = KAuth::ActionReply::HelperErrorReply(code);
+    reply.setErrorDescription(message);
+    return reply;
+}
+
+KAuth::ActionReply finish(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply)
+{
+    // The developer's view of the decision; the sentence holds caller strings
+    // only as quoteForMessage() filtered them.
+    if (reply.failed()) {
+        qCInfo(CACHESCOPE_HELPER) << action << "uid" << callerUid << "target" << target << "refused with code" << reply.error() << ":"
+                                  << reply.errorDescription();
+    } else {
+        qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << "target" << target << "done";
+    }
+    logArea(context, action, callerUid, target, reply);
+    return reply;
+}
+
+void logArea(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply)
+{
+    if (context.log) {
+        context.log(auditLine(QLatin1String(action), callerUid, target, reply));
+    }
+}
+
+std::optional<KAuth::ActionReply> refuseUnknownCaller(int callerUid)
+{
+    if (callerUid < 0) {
+        return refuse(CallerUnknown, QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses."));
+    }
+    return std::nullopt;
+}
+
+QString deviceText(const AreaIdentity &identity)
+{
+    const QString device = QStringLiteral("%1:%2").arg(major(identity.device)).arg(minor(identity.device));
+    if (identity.blockDevice) {
+        return QStringLiteral("blockdev=") + device;
+    }
+    return QStringLiteral("dev=%1,ino=%2").arg(device).arg(identity.inode);
+}
+
+uint64_t swapUsedNow(const std::string &procRoot)
+{
+    const std::optional<MemInfo> memInfo = readMemInfo(procRoot);
+    return memInfo ? freeFigures(*memInfo).swapUsed : 0;
+}
+
+std::optional<std::vector<ActiveArea>> activeAreas(const HelperContext &context, QString *error)
+{
+    std::string readError;
+    const std::optional<std::vector<SwapArea>> swaps = readSwaps(context.procRoot, &readError);
+    if (!swaps) {
+        *error = QStringLiteral("Cannot read the active swap areas: %1").arg(QString::fromStdString(readError));
+        return std::nullopt;
+    }
+    std::vector<ActiveArea> areas;
+    for (const SwapArea &area : *swaps) {
+        struct stat st;
+        ActiveArea active{area, std::nullopt};
+        if (lstat(area.filename.c_str(), &st) == 0) {
+            active.identity = areaIdentity(st);
+        }
+        areas.push_back(std::move(active));
+    }
+    return areas;
+}
+
+std::vector<std::optional<AreaIdentity>> identitiesOf(const std::vector<ActiveArea> &areas)
+{
+    std::vector<std::optional<AreaIdentity>> identities;
+    for (const ActiveArea &area : areas) {
+        identities.push_back(area.identity);
+    }
+    return identities;
+}
+
+std::string OpenedArea::procPath() const
+{
+    return "/proc/self/fd/" + std::to_string(fd.get());
+}
+
+bool openArea(const std::string &path, OpenedArea &opened, QString *error, const QString &shownName)
+{
+    opened.fd.reset(open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!opened.fd.isValid() || fstat(opened.fd.get(), &opened.st) != 0) {
+        *error = QStringLiteral("%1: %2.").arg(shownName, errnoQText(errno));
+        return false;
+    }
+    if (S_ISLNK(opened.st.st_mode)) {
+        *error = QStringLiteral("%1 is a symbolic link: name the swap area itself.").arg(shownName);
+        return false;
+    }
+    const std::optional<AreaIdentity> identity = areaIdentity(opened.st);
+    if (!identity) {
+        *error = QStringLiteral("%1 is neither a regular file nor a block device, so it cannot be a swap area.").arg(shownName);
+        return false;
+    }
+    opened.identity = *identity;
+    return true;
+}
+
+int runSwapOffWithProgress(HelperContext &context, const std::string &path, const QString &shownName)
+{
+    std::atomic<bool> done{false};
+    int result = 0;
+    std::thread worker([&]() {
+        result = context.system->swapOff(path);
+        done = true;
+    });
+    auto lastReport = std::chrono::steady_clock::now();
+    while (!done) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        const auto now = std::chrono::steady_clock::now();
+        if (context.progress && now - lastReport >= std::chrono::milliseconds(context.progressIntervalMs)) {
+            lastReport = now;
+            context.progress({{QString(progressArea), shownName}, {QString(progressSwapUsedBytes), qulonglong(swapUsedNow(context.procRoot))}});
+        }
+    }
+    worker.join();
+    return result;
+}
+
+KAuth::ActionReply swapOffFailure(int error, const QString &shownName)
+{
+    if (error == ENOMEM) {
+        // swapoff(8) says this with exit code 2; the helper says it in words
+        // (docs/helper-security.md rule 10).
+        return refuse(
+            NotEnoughMemory,
+            QStringLiteral("Linux ran out of memory while bringing pages back from swap on %1, so that area stays on. Close some programs and try again.")
+                .arg(shownName));
+    }
+    return refuse(SystemFailure, QStringLiteral("Turning off swap on %1 failed: %2.").arg(shownName, errnoQText(error)));
+}
+
+} // namespace Cachescope::Helper

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// What the helper's action files share (helperactions.cpp, swapactions.cpp,
+// swapfileactions.cpp): refusing and finishing an action with its audit
+// line, the active swap areas, an area held open by descriptor, and swapoff
+// with progress. Internal to the helper.
+
+#include "helperactions.h"
+#include "helperlogic.h"
+#include "uniquefd.h"
+
+#include "procfs.h"
+
+#include <KAuth/ActionReply>
+
+#include <QString>
+
+#include <sys/stat.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace Cachescope::Helper
+{
+
+// A HelperError reply with a sentence for people.
+[[nodiscard]] KAuth::ActionReply refuse(int code, const QString &message);
+
+// Every action ends here: the developer log, one audit line, then the reply
+// (docs/helper-security.md rule 11).
+[[nodiscard]] KAuth::ActionReply finish(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply);
+// The audit line of one area of an "all" request, before the action's own.
+void logArea(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply);
+
+// docs/helper-security.md rule 6: the uid comes from D-Bus
+// (KAuth::HelperSupport::callerUid() in the glue), never from the arguments.
+// Unknown means refused: fail closed.
+[[nodiscard]] std::optional<KAuth::ActionReply> refuseUnknownCaller(int callerUid);
+
+// "blockdev=8:3" or "dev=8:1,ino=12": an area named by numbers the helper
+// found, never by a caller string (docs/helper-security.md rule 11).
+[[nodiscard]] QString deviceText(const AreaIdentity &identity);
+
+// SwapTotal - SwapFree now, in bytes; 0 when /proc/meminfo cannot be read.
+[[nodiscard]] uint64_t swapUsedNow(const std::string &procRoot);
+
+struct ActiveArea {
+    SwapArea area;
+    std::optional<AreaIdentity> identity;
+};
+
+// docs/helper-security.md rule 4: the areas the kernel lists, each
+// identified by lstat() of the kernel's own name: device number for a
+// partition, device and inode for a file.
+[[nodiscard]] std::optional<std::vector<ActiveArea>> activeAreas(const HelperContext &context, QString *error);
+[[nodiscard]] std::vector<std::optional<AreaIdentity>> identitiesOf(const std::vector<ActiveArea> &areas);
+
+// A path opened with O_PATH | O_NOFOLLOW: the helper then works on exactly
+// this inode through /proc/self/fd/N, so that renaming or replacing the name
+// after the check changes nothing (docs/helper-security.md rule 4: do not
+// follow symlinks, no races).
+struct OpenedArea {
+    [[nodiscard]] std::string procPath() const;
+    UniqueFd fd;
+    struct stat st{};
+    AreaIdentity identity;
+};
+
+// Opens path as an OpenedArea of a regular file or block device; false with
+// a sentence naming shownName in *error otherwise.
+[[nodiscard]] bool openArea(const std::string &path, OpenedArea &opened, QString *error, const QString &shownName);
+
+// docs/helper-security.md rule 10: swapoff can run for minutes. The syscall
+// runs on a thread while this one reports SwapUsed falling, which also keeps
+// the D-Bus call alive for the client (its timeout is set long, in the
+// client). Returns errno or 0.
+[[nodiscard]] int runSwapOffWithProgress(HelperContext &context, const std::string &path, const QString &shownName);
+
+// The refusal for a swapoff that failed with errno `error`.
+[[nodiscard]] KAuth::ActionReply swapOffFailure(int error, const QString &shownName);
+
+} // namespace Cachescope::Helper

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// What the client (src/privileged, runs as the user) and the root helper
+// (src/helper) agree on: the helper id, one action per privileged task, every
+// argument and reply key, the limits and the error codes. Both sides spell a
+// key only through these constants, so that they cannot drift apart.
+//
+// This header has a folder of its own (an INTERFACE library,
+// cachescopehelperprotocol) rather than living with either side: the client
+// must not see the root code's headers on its include path, and the helper
+// must not see the client's; each links this folder and nothing of the other.
+
+#include <QLatin1StringView>
+#include <QString>
+
+#include <array>
+
+namespace Cachescope::HelperProtocol
+{
+
+// The D-Bus name of the helper and the prefix of every polkit action.
+inline constexpr QLatin1StringView helperId{"org.kde.cachescope"};
+
+// docs/helper-security.md rule 1: each of these is its own polkit action in
+// polkit/org.kde.cachescope.actions and its own slot in the helper. There is
+// no generic "run" or "write" action.
+inline constexpr QLatin1StringView actionDropCaches{"org.kde.cachescope.dropcaches"};
+inline constexpr QLatin1StringView actionSwapOff{"org.kde.cachescope.swapoff"};
+inline constexpr QLatin1StringView actionSwapOn{"org.kde.cachescope.swapon"};
+inline constexpr QLatin1StringView actionSwapFileCreate{"org.kde.cachescope.swapfilecreate"};
+inline constexpr QLatin1StringView actionSwapFileRemove{"org.kde.cachescope.swapfileremove"};
+inline constexpr QLatin1StringView actionResidency{"org.kde.cachescope.residency"};
+
+// --- Argument keys ------------------------------------------------------------
+inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or 3
+inline constexpr QLatin1StringView keyArea{"area"}; // swapoff/swapon: absolute path of one area
+inline constexpr QLatin1StringView keyAll{"all"}; // swapoff/swapon: bool true = every area
+inline constexpr QLatin1StringView keySizeBytes{"sizeBytes"}; // swapfilecreate: qint64
+inline constexpr QLatin1StringView keyCount{"count"}; // residency: number of descriptors
+inline constexpr QLatin1StringView keyBuckets{"buckets"}; // residency: histogram buckets
+
+// residency: the descriptors are "fd0", "fd1", ... (QDBusUnixFileDescriptor values).
+[[nodiscard]] inline QString descriptorKey(int index)
+{
+    return QStringLiteral("fd%1").arg(index);
+}
+
+// --- Reply keys -----------------------------------------------------------------
+// dropcaches: keyLevel (int), and the memory figures before and after (maps
+// of the memory figure keys below to bytes).
+inline constexpr QLatin1StringView replyBefore{"before"};
+inline constexpr QLatin1StringView replyAfter{"after"};
+// swapoff: the kernel's names of the areas turned off (QStringList), their
+// priorities (QVariantList of int) and the swap in use before and after.
+inline constexpr QLatin1StringView replyTurnedOff{"turnedOff"};
+inline constexpr QLatin1StringView replyTurnedOn{"turnedOn"}; // swapon, as turnedOff
+inline constexpr QLatin1StringView replyPriorities{"priorities"};
+inline constexpr QLatin1StringView replySwapUsedBefore{"swapUsedBefore"};
+inline constexpr QLatin1StringView replySwapUsedAfter{"swapUsedAfter"};
+// swapfilecreate: path and sizeBytes; swapfileremove: path and wasActive.
+inline constexpr QLatin1StringView replyPath{"path"};
+inline constexpr QLatin1StringView replySizeBytes{"sizeBytes"};
+inline constexpr QLatin1StringView replyWasActive{"wasActive"};
+// residency: keyCount and keyBuckets as used, then per descriptor i the
+// fields below under "fd<i>.<field>".
+inline constexpr QLatin1StringView fileDevice{"device"};
+inline constexpr QLatin1StringView fileInode{"inode"};
+inline constexpr QLatin1StringView fileSizeBytes{"sizeBytes"};
+inline constexpr QLatin1StringView filePages{"pages"};
+inline constexpr QLatin1StringView fileResident{"resident"};
+inline constexpr QLatin1StringView fileMethod{"method"}; // "cachestat" or "mincore"
+inline constexpr QLatin1StringView fileDetail{"detail"};
+inline constexpr QLatin1StringView fileDirty{"dirty"};
+inline constexpr QLatin1StringView fileWriteback{"writeback"};
+inline constexpr QLatin1StringView fileHistogram{"histogram"}; // QVariantList of resident pages per bucket
+
+[[nodiscard]] inline QString descriptorReplyKey(int index, QLatin1StringView field)
+{
+    return descriptorKey(index) + QLatin1Char('.') + field;
+}
+
+// The memory figures of the dropcaches reply, named as in /proc/meminfo.
+inline constexpr QLatin1StringView memTotal{"MemTotal"};
+inline constexpr QLatin1StringView memFree{"MemFree"};
+inline constexpr QLatin1StringView memAvailable{"MemAvailable"};
+inline constexpr QLatin1StringView memBuffers{"Buffers"};
+inline constexpr QLatin1StringView memCached{"Cached"};
+inline constexpr QLatin1StringView memSReclaimable{"SReclaimable"};
+inline constexpr QLatin1StringView memDirty{"Dirty"};
+inline constexpr QLatin1StringView memSwapTotal{"SwapTotal"};
+inline constexpr QLatin1StringView memSwapFree{"SwapFree"};
+inline constexpr std::array<QLatin1StringView, 9>
+    memoryFigureKeys{memTotal, memFree, memAvailable, memBuffers, memCached, memSReclaimable, memDirty, memSwapTotal, memSwapFree};
+
+// Progress data while swapoff runs: the area (its kernel name) and the swap
+// still in use, in bytes.
+inline constexpr QLatin1StringView progressArea{"area"};
+inline constexpr QLatin1StringView progressSwapUsedBytes{"swapUsedBytes"};
+
+// --- Limits the helper enforces on untrusted input ------------------------------
+inline constexpr int maxDescriptors = 64;
+inline constexpr int maxBuckets = 4096;
+inline constexpr int maxPathBytes = 4095;
+inline constexpr int maxArguments = 70;
+
+// The experiment swap file: a fixed path the helper chooses
+// (docs/helper-security.md rule 5). The client names it in its dialogs.
+inline constexpr const char *experimentSwapDir = "/var/lib/cachescope";
+inline constexpr const char *experimentSwapName = "experiment.swap";
+inline constexpr const char *experimentSwapPath = "/var/lib/cachescope/experiment.swap";
+inline constexpr long long minExperimentSwapBytes = 16LL << 20;
+inline constexpr long long maxExperimentSwapBytes = 4LL << 30;
+
+// ActionReply::error() of a HelperError reply. errorDescription() always
+// carries a sentence for people; the client maps the code to a category.
+// They start at 100 because KAuth reports its own failures (4: authorization
+// denied, 6: helper busy, ...) through the same error() number.
+enum HelperError : int {
+    InvalidArgument = 101, // wrong type, missing key, unknown key, out of range
+    NotPermitted = 102, // well formed, but the helper refuses it (not a known area, ...)
+    NotEnoughMemory = 103, // swapoff would not fit in RAM, or the kernel said ENOMEM
+    Unsupported = 104, // the filesystem cannot hold swap, the kernel lacks a feature
+    SystemFailure = 105, // a syscall failed for another reason
+    AlreadyDone = 106, // nothing to do (no such swap active, the experiment file exists)
+    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus: fail closed
+};
+
+} // namespace Cachescope::HelperProtocol

@@ -6,12 +6,12 @@
 // table, the bars, the live plot, the history and the exports; cancel in the
 // middle of a run; bad input.
 
+#include "experimentswindow.h"
 #include "experimentpage.h"
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
 #include "experiments/resultsmodel.h"
 #include "experiments/writebackpage.h"
-#include "experimentswindow.h"
 #include "heatmapwidget.h"
 #include "testutil.h"
 
@@ -19,6 +19,7 @@
 #include <KPageWidget>
 #include <KPageWidgetModel>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -34,7 +35,6 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QApplication>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>

@@ -262,8 +262,8 @@ private Q_SLOTS:
         QVERIFY(!back->details.contains(QStringLiteral("files")));
         QCOMPARE(resultToJson(*back), json);
         // The other experiments have no file list.
-        QVERIFY(!resultFromJson(QJsonObject{{QStringLiteral("experiment"), QStringLiteral("faults")}, {QStringLiteral("variants"), QJsonArray()}})
-                     ->programFiles);
+        QVERIFY(
+            !resultFromJson(QJsonObject{{QStringLiteral("experiment"), QStringLiteral("faults")}, {QStringLiteral("variants"), QJsonArray()}})->programFiles);
     }
 
     // ---------------------------------------------------------- 1. cold read

@@ -105,8 +105,7 @@ ColdStartPage::ColdStartPage(QWidget *parent)
     m_filesTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_filesTable->horizontalHeader()->setSectionResizeMode(FileColumn, QHeaderView::Stretch);
     m_filesTable->setTextElideMode(Qt::ElideLeft); // the file's name is at the end of its path
-    m_filesTable->setWhatsThis(i18nc("@info:whatsthis",
-                                     "The files the program read during its warm run: only these were evicted before each cold run."));
+    m_filesTable->setWhatsThis(i18nc("@info:whatsthis", "The files the program read during its warm run: only these were evicted before each cold run."));
     addResultsTab(m_filesTable, i18nc("@title:tab", "Program's Files"));
     connect(this, &ExperimentPage::resultsShown, this, &ColdStartPage::showFiles);
 }

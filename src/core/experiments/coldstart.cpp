@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 #include <cstring>
 #include <fstream>
 #include <map>

@@ -321,13 +321,13 @@ UniqueFd openForReading(const std::string &path, struct stat &st, std::string &e
 }
 
 UniqueFd openExperimentFile(const ScratchFile &file,
-                       const char *prefix,
-                       Recorder &recorder,
-                       const std::atomic<bool> &cancel,
-                       TemporaryFile &temporary,
-                       struct stat &st,
-                       std::string &path,
-                       std::string &error)
+                            const char *prefix,
+                            Recorder &recorder,
+                            const std::atomic<bool> &cancel,
+                            TemporaryFile &temporary,
+                            struct stat &st,
+                            std::string &path,
+                            std::string &error)
 {
     path = file.path;
     if (path.empty()) {

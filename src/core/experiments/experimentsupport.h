@@ -166,13 +166,13 @@ createScratchFile(const std::string &folder, const char *prefix, uint64_t bytes,
 // st and path, or returns an invalid one with error set (left empty when
 // cancelled).
 [[nodiscard]] UniqueFd openExperimentFile(const ScratchFile &file,
-                                     const char *prefix,
-                                     Recorder &recorder,
-                                     const std::atomic<bool> &cancel,
-                                     TemporaryFile &temporary,
-                                     struct stat &st,
-                                     std::string &path,
-                                     std::string &error);
+                                          const char *prefix,
+                                          Recorder &recorder,
+                                          const std::atomic<bool> &cancel,
+                                          TemporaryFile &temporary,
+                                          struct stat &st,
+                                          std::string &path,
+                                          std::string &error);
 
 // posix_fadvise(DONTNEED) after fdatasync, then polls (up to a second) until
 // the kernel agrees. Returns the resident pages left.

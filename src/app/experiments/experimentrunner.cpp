@@ -39,6 +39,23 @@ bool callOnGuiThread(Call call, std::string &error)
     return ok;
 }
 
+// A callback for the engine's threads that emits signal with its value on
+// the runner's thread, if the runner is still there by then.
+template<typename Value>
+std::function<void(const Value &)> emitQueued(QPointer<ExperimentRunner> runner, void (ExperimentRunner::*signal)(const Value &))
+{
+    return [runner, signal](const Value &value) {
+        QMetaObject::invokeMethod(
+            runner,
+            [runner, signal, value] {
+                if (runner) {
+                    Q_EMIT(runner.data()->*signal)(value);
+                }
+            },
+            Qt::QueuedConnection);
+    };
+}
+
 } // namespace
 
 ExperimentRunner::ExperimentRunner(QObject *parent)
@@ -67,26 +84,8 @@ void ExperimentRunner::start(std::unique_ptr<Experiment> experiment)
     // and dropped when it is gone.
     QPointer<ExperimentRunner> runner(this);
     Progress progress;
-    progress.sample = [runner](const Sample &sample) {
-        QMetaObject::invokeMethod(
-            runner,
-            [runner, sample] {
-                if (runner) {
-                    Q_EMIT runner->sampleArrived(sample);
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    progress.event = [runner](const Event &event) {
-        QMetaObject::invokeMethod(
-            runner,
-            [runner, event] {
-                if (runner) {
-                    Q_EMIT runner->eventArrived(event);
-                }
-            },
-            Qt::QueuedConnection);
-    };
+    progress.sample = emitQueued(runner, &ExperimentRunner::sampleArrived);
+    progress.event = emitQueued(runner, &ExperimentRunner::eventArrived);
 
     const std::shared_ptr<Experiment> engine(std::move(experiment));
     QThread *worker = QThread::create([runner, engine, progress, cancel = m_cancel] {

@@ -6,6 +6,7 @@
 // $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots, as experiment-NAME.png.
 
 #include "experimentpage.h"
+#include "experiments/writebackpage.h"
 #include "experimentswindow.h"
 #include "testutil.h"
 
@@ -22,6 +23,8 @@
 #include <QTest>
 
 #include <functional>
+
+using namespace Cachescope::App;
 
 class ExperimentShots : public QObject
 {

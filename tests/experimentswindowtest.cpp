@@ -8,6 +8,10 @@
 
 #include "experimentswindow.h"
 #include "experimentpage.h"
+#include "experiments/coldreadpage.h"
+#include "experiments/coldstartpage.h"
+#include "experiments/resultsmodel.h"
+#include "experiments/writebackpage.h"
 #include "heatmapwidget.h"
 #include "testutil.h"
 
@@ -15,6 +19,7 @@
 #include <KPageWidget>
 #include <KPageWidgetModel>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -33,6 +38,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTest>
 
@@ -40,12 +46,20 @@
 
 #include <unistd.h>
 
+using namespace Cachescope::App;
+
 namespace
 {
 
 QStringList filesIn(const QString &folder)
 {
     return QDir(folder).entryList(QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden);
+}
+
+// The text a cell of the results table shows.
+QString cellText(const QTableView *table, int row, int column)
+{
+    return table->model()->index(row, column).data().toString();
 }
 
 } // namespace
@@ -122,6 +136,44 @@ private Q_SLOTS:
         delete window;
     }
 
+    // A colour-scheme change (a new application palette) restyles every
+    // experiment plot, as it does the memory panel.
+    void plotsFollowColorScheme()
+    {
+        auto *window = new ExperimentsWindow;
+        window->show();
+        const QPalette original = QApplication::palette();
+        QPalette changed = original;
+        const QColor background(0x20, 0x22, 0x26);
+        const QColor text(0xfc, 0xfc, 0xfc);
+        const QColor base(0x14, 0x16, 0x18);
+        for (const auto group : {QPalette::Active, QPalette::Inactive, QPalette::Disabled}) {
+            changed.setColor(group, QPalette::Window, background);
+            changed.setColor(group, QPalette::WindowText, text);
+            changed.setColor(group, QPalette::Base, base);
+        }
+        for (ExperimentPage *page : window->pages()) {
+            for (QCustomPlot *plot : {page->livePlot(), page->barChart()}) {
+                QVERIFY(plot->axisRect()->backgroundBrush().color() != base);
+                QVERIFY(plot->xAxis->basePen().color() != text);
+            }
+        }
+        QApplication::setPalette(changed);
+        for (ExperimentPage *page : window->pages()) {
+            for (QCustomPlot *plot : {page->livePlot(), page->barChart()}) {
+                QTRY_COMPARE(plot->axisRect()->backgroundBrush().color(), base);
+                QCOMPARE(plot->xAxis->basePen().color(), text);
+                QCOMPARE(plot->yAxis->tickLabelColor(), text);
+                QCOMPARE(plot->legend->textColor(), text);
+            }
+            // The live plot's legend sits under it, on the window's colour.
+            QCOMPARE(page->livePlot()->legend->brush().color(), background);
+        }
+        QApplication::setPalette(original);
+        QTRY_COMPARE(window->pages().constFirst()->livePlot()->axisRect()->backgroundBrush().color(), original.color(QPalette::Base));
+        delete window;
+    }
+
     void coldReadRun()
     {
         auto *window = new ExperimentsWindow;
@@ -158,18 +210,18 @@ private Q_SLOTS:
         QVERIFY(page->startButton()->isEnabled());
 
         // The table: one row a figure of the variant, with numbers.
-        QTableWidget *table = page->resultsTable();
-        QVERIFY(table->rowCount() >= 5);
+        QTableView *table = page->resultsTable();
+        QVERIFY(table->model()->rowCount() >= 5);
         bool sawColdTime = false;
-        for (int row = 0; row < table->rowCount(); ++row) {
-            QCOMPARE(table->item(row, ExperimentPage::VariantColumn)->text(), QStringLiteral("fadvise"));
-            QCOMPARE(table->item(row, ExperimentPage::RunsColumn)->text(), QStringLiteral("2"));
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            QCOMPARE(cellText(table, row, ExperimentResultsModel::VariantColumn), QStringLiteral("fadvise"));
+            QCOMPARE(cellText(table, row, ExperimentResultsModel::RunsColumn), QStringLiteral("2"));
             bool ok = false;
-            const double mean = QLocale().toDouble(table->item(row, ExperimentPage::MeanColumn)->text(), &ok);
-            QVERIFY2(ok, qPrintable(table->item(row, ExperimentPage::MeanColumn)->text()));
+            const double mean = QLocale().toDouble(cellText(table, row, ExperimentResultsModel::MeanColumn), &ok);
+            QVERIFY2(ok, qPrintable(cellText(table, row, ExperimentResultsModel::MeanColumn)));
             QVERIFY(mean >= 0);
-            QVERIFY(!table->item(row, ExperimentPage::ConfidenceColumn)->text().isEmpty()); // two runs: an interval
-            sawColdTime |= table->item(row, ExperimentPage::FigureColumn)->text() == QStringLiteral("Cold time");
+            QVERIFY(!cellText(table, row, ExperimentResultsModel::ConfidenceColumn).isEmpty()); // two runs: an interval
+            sawColdTime |= cellText(table, row, ExperimentResultsModel::FigureColumn) == QStringLiteral("Cold time");
         }
         QVERIFY(sawColdTime);
 
@@ -204,9 +256,9 @@ private Q_SLOTS:
         QVERIFY(history->findData(page->storedPath()) > 0);
 
         // Comparing with it: its rows in the table and its bars beside.
-        const int rowsAlone = table->rowCount();
+        const int rowsAlone = table->model()->rowCount();
         history->setCurrentIndex(history->findData(page->storedPath()));
-        QCOMPARE(table->rowCount(), 2 * rowsAlone);
+        QCOMPARE(table->model()->rowCount(), 2 * rowsAlone);
         QCOMPARE(bars->plottableCount(), 4);
 
         // Export: the table as CSV and the plots as PNG.

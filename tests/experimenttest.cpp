@@ -10,6 +10,7 @@
 #include "residency.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -218,6 +219,51 @@ private Q_SLOTS:
         std::string error;
         QVERIFY(!resultFromJson(QJsonObject{{QStringLiteral("hello"), 1}}, &error));
         QVERIFY(error.find("not an experiment result") != std::string::npos);
+    }
+
+    // The cold start's file list is typed in the result and keeps its JSON
+    // form (details.files, details.files_bytes): unknown residency is null.
+    void programFilesJsonRoundTrip()
+    {
+        Result result;
+        result.experiment = "cold-start";
+        ProgramFile known;
+        known.path = "/usr/bin/true";
+        known.size = 10000;
+        known.pages = 3;
+        known.residentWarm = 3;
+        known.residentAfterEvict = 1;
+        known.remainReason = "mapped";
+        ProgramFile hidden;
+        hidden.path = "/usr/lib/libc.so.6";
+        hidden.size = 2000;
+        hidden.pages = 1;
+        hidden.residencyHidden = true;
+        hidden.hiddenReason = "not the owner";
+        result.programFiles = std::vector<ProgramFile>{known, hidden};
+
+        const QJsonObject json = resultToJson(result);
+        const QJsonObject details = json.value(QStringLiteral("details")).toObject();
+        QCOMPARE(details.value(QStringLiteral("files_bytes")).toDouble(), 12000.0);
+        const QJsonArray files = details.value(QStringLiteral("files")).toArray();
+        QCOMPARE(files.size(), 2);
+        QCOMPARE(files[0].toObject().value(QStringLiteral("resident_warm")).toDouble(), 3.0);
+        QCOMPARE(files[0].toObject().value(QStringLiteral("remain_reason")).toString(), QStringLiteral("mapped"));
+        QVERIFY(files[1].toObject().value(QStringLiteral("resident_warm")).isNull());
+        QVERIFY(files[1].toObject().value(QStringLiteral("residency_hidden")).toBool());
+
+        const std::optional<Result> back = resultFromJson(json);
+        QVERIFY(back && back->programFiles);
+        QCOMPARE(back->programFiles->size(), size_t(2));
+        QCOMPARE(back->programFiles->at(0).path, known.path);
+        QCOMPARE(back->programFiles->at(0).residentAfterEvict, std::optional<uint64_t>(1));
+        QVERIFY(back->programFiles->at(1).residencyHidden);
+        QVERIFY(!back->programFiles->at(1).residentWarm);
+        QVERIFY(!back->details.contains(QStringLiteral("files")));
+        QCOMPARE(resultToJson(*back), json);
+        // The other experiments have no file list.
+        QVERIFY(
+            !resultFromJson(QJsonObject{{QStringLiteral("experiment"), QStringLiteral("faults")}, {QStringLiteral("variants"), QJsonArray()}})->programFiles);
     }
 
     // ---------------------------------------------------------- 1. cold read
@@ -470,9 +516,10 @@ private Q_SLOTS:
         QVERIFY2(result.ok(), result.error.c_str());
         QCOMPARE(result.details.value(QStringLiteral("recording_method")).toString(), maps ? QStringLiteral("maps") : QStringLiteral("strace"));
         QStringList paths;
-        for (const QJsonValue &file : result.details.value(QStringLiteral("files")).toArray()) {
-            paths.append(file.toObject().value(QStringLiteral("path")).toString());
-            QVERIFY(file.toObject().value(QStringLiteral("size")).toDouble() > 0);
+        QVERIFY(result.programFiles);
+        for (const ProgramFile &file : *result.programFiles) {
+            paths.append(QFile::decodeName(file.path.c_str()));
+            QVERIFY(file.size > 0);
         }
         QVERIFY2(paths.contains(executable), qPrintable(paths.join(QLatin1Char(' '))));
         QVERIFY2(std::any_of(paths.begin(),

@@ -186,7 +186,7 @@ private Q_SLOTS:
         experiments->trigger();
         QWidget *opened = nullptr;
         for (QWidget *widget : QApplication::topLevelWidgets()) {
-            if (widget->inherits("ExperimentsWindow") && widget->isVisible()) {
+            if (widget->inherits("Cachescope::App::ExperimentsWindow") && widget->isVisible()) {
                 opened = widget;
             }
         }

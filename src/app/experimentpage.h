@@ -4,71 +4,65 @@
 
 // One page of the Experiments window: what to expect and why, the
 // parameters (a Designer form per experiment), Start and Cancel, a live plot
-// fed by the engine while it runs on a worker thread, a results table, a bar
-// chart comparing the variants (mean and 95% confidence interval), earlier
-// results to compare with, and export as CSV and PNG.
+// fed by the engine while it runs, a results table, a bar chart comparing
+// the variants (mean and 95% confidence interval), earlier results to
+// compare with, and export as CSV and PNG.
+//
+// An experiment's page derives from this class (src/app/experiments/, one
+// file each): it names the experiment, fills in setUpPage() and turns its
+// form into an engine in makeExperiment(). The parts live in their own
+// classes: ExperimentRunner (the worker thread), ExperimentHistory (stored
+// results), ExperimentResultsModel (table and CSV), LivePlot and BarChart.
 
+#include "experiments/barchart.h"
 #include "experiments/engines.h"
+#include "experiments/liveplot.h"
 
-#include <QColor>
 #include <QList>
-#include <QPointer>
+#include <QStandardPaths>
 #include <QStringList>
 #include <QWidget>
 
-#include <atomic>
-#include <functional>
 #include <memory>
 #include <optional>
 
-class HeatmapWidget;
-class QCPBarsGroup;
+class KLocalizedString;
+class QAbstractButton;
 class QComboBox;
-class QLabel;
 class QCustomPlot;
 class QPushButton;
-class QTableWidget;
-class QThread;
+class QTableView;
 class QTimer;
 
 namespace Ui
 {
 class ExperimentPageBase;
-class ExperimentColdReadParametersBase;
-class ExperimentPressureParametersBase;
-class ExperimentColdStartParametersBase;
-class ExperimentWritebackParametersBase;
-class ExperimentFaultsParametersBase;
 }
+
+namespace Cachescope::App
+{
+
+class ExperimentHistory;
+class ExperimentResultsModel;
+class ExperimentRunner;
 
 class ExperimentPage : public QWidget
 {
     Q_OBJECT
 
 public:
-    enum Column {
-        ResultColumn,
-        VariantColumn,
-        FigureColumn,
-        RunsColumn,
-        MeanColumn,
-        ConfidenceColumn,
-        UnitColumn,
-        ColumnCount
-    };
-
     ~ExperimentPage() override;
 
     // The engine's name ("cold-read", ...), also the prefix of stored results.
     [[nodiscard]] QString experimentName() const;
     // For the window's list of experiments.
-    [[nodiscard]] virtual QString title() const = 0;
-    [[nodiscard]] virtual QString header() const = 0;
-    [[nodiscard]] virtual QString iconName() const = 0;
+    [[nodiscard]] QString title() const;
+    [[nodiscard]] QString header() const;
+    [[nodiscard]] QString iconName() const;
 
     [[nodiscard]] bool isRunning() const;
     // The result on show (after a run), if any.
-    [[nodiscard]] const std::optional<Cachescope::Experiments::Result> &currentResult() const;
+    [[nodiscard]] const std::optional<Experiments::Result> &currentResult() const;
     // Live samples received during the current or last run.
     [[nodiscard]] int liveSampleCount() const;
     // Where the last result was stored (empty before a run or when it could not be).
@@ -76,7 +70,8 @@ public:
 
     [[nodiscard]] QCustomPlot *livePlot() const;
     [[nodiscard]] QCustomPlot *barChart() const;
-    [[nodiscard]] QTableWidget *resultsTable() const;
+    // Its model is an ExperimentResultsModel.
+    [[nodiscard]] QTableView *resultsTable() const;
     [[nodiscard]] QComboBox *historyCombo() const;
     [[nodiscard]] QComboBox *barMeasurementCombo() const;
     [[nodiscard]] QPushButton *startButton() const;
@@ -105,237 +100,109 @@ Q_SIGNALS:
     void runningChanged(bool running);
     // After every run, finished, failed or cancelled.
     void finished();
+    // For a page's own widgets: a run begins (before the first sample), a
+    // sample arrives while it runs, the results on show changed (a run
+    // ended, or an earlier result was chosen to compare with).
+    void runStarting();
+    void sampleArrived(const Cachescope::Experiments::Sample &sample);
+    void resultsShown();
 
 protected:
-    // A line of the live plot: its value in a sample, nullopt when the sample has none.
-    struct LiveSeries {
-        QString name;
-        QColor color;
-        bool rightAxis = false;
-        std::function<std::optional<double>(const Cachescope::Experiments::Sample &)> value;
+    // What the window's list says of the experiment.
+    struct Identity {
+        QString experimentName; // the engine's
+        QString title;
+        QString header;
+        QString iconName;
     };
-    // What the bar chart can show: one or more measurements of the same unit.
-    struct BarPreset {
-        QString label;
-        QStringList measurements;
+    // What a page puts into the frame, given to setUpPage().
+    struct Content {
+        QWidget *parametersForm = nullptr;
+        QString explanation;
+        QList<LiveSeries> series;
+        QString leftAxisLabel;
+        QString rightAxisLabel; // empty: no right axis
+        QList<BarPreset> presets;
+        // Engines that report no samples of their own (cold start) get
+        // memory figures read by the page while they run.
+        bool pageSamplesMemory = false;
     };
 
-    ExperimentPage(const QString &experimentName, QWidget *parent);
+    ExperimentPage(const Identity &identity, QWidget *parent);
 
-    // Called by the subclass's constructor once its form exists.
-    void setUpPage(QWidget *parametersForm,
-                   const QString &explanation,
-                   const QList<LiveSeries> &series,
-                   const QString &leftAxisLabel,
-                   const QString &rightAxisLabel,
-                   const QList<BarPreset> &presets);
+    // A widget of the page with the Designer form set up on it.
+    template<typename Form>
+    [[nodiscard]] QWidget *makeParametersForm(Form &form)
+    {
+        auto *widget = new QWidget(this);
+        form.setupUi(widget);
+        return widget;
+    }
+    // Called by the subclass's constructor once its form exists. A folder
+    // edit in the form called folderEdit starts at defaultFolder().
+    void setUpPage(const Content &content);
     // The engine from the form; nullptr and *error when the form is not usable.
-    [[nodiscard]] virtual std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged,
-                                                                                              QString *error) = 0;
-    virtual void privilegedAvailabilityChanged(bool available, const QString &reason) = 0;
-    // Engines that report no samples of their own (cold start) get memory
-    // figures read by the page while they run.
-    [[nodiscard]] virtual bool samplesMemoryItself() const
-    {
-        return false;
-    }
-    // Hooks for a page's own widgets: a run begins (before the first
-    // sample), a sample arrives while it runs, the results on show changed
-    // (a run ended, or an earlier result was chosen to compare with).
-    virtual void runStarting()
-    {
-    }
-    virtual void sampleArrived(const Cachescope::Experiments::Sample &sample)
-    {
-        Q_UNUSED(sample)
-    }
-    virtual void resultsShown()
-    {
-    }
+    [[nodiscard]] virtual std::unique_ptr<Experiments::Experiment> makeExperiment(const Experiments::PrivilegedSteps &privileged, QString *error) = 0;
+
+    // A choice that needs the privileged helper: enabled with toolTip when
+    // the helper can be reached, disabled with the reason otherwise.
+    void addPrivilegedOption(QAbstractButton *option, const QString &toolTip);
     // A widget of the page's own under Start and Cancel, and a tab beside the
     // results table (the tab bar shows once there are two).
     void addExtraWidget(QWidget *widget);
     void addResultsTab(QWidget *widget, const QString &title);
     // The earlier result chosen to compare with, if any.
-    [[nodiscard]] const std::optional<Cachescope::Experiments::Result> &comparedResult() const;
+    [[nodiscard]] const std::optional<Experiments::Result> &comparedResult() const;
 
     // A folder edit's default: a disk-backed place the user owns.
     [[nodiscard]] static QString defaultFolder();
     // Checks that folder exists; on failure *error names it and the reason.
     [[nodiscard]] static bool checkFolder(const QString &folder, QString *error);
-    [[nodiscard]] Cachescope::Experiments::PrivilegedSteps privilegedSteps() const;
 
 private:
-    void addSample(const Cachescope::Experiments::Sample &sample);
-    void addLiveMarker(double seconds, const QString &text);
-    void addEvent(const Cachescope::Experiments::Event &event);
-    void runFinished(const Cachescope::Experiments::Result &result);
+    struct PrivilegedOption {
+        QAbstractButton *option;
+        QString toolTip;
+    };
+
+    void addSample(const Experiments::Sample &sample);
+    void runFinished(const Experiments::Result &result);
     void setRunning(bool running);
-    void applyPalette();
-    void styleAxes(QCustomPlot *plot);
     void showResults();
-    void fillTable();
-    void fillBarChoices();
-    void drawBars();
-    void storeResult(const Cachescope::Experiments::Result &result);
+    void storeResult(const Experiments::Result &result);
     void selectHistory(int index);
     void showMessage(const QString &text, bool isError);
     void sampleMemory();
     void askExportCsv();
     void askExportPng();
-    void waitForWorker();
+    // Asks where to save (proposing a name in location), writes, and says how it went.
+    void askExport(const QString &title,
+                   QStandardPaths::StandardLocation location,
+                   const QString &suffix,
+                   const QString &filter,
+                   bool (ExperimentPage::*write)(const QString &, QString *) const,
+                   const KLocalizedString &saved);
+    void showPrivilegedOption(const PrivilegedOption &option);
 
     std::unique_ptr<Ui::ExperimentPageBase> m_ui;
-    QString m_experimentName;
-    QList<LiveSeries> m_series;
-    QList<BarPreset> m_presets;
+    Identity m_identity;
+    bool m_pageSamplesMemory = false;
     bool m_privilegedAvailable = false;
+    QString m_privilegedReason;
+    QList<PrivilegedOption> m_privilegedOptions;
 
-    QThread *m_worker = nullptr;
-    std::atomic<bool> m_cancel{false};
-    bool m_running = false;
-    bool m_destroying = false;
-    int m_liveSamples = 0;
-    double m_liveMaximum = 0;
-    double m_liveRightMaximum = 0;
-    std::string m_lastPhase;
+    ExperimentRunner *m_runner = nullptr;
+    std::unique_ptr<ExperimentHistory> m_history;
+    ExperimentResultsModel *m_resultsModel = nullptr;
+    std::unique_ptr<LivePlot> m_livePlot;
+    std::unique_ptr<BarChart> m_barChart;
     QTimer *m_memoryTimer = nullptr;
     qint64 m_startedMs = 0;
 
-    std::optional<Cachescope::Experiments::Result> m_current;
-    std::optional<Cachescope::Experiments::Result> m_compared;
+    std::optional<Experiments::Result> m_current;
+    std::optional<Experiments::Result> m_compared;
     QString m_comparedLabel;
     QString m_storedPath;
-    QCPBarsGroup *m_barsGroup = nullptr;
 };
 
-class ColdReadPage : public ExperimentPage
-{
-    Q_OBJECT
-public:
-    explicit ColdReadPage(QWidget *parent = nullptr);
-    ~ColdReadPage() override;
-    [[nodiscard]] QString title() const override;
-    [[nodiscard]] QString header() const override;
-    [[nodiscard]] QString iconName() const override;
-    // The file's pages filling in during the cold read (hidden before a run).
-    [[nodiscard]] HeatmapWidget *fileHeatmap() const;
-
-protected:
-    std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
-    void privilegedAvailabilityChanged(bool available, const QString &reason) override;
-    void runStarting() override;
-    void sampleArrived(const Cachescope::Experiments::Sample &sample) override;
-
-private:
-    std::unique_ptr<Ui::ExperimentColdReadParametersBase> m_form;
-    HeatmapWidget *m_heatmap = nullptr;
-    QString m_heatmapName; // what the heatmap calls the file of this run
-    uint64_t m_heatmapSize = 0;
-};
-
-class PressurePage : public ExperimentPage
-{
-    Q_OBJECT
-public:
-    explicit PressurePage(QWidget *parent = nullptr);
-    ~PressurePage() override;
-    [[nodiscard]] QString title() const override;
-    [[nodiscard]] QString header() const override;
-    [[nodiscard]] QString iconName() const override;
-
-protected:
-    std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
-    void privilegedAvailabilityChanged(bool available, const QString &reason) override;
-
-private:
-    std::unique_ptr<Ui::ExperimentPressureParametersBase> m_form;
-};
-
-class ColdStartPage : public ExperimentPage
-{
-    Q_OBJECT
-public:
-    explicit ColdStartPage(QWidget *parent = nullptr);
-    ~ColdStartPage() override;
-    [[nodiscard]] QString title() const override;
-    [[nodiscard]] QString header() const override;
-    [[nodiscard]] QString iconName() const override;
-
-protected:
-    std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
-    void privilegedAvailabilityChanged(bool available, const QString &reason) override;
-    [[nodiscard]] bool samplesMemoryItself() const override
-    {
-        return true;
-    }
-    void resultsShown() override;
-
-public:
-    enum FilesColumn {
-        FileColumn,
-        SizeColumn,
-        PagesColumn,
-        WarmColumn,
-        EvictedColumn,
-        NoteColumn,
-        FilesColumnCount
-    };
-    // The program's files with size and residency, of the result on show.
-    [[nodiscard]] QTableWidget *filesTable() const;
-
-private:
-    std::unique_ptr<Ui::ExperimentColdStartParametersBase> m_form;
-    QTableWidget *m_filesTable = nullptr;
-};
-
-class WritebackPage : public ExperimentPage
-{
-    Q_OBJECT
-public:
-    explicit WritebackPage(QWidget *parent = nullptr);
-    ~WritebackPage() override;
-    [[nodiscard]] QString title() const override;
-    [[nodiscard]] QString header() const override;
-    [[nodiscard]] QString iconName() const override;
-
-    // fsync and sync while it runs, and what each took.
-    [[nodiscard]] QPushButton *fsyncButton() const;
-    [[nodiscard]] QPushButton *syncButton() const;
-    [[nodiscard]] QLabel *fsyncTimeLabel() const;
-    [[nodiscard]] QLabel *syncTimeLabel() const;
-
-protected:
-    std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
-    void privilegedAvailabilityChanged(bool available, const QString &reason) override;
-    void runStarting() override;
-    void sampleArrived(const Cachescope::Experiments::Sample &sample) override;
-
-private:
-    std::unique_ptr<Ui::ExperimentWritebackParametersBase> m_form;
-    std::shared_ptr<Cachescope::Experiments::WritebackRequests> m_requests;
-    QPushButton *m_fsyncButton = nullptr;
-    QPushButton *m_syncButton = nullptr;
-    QLabel *m_fsyncTime = nullptr;
-    QLabel *m_syncTime = nullptr;
-    bool m_fsyncAsked = false;
-    bool m_syncAsked = false;
-};
-
-class FaultsPage : public ExperimentPage
-{
-    Q_OBJECT
-public:
-    explicit FaultsPage(QWidget *parent = nullptr);
-    ~FaultsPage() override;
-    [[nodiscard]] QString title() const override;
-    [[nodiscard]] QString header() const override;
-    [[nodiscard]] QString iconName() const override;
-
-protected:
-    std::unique_ptr<Cachescope::Experiments::Experiment> makeExperiment(const Cachescope::Experiments::PrivilegedSteps &privileged, QString *error) override;
-    void privilegedAvailabilityChanged(bool available, const QString &reason) override;
-
-private:
-    std::unique_ptr<Ui::ExperimentFaultsParametersBase> m_form;
-};
+} // namespace Cachescope::App

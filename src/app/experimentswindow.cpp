@@ -4,6 +4,11 @@
 #include "experimentswindow.h"
 
 #include "experimentpage.h"
+#include "experiments/coldreadpage.h"
+#include "experiments/coldstartpage.h"
+#include "experiments/faultspage.h"
+#include "experiments/pressurepage.h"
+#include "experiments/writebackpage.h"
 
 #include "privileged.h"
 
@@ -14,6 +19,11 @@
 #include <QCloseEvent>
 #include <QIcon>
 #include <QTimer>
+
+#include <algorithm>
+
+namespace Cachescope::App
+{
 
 ExperimentsWindow::ExperimentsWindow(QWidget *parent)
     : QMainWindow(parent)
@@ -26,6 +36,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
     m_pageWidget->setFaceType(KPageWidget::List);
     setCentralWidget(m_pageWidget);
 
+    // The experiments, in the order of the list: one line each.
     const QList<ExperimentPage *> pages = {
         new ColdReadPage(m_pageWidget),
         new PressurePage(m_pageWidget),
@@ -51,9 +62,8 @@ ExperimentsWindow::~ExperimentsWindow() = default;
 
 void ExperimentsWindow::checkHelper()
 {
-    bool available = false;
     QString reason;
-    available = Cachescope::Privileged::helperAvailable(&reason);
+    const bool available = Cachescope::Privileged::helperAvailable(&reason);
     if (!available && reason.isEmpty()) {
         reason = i18nc("@info:tooltip", "The privileged helper cannot be reached.");
     }
@@ -92,10 +102,31 @@ KPageWidget *ExperimentsWindow::pageWidget() const
 
 void ExperimentsWindow::closeEvent(QCloseEvent *event)
 {
-    // Closing is cancelling: the pages stop their engines (which remove their
-    // files and put swap back) and wait for them when they are destroyed.
+    // Closing is cancelling. A running engine still removes its files and
+    // puts swap back: the window hides now and goes once every engine has
+    // stopped, so that nothing is left behind and nothing waits.
+    bool running = false;
     for (ExperimentPage *page : std::as_const(m_pages)) {
         page->cancel();
+        running = running || page->isRunning();
+    }
+    if (running && testAttribute(Qt::WA_DeleteOnClose)) {
+        setAttribute(Qt::WA_DeleteOnClose, false);
+        for (ExperimentPage *page : std::as_const(m_pages)) {
+            connect(page, &ExperimentPage::finished, this, &ExperimentsWindow::deleteWhenStopped, Qt::UniqueConnection);
+        }
     }
     QMainWindow::closeEvent(event);
 }
+
+void ExperimentsWindow::deleteWhenStopped()
+{
+    const bool running = std::any_of(m_pages.cbegin(), m_pages.cend(), [](const ExperimentPage *page) {
+        return page->isRunning();
+    });
+    if (!running && isHidden()) {
+        deleteLater();
+    }
+}
+
+} // namespace Cachescope::App

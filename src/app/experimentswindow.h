@@ -11,6 +11,10 @@
 
 class KPageWidget;
 class KPageWidgetItem;
+
+namespace Cachescope::App
+{
+
 class ExperimentPage;
 
 class ExperimentsWindow : public QMainWindow
@@ -18,7 +22,8 @@ class ExperimentsWindow : public QMainWindow
     Q_OBJECT
 
 public:
-    // Deletes itself when closed: `(new ExperimentsWindow)->show()`.
+    // Deletes itself when closed, once every engine has stopped:
+    // `(new ExperimentsWindow)->show()`.
     explicit ExperimentsWindow(QWidget *parent = nullptr);
     ~ExperimentsWindow() override;
 
@@ -33,8 +38,11 @@ protected:
 
 private:
     void checkHelper();
+    void deleteWhenStopped();
 
     KPageWidget *m_pageWidget = nullptr;
     QList<ExperimentPage *> m_pages;
     QList<KPageWidgetItem *> m_items;
 };
+
+} // namespace Cachescope::App

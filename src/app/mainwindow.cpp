@@ -161,7 +161,7 @@ void MainWindow::setUpActions()
     actions->setDefaultShortcut(experiments, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_X));
     connect(experiments, &QAction::triggered, this, [] {
         // Deletes itself when closed, cancelling what runs.
-        (new ExperimentsWindow)->show();
+        (new Cachescope::App::ExperimentsWindow)->show();
     });
 
     m_memoryPanel->setUpActions(actions);

@@ -3,6 +3,8 @@
 
 #include "memorypanel.h"
 
+#include "plotstyle.h"
+
 #include "ui_MemoryPanelBase.h"
 
 #include <KActionCollection>
@@ -41,18 +43,18 @@ constexpr double bytesPerMiB = 1024.0 * 1024.0;
 
 // Breeze colours: the cache is what Cachescope is about, so it gets the
 // friendly green; free memory is a quiet grey because it is idle.
-const QColor usedColor(0x3d, 0xae, 0xe9); // Plasma blue
-const QColor buffersColor(0x9b, 0x59, 0xb6); // Purple
-const QColor cacheColor(0x27, 0xae, 0x60); // Noble green
-const QColor freeColor(0xbd, 0xc3, 0xc7); // Cloudy grey
-const QColor dirtyColor(0xf6, 0x74, 0x00); // Beware orange
-const QColor writebackColor(0xda, 0x44, 0x53); // Icon red
+const QColor &usedColor = Cachescope::App::PlotColors::plasmaBlue;
+const QColor &buffersColor = Cachescope::App::PlotColors::purple;
+const QColor &cacheColor = Cachescope::App::PlotColors::cache;
+const QColor &freeColor = Cachescope::App::PlotColors::cloudyGrey;
+const QColor &dirtyColor = Cachescope::App::PlotColors::dirty;
+const QColor &writebackColor = Cachescope::App::PlotColors::writeback;
 // Activity: reads in blue and writes in orange, as disk monitors draw them.
-const QColor readColor(0x29, 0x80, 0xb9); // Abyss blue
-const QColor writtenColor(0xf6, 0x74, 0x00); // Beware orange
-const QColor minorFaultsColor(0x1a, 0xbc, 0x9c); // Teal
-const QColor majorFaultsColor(0xda, 0x44, 0x53); // Icon red
-const QColor refaultsColor(0x8e, 0x44, 0xad); // Deep purple
+const QColor &readColor = Cachescope::App::PlotColors::abyssBlue;
+const QColor &writtenColor = Cachescope::App::PlotColors::bewareOrange;
+const QColor &minorFaultsColor = Cachescope::App::PlotColors::teal;
+const QColor &majorFaultsColor = Cachescope::App::PlotColors::iconRed;
+const QColor &refaultsColor = Cachescope::App::PlotColors::deepPurple;
 
 // The size a plot is exported at when it has not been laid out on screen.
 constexpr QSize fallbackExportSize{1000, 500};
@@ -383,46 +385,11 @@ void MemoryPanel::setHistoryMinutes(int minutes)
 
 void MemoryPanel::applyPalette()
 {
-    const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::WindowText);
-    QColor gridColor = text;
-    gridColor.setAlpha(50);
-
     for (QCustomPlot *plot : {m_ui->plot, m_ui->ratesPlot}) {
-        plot->setBackground(pal.brush(QPalette::Window));
-        for (QCPAxisRect *rect : plot->axisRects()) {
-            rect->setBackground(pal.brush(QPalette::Base));
-            for (QCPAxis *axis : rect->axes()) {
-                axis->setBasePen(QPen(text, 1));
-                axis->setTickPen(QPen(text, 1));
-                axis->setSubTickPen(QPen(text, 1));
-                axis->setTickLabelColor(text);
-                axis->setLabelColor(text);
-                axis->setTickLabelFont(font());
-                axis->setLabelFont(font());
-                axis->grid()->setPen(QPen(gridColor, 1, Qt::DotLine));
-                axis->grid()->setZeroLinePen(Qt::NoPen);
-            }
-        }
-        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-            // The pane titles of the activity plot live in a nested grid.
-            auto *grid = qobject_cast<QCPLayoutGrid *>(plot->plotLayout()->elementAt(i));
-            if (!grid) {
-                continue;
-            }
-            for (int j = 0; j < grid->elementCount(); ++j) {
-                if (auto *title = qobject_cast<QCPTextElement *>(grid->elementAt(j))) {
-                    title->setTextColor(text);
-                    title->setFont(font());
-                }
-            }
-        }
-        plot->legend->setBrush(pal.brush(QPalette::Window));
-        plot->legend->setTextColor(text);
-        plot->legend->setFont(font());
+        Cachescope::App::PlotStyle::apply(plot);
     }
     for (QCPItemStraightLine *line : std::as_const(m_hoverLines)) {
-        line->setPen(QPen(text, 1));
+        line->setPen(QPen(palette().color(QPalette::WindowText), 1));
     }
 }
 

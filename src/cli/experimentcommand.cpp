@@ -5,6 +5,7 @@
 
 #include "experiments/engines.h"
 
+#include <QFile>
 #include <QJsonDocument>
 
 #include <climits>
@@ -170,24 +171,24 @@ void appendResultText(const Context &context, std::string &out, const Result &re
                 + padLeft(std::to_string(s.count), 4) + '\n';
         }
     }
-    if (details.contains(QStringLiteral("files"))) {
-        const QJsonArray files = details.value(QStringLiteral("files")).toArray();
-        out += "\nFiles the command opened (" + std::to_string(files.size()) + ", "
-            + sizeText(uint64_t(details.value(QStringLiteral("files_bytes")).toDouble()), context.rawBytes) + "):\n";
+    if (result.programFiles) {
+        const std::vector<ProgramFile> &files = *result.programFiles;
+        uint64_t filesBytes = 0;
+        for (const ProgramFile &file : files) {
+            filesBytes += file.size;
+        }
+        out += "\nFiles the command opened (" + std::to_string(files.size()) + ", " + sizeText(filesBytes, context.rawBytes) + "):\n";
         out += "  " + padLeft("SIZE", 10) + padLeft("WARM", 10) + padLeft("EVICTED TO", 12) + "  PATH\n";
         const uint64_t page = Cachescope::pageSize();
-        for (const QJsonValue &value : files) {
-            const QJsonObject file = value.toObject();
+        for (const ProgramFile &file : files) {
             // Never a number where the kernel gave none.
-            const auto residentText = [&](const char *key) {
-                const QJsonValue pages = file.value(QLatin1String(key));
-                return pages.isDouble() ? sizeText(uint64_t(pages.toDouble()) * page, context.rawBytes) : std::string("hidden");
+            const auto residentText = [&](const std::optional<uint64_t> &pages) {
+                return pages && !file.residencyHidden ? sizeText(*pages * page, context.rawBytes) : std::string("hidden");
             };
-            out += "  " + padLeft(sizeText(uint64_t(file.value(QStringLiteral("size")).toDouble()), context.rawBytes), 10)
-                + padLeft(residentText("resident_warm"), 10) + padLeft(residentText("resident_after_evict"), 12) + "  "
-                + file.value(QStringLiteral("path")).toString().toStdString();
-            if (file.contains(QStringLiteral("remain_reason"))) {
-                out += " (stayed: " + file.value(QStringLiteral("remain_reason")).toString().toStdString() + ")";
+            out += "  " + padLeft(sizeText(file.size, context.rawBytes), 10) + padLeft(residentText(file.residentWarm), 10)
+                + padLeft(residentText(file.residentAfterEvict), 12) + "  " + QFile::decodeName(file.path.c_str()).toStdString();
+            if (!file.remainReason.empty()) {
+                out += " (stayed: " + file.remainReason + ")";
             }
             out += '\n';
         }

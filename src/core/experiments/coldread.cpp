@@ -12,8 +12,6 @@
 
 #include <unistd.h>
 
-#include <cstring>
-
 namespace Cachescope::Experiments
 {
 
@@ -25,27 +23,21 @@ double mibPerSecond(uint64_t bytes, double seconds)
     return seconds > 0 ? double(bytes) / double(1 << 20) / seconds : 0;
 }
 
-class ColdReadExperiment : public Experiment
+class ColdReadExperiment : public Engine
 {
 public:
     ColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged)
-        : m_parameters(parameters)
+        : Engine("cold-read")
+        , m_parameters(parameters)
         , m_privileged(privileged)
     {
     }
 
-    std::string name() const override
-    {
-        return "cold-read";
-    }
-
-    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+private:
+    QJsonObject parametersJson() const override
     {
         const ColdReadParameters &p = m_parameters;
-        Result result;
-        result.experiment = name();
-        result.started = utcNowIso();
-        result.parameters = QJsonObject{
+        return QJsonObject{
             {QStringLiteral("file"), QString::fromStdString(p.file.path)},
             {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
             {QStringLiteral("size"), double(p.file.size)},
@@ -54,23 +46,21 @@ public:
             {QStringLiteral("fadvise_variant"), p.fadviseVariant},
             {QStringLiteral("drop_caches_variant"), p.dropCachesVariant},
         };
-        Recorder recorder(result, progress);
-        const auto finish = [&] {
-            result.cancelled = result.cancelled || cancel.load();
-            result.seconds = recorder.seconds();
-            return std::move(result);
-        };
+    }
 
+    void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) override
+    {
+        const ColdReadParameters &p = m_parameters;
         TemporaryFile temporary;
         std::string path;
         struct stat st;
-        const FileDescriptor fd(openExperimentFile(p.file, "cachescope-cold-read", recorder, cancel, temporary, st, path, result.error));
-        if (fd.get() < 0) {
-            return finish();
+        const UniqueFd fd = openExperimentFile(p.file, "cachescope-cold-read", recorder, cancel, temporary, st, path, result.error);
+        if (!fd.isValid()) {
+            return;
         }
         if (isMemoryBackedFilesystem(fd.get())) {
             result.error = path + ": is in memory (tmpfs or ramfs): its pages cannot be evicted, so it cannot be read cold";
-            return finish();
+            return;
         }
         const uint64_t pages = pagesFor(uint64_t(st.st_size));
         result.details = QJsonObject{
@@ -133,8 +123,8 @@ public:
                     break;
                 }
                 if (cold.error) {
-                    result.error = path + ": read failed: " + std::strerror(cold.error);
-                    return finish();
+                    result.error = path + ": read failed: " + errnoText(cold.error);
+                    return;
                 }
                 // Pages read early in a long cold read may be reclaimed by the
                 // kernel before it ends (these machines page out idle file
@@ -181,10 +171,8 @@ public:
         if (!temporary.path().empty()) {
             recorder.event("Removing " + temporary.path());
         }
-        return finish();
     }
 
-private:
     ColdReadParameters m_parameters;
     PrivilegedSteps m_privileged;
 };

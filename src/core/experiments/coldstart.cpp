@@ -19,8 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <QFile>
-
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -86,7 +84,7 @@ pid_t spawnCommand(const std::string &program, const std::vector<std::string> &a
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (result != 0) {
-        error = program + ": cannot run it: " + std::strerror(result);
+        error = program + ": cannot run it: " + errnoText(result);
         return -1;
     }
     return pid;
@@ -155,19 +153,6 @@ std::optional<std::string> straceString(std::string_view text, size_t &position)
     }
     return std::nullopt;
 }
-
-struct FileInfo {
-    std::string path;
-    uint64_t size = 0;
-    uint64_t pages = 0;
-    uint64_t residentWarm = 0;
-    uint64_t residentAfterEvict = 0;
-    std::string remainReason;
-    // The kernel does not tell this user (not the owner, cannot write): the
-    // residency figures are unknown, never 0. Eviction is still asked for.
-    bool hidden = false;
-    std::string hiddenReason;
-};
 
 } // namespace
 
@@ -255,51 +240,44 @@ std::vector<std::string> filesFromStraceLog(const std::string &log, const std::s
 namespace
 {
 
-class ColdStartExperiment : public Experiment
+class ColdStartExperiment : public Engine
 {
 public:
     ColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged)
-        : m_parameters(parameters)
+        : Engine("cold-start")
+        , m_parameters(parameters)
         , m_privileged(privileged)
     {
     }
 
-    std::string name() const override
-    {
-        return "cold-start";
-    }
-
-    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+private:
+    QJsonObject parametersJson() const override
     {
         const ColdStartParameters &p = m_parameters;
-        Result result;
-        result.experiment = name();
-        result.started = utcNowIso();
         QJsonArray command;
         for (const std::string &argument : p.command) {
             command.append(QString::fromStdString(argument));
         }
-        result.parameters = QJsonObject{
+        return QJsonObject{
             {QStringLiteral("command"), command},
             {QStringLiteral("runs"), p.runs},
             {QStringLiteral("timeout"), p.timeoutSeconds},
             {QStringLiteral("drop_caches_variant"), p.dropCachesVariant},
         };
-        Recorder recorder(result, progress);
-        const auto finish = [&] {
-            result.cancelled = result.cancelled || cancel.load();
-            result.seconds = recorder.seconds();
-            return std::move(result);
-        };
+    }
+
+    void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) override
+    {
+        const ColdStartParameters &p = m_parameters;
         if (p.command.empty()) {
             result.error = "no command given";
-            return finish();
+            return;
         }
         const std::string program = findProgram(p.command.front());
         if (program.empty()) {
             result.error = p.command.front() + ": no such program (not found or not executable"
                 + (p.command.front().find('/') == std::string::npos ? " in PATH" : "") + ")";
-            return finish();
+            return;
         }
         char cwd[4096];
         const std::string workingDirectory = ::getcwd(cwd, sizeof cwd) ? cwd : "/";
@@ -311,14 +289,14 @@ public:
         if (!strace.empty()) {
             recorder.event("Recording the files the command opens, with strace");
             if (!recordWithStrace(strace, program, workingDirectory, files, recorder, result, cancel)) {
-                return finish();
+                return;
             }
             method = "strace";
         }
         if (files.empty() && !cancel.load()) {
             recorder.event("Recording the files the command maps, from /proc/PID/maps");
             if (!recordWithMaps(program, files, result, cancel)) {
-                return finish();
+                return;
             }
             method = "maps";
             result.notes.push_back(std::string(strace.empty() ? "strace is not installed" : "strace recorded nothing")
@@ -327,24 +305,26 @@ public:
                                      "to be sampled, so the cold run is warmer than a real one.");
         }
         if (cancel.load()) {
-            return finish();
+            return;
         }
         result.details.insert(QStringLiteral("recording_method"), QString::fromStdString(method));
         result.details.insert(QStringLiteral("program"), QString::fromStdString(program));
 
-        std::vector<FileInfo> infos;
+        std::vector<ProgramFile> infos;
         for (const std::string &path : files) {
-            FileInfo info;
+            ProgramFile info;
             info.path = path;
+            info.residentWarm = 0;
+            info.residentAfterEvict = 0;
             struct stat st;
             std::string error;
-            const FileDescriptor fd(openForReading(path, st, error));
-            if (fd.get() >= 0) {
+            const UniqueFd fd = openForReading(path, st, error);
+            if (fd.isValid()) {
                 info.size = uint64_t(st.st_size);
                 info.pages = pagesFor(info.size);
                 const Residency residency = residencyOfDescriptor(fd.get(), st);
                 if (residency.hidden) {
-                    info.hidden = true;
+                    info.residencyHidden = true;
                     info.hiddenReason = residency.hiddenReason;
                 } else if (residency.known()) {
                     info.residentWarm = residency.resident;
@@ -407,40 +387,23 @@ public:
             v.computeStatistics();
             result.variants.push_back(std::move(v));
         }
-        QJsonArray fileArray;
-        uint64_t totalBytes = 0;
         size_t hiddenFiles = 0;
-        for (const FileInfo &info : infos) {
-            totalBytes += info.size;
-            const auto pagesOrUnknown = [&](uint64_t pages) {
-                return info.hidden ? QJsonValue(QJsonValue::Null) : QJsonValue(double(pages));
-            };
-            QJsonObject file{{QStringLiteral("path"), QFile::decodeName(info.path.c_str())},
-                             {QStringLiteral("size"), double(info.size)},
-                             {QStringLiteral("pages"), double(info.pages)},
-                             {QStringLiteral("resident_warm"), pagesOrUnknown(info.residentWarm)},
-                             {QStringLiteral("resident_after_evict"), pagesOrUnknown(info.residentAfterEvict)}};
-            if (info.hidden) {
+        for (ProgramFile &info : infos) {
+            // Never a number where the kernel gave none.
+            if (info.residencyHidden) {
                 ++hiddenFiles;
-                file.insert(QStringLiteral("residency_hidden"), true);
-                file.insert(QStringLiteral("hidden_reason"), QString::fromStdString(info.hiddenReason));
+                info.residentWarm.reset();
+                info.residentAfterEvict.reset();
             }
-            if (!info.remainReason.empty()) {
-                file.insert(QStringLiteral("remain_reason"), QString::fromStdString(info.remainReason));
-            }
-            fileArray.append(file);
         }
         if (hiddenFiles > 0) {
             result.notes.push_back("The kernel hides the residency of " + std::to_string(hiddenFiles) + " of the " + std::to_string(infos.size())
                                    + " files from this user (files it does not own and cannot write): they show as hidden, not as numbers. "
                                      "They were still evicted before each cold run, which needs no such right.");
         }
-        result.details.insert(QStringLiteral("files"), fileArray);
-        result.details.insert(QStringLiteral("files_bytes"), double(totalBytes));
-        return finish();
+        result.programFiles = std::move(infos);
     }
 
-private:
     bool recordWithStrace(const std::string &strace,
                           const std::string &program,
                           const std::string &workingDirectory,
@@ -452,12 +415,10 @@ private:
         const ColdStartParameters &p = m_parameters;
         TemporaryFile log;
         std::string pattern = p.traceFolder + "/cachescope-strace-XXXXXX";
-        const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-        if (fd < 0) {
-            result.error = p.traceFolder + ": cannot create the strace log there: " + std::strerror(errno);
+        if (!UniqueFd(::mkostemp(pattern.data(), O_CLOEXEC)).isValid()) {
+            result.error = p.traceFolder + ": cannot create the strace log there: " + errnoText(errno);
             return false;
         }
-        ::close(fd);
         log.set(pattern);
         std::vector<std::string> argv = {strace, "-f", "-qq", "-s", "4096", "-e", "trace=openat,open,execve", "-o", pattern, "--", program};
         argv.insert(argv.end(), p.command.begin() + 1, p.command.end());
@@ -536,20 +497,20 @@ private:
         }
     }
 
-    void evictFiles(std::vector<FileInfo> &infos, bool record)
+    void evictFiles(std::vector<ProgramFile> &infos, bool record)
     {
         const std::shared_ptr<const MappedFiles> mapped = record ? MappedFiles::scan() : nullptr;
-        for (FileInfo &info : infos) {
+        for (ProgramFile &info : infos) {
             struct stat st;
             std::string error;
-            const FileDescriptor fd(openForReading(info.path, st, error));
-            if (fd.get() < 0) {
+            const UniqueFd fd = openForReading(info.path, st, error);
+            if (!fd.isValid()) {
                 continue;
             }
             const EvictReport report = evictDescriptor(fd.get(), st, EvictOptions{}, mapped.get());
             if (record) {
                 info.residentAfterEvict = report.after;
-                info.hidden = info.hidden || report.hidden;
+                info.residencyHidden = info.residencyHidden || report.hidden;
                 if (report.after > 0 && !report.hidden) {
                     info.remainReason = remainReasonName(report.reason);
                 }

@@ -3,6 +3,7 @@
 
 #include "experiment.h"
 
+#include <QFile>
 #include <QJsonValue>
 #include <QString>
 
@@ -144,6 +145,56 @@ constexpr SampleField sampleFields[] = {
 };
 } // namespace
 
+namespace
+{
+QJsonObject programFilesToJson(const std::vector<ProgramFile> &files, QJsonObject details)
+{
+    QJsonArray array;
+    uint64_t totalBytes = 0;
+    for (const ProgramFile &file : files) {
+        totalBytes += file.size;
+        const auto pagesOrUnknown = [&file](const std::optional<uint64_t> &pages) {
+            return file.residencyHidden || !pages ? QJsonValue(QJsonValue::Null) : QJsonValue(double(*pages));
+        };
+        QJsonObject object{{QStringLiteral("path"), QFile::decodeName(file.path.c_str())},
+                           {QStringLiteral("size"), double(file.size)},
+                           {QStringLiteral("pages"), double(file.pages)},
+                           {QStringLiteral("resident_warm"), pagesOrUnknown(file.residentWarm)},
+                           {QStringLiteral("resident_after_evict"), pagesOrUnknown(file.residentAfterEvict)}};
+        if (file.residencyHidden) {
+            object.insert(QStringLiteral("residency_hidden"), true);
+            object.insert(QStringLiteral("hidden_reason"), text(file.hiddenReason));
+        }
+        if (!file.remainReason.empty()) {
+            object.insert(QStringLiteral("remain_reason"), text(file.remainReason));
+        }
+        array.append(object);
+    }
+    details.insert(QStringLiteral("files"), array);
+    details.insert(QStringLiteral("files_bytes"), double(totalBytes));
+    return details;
+}
+
+std::vector<ProgramFile> programFilesFromJson(const QJsonArray &array)
+{
+    std::vector<ProgramFile> files;
+    for (const QJsonValue &value : array) {
+        const QJsonObject object = value.toObject();
+        ProgramFile file;
+        file.path = QFile::encodeName(object.value(QStringLiteral("path")).toString()).toStdString();
+        file.size = uint64_t(std::max(0.0, object.value(QStringLiteral("size")).toDouble()));
+        file.pages = uint64_t(std::max(0.0, object.value(QStringLiteral("pages")).toDouble()));
+        file.residentWarm = getOptional(object, "resident_warm");
+        file.residentAfterEvict = getOptional(object, "resident_after_evict");
+        file.residencyHidden = object.value(QStringLiteral("residency_hidden")).toBool();
+        file.hiddenReason = text(object.value(QStringLiteral("hidden_reason")));
+        file.remainReason = text(object.value(QStringLiteral("remain_reason")));
+        files.push_back(std::move(file));
+    }
+    return files;
+}
+} // namespace
+
 QJsonObject statisticsToJson(const Statistics &s)
 {
     QJsonObject object;
@@ -218,8 +269,9 @@ QJsonObject resultToJson(const Result &result)
         variants.append(variant);
     }
     object.insert(QStringLiteral("variants"), variants);
-    if (!result.details.isEmpty()) {
-        object.insert(QStringLiteral("details"), result.details);
+    const QJsonObject details = result.programFiles ? programFilesToJson(*result.programFiles, result.details) : result.details;
+    if (!details.isEmpty()) {
+        object.insert(QStringLiteral("details"), details);
     }
     QJsonArray notes;
     for (const std::string &note : result.notes) {
@@ -255,6 +307,10 @@ std::optional<Result> resultFromJson(const QJsonObject &object, std::string *err
     result.error = text(object.value(QStringLiteral("error")));
     result.parameters = object.value(QStringLiteral("parameters")).toObject();
     result.details = object.value(QStringLiteral("details")).toObject();
+    if (result.details.value(QStringLiteral("files")).isArray()) {
+        result.programFiles = programFilesFromJson(result.details.take(QStringLiteral("files")).toArray());
+        result.details.remove(QStringLiteral("files_bytes"));
+    }
     for (const QJsonValue &value : object.value(QStringLiteral("variants")).toArray()) {
         const QJsonObject variant = value.toObject();
         VariantResult v;

@@ -122,6 +122,21 @@ struct VariantResult {
     void computeStatistics(); // fills every measurement's statistics
 };
 
+// A file the program of the cold-start experiment opened, with its residency.
+struct ProgramFile {
+    std::string path; // as the kernel has it: bytes, not necessarily UTF-8
+    uint64_t size = 0;
+    uint64_t pages = 0;
+    // The file's cached pages after the warm run, and after it was evicted
+    // for the first cold run. Unknown (never 0) when the kernel hides them.
+    std::optional<uint64_t> residentWarm;
+    std::optional<uint64_t> residentAfterEvict;
+    // The kernel does not tell this user (not the owner, cannot write).
+    bool residencyHidden = false;
+    std::string hiddenReason;
+    std::string remainReason; // why pages stayed after the eviction; empty when none did
+};
+
 struct Result {
     std::string experiment; // "cold-read", "pressure", "cold-start", "writeback", "faults"
     std::string started; // ISO 8601, UTC
@@ -129,6 +144,9 @@ struct Result {
     QJsonObject parameters;
     std::vector<VariantResult> variants;
     QJsonObject details; // experiment-wide (vm.dirty_* settings, the file, ...)
+    // The cold start's recorded files, in the order they were opened; absent for the other experiments. In the JSON form: the
+    // details' "files" and "files_bytes".
+    std::optional<std::vector<ProgramFile>> programFiles;
     std::vector<Sample> samples;
     std::vector<Event> events;
     bool cancelled = false;

@@ -16,13 +16,34 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <vector>
 
 namespace Cachescope::Experiments
 {
+
+Engine::Engine(std::string name)
+    : m_name(std::move(name))
+{
+}
+
+std::string Engine::name() const
+{
+    return m_name;
+}
+
+Result Engine::run(const Progress &progress, const std::atomic<bool> &cancel)
+{
+    Result result;
+    result.experiment = m_name;
+    result.started = utcNowIso();
+    result.parameters = parametersJson();
+    Recorder recorder(result, progress);
+    execute(result, recorder, cancel);
+    result.cancelled = result.cancelled || cancel.load();
+    result.seconds = recorder.seconds();
+    return result;
+}
 
 Recorder::Recorder(Result &result, const Progress &progress)
     : m_result(result)
@@ -177,7 +198,7 @@ WaitOutcome waitChild(ChildGuard &child, double timeoutSeconds, const std::atomi
     }
     // A pidfd becomes readable the moment the child ends: exact timing
     // without a busy loop. Without one (old kernels), poll every millisecond.
-    const int pidFd = int(::syscall(SYS_pidfd_open, pid, 0));
+    const UniqueFd pidFd(int(::syscall(SYS_pidfd_open, pid, 0)));
     WaitOutcome outcome = WaitOutcome::Failed;
     for (;;) {
         const pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
@@ -203,41 +224,35 @@ WaitOutcome waitChild(ChildGuard &child, double timeoutSeconds, const std::atomi
             outcome = WaitOutcome::TimedOut;
             break;
         }
-        if (pidFd >= 0) {
-            struct pollfd fd = {pidFd, POLLIN, 0};
+        if (pidFd.isValid()) {
+            struct pollfd fd = {pidFd.get(), POLLIN, 0};
             (void)::poll(&fd, 1, 20);
         } else {
             ::usleep(1000);
         }
-    }
-    if (pidFd >= 0) {
-        ::close(pidFd);
     }
     return outcome;
 }
 
 std::string checkScratchFolder(const std::string &folder, uint64_t bytes)
 {
-    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        return folder + ": " + std::strerror(errno);
+    const UniqueFd fd(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.isValid()) {
+        return folder + ": " + errnoText(errno);
     }
-    const bool memoryBacked = isMemoryBackedFilesystem(fd);
-    struct statvfs fs;
-    const int statResult = ::fstatvfs(fd, &fs);
-    const int statError = errno;
-    ::close(fd);
-    if (memoryBacked) {
+    if (isMemoryBackedFilesystem(fd.get())) {
         return folder
             + ": is in memory (tmpfs or ramfs): its pages cannot be evicted, so cold reads are impossible there; choose a folder on a disk (--folder)";
     }
-    if (statResult != 0) {
-        return folder + ": cannot read the free space: " + std::strerror(statError);
+    struct statvfs fs;
+    if (::fstatvfs(fd.get(), &fs) != 0) {
+        return folder + ": cannot read the free space: " + errnoText(errno);
     }
     const uint64_t available = uint64_t(fs.f_bavail) * uint64_t(fs.f_frsize);
     const uint64_t needed = bytes + bytes / 20 + (64ULL << 20);
     if (available < needed) {
-        return folder + ": not enough free space for a " + mib(bytes) + " file (" + mib(available) + " free; keeping 5% and 64 MiB to spare)";
+        return folder + ": not enough free space for a " + formatBytes(bytes).toStdString() + " file (" + formatBytes(available).toStdString()
+            + " free; keeping 5% and 64 MiB to spare)";
     }
     return {};
 }
@@ -251,9 +266,9 @@ std::string createScratchFile(const std::string &folder, const char *prefix, uin
     std::string pattern = folder + '/' + prefix + "-XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
-    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-    if (fd < 0) {
-        return folder + ": cannot create a file there: " + std::strerror(errno);
+    const UniqueFd fd(::mkostemp(name.data(), O_CLOEXEC));
+    if (!fd.isValid()) {
+        return folder + ": cannot create a file there: " + errnoText(errno);
     }
     file.set(name.data());
     // Incompressible-ish data, so a compressing filesystem cannot fake the reads.
@@ -268,81 +283,75 @@ std::string createScratchFile(const std::string &folder, const char *prefix, uin
     uint64_t written = 0;
     while (written < bytes) {
         if (cancel.load()) {
-            ::close(fd);
             file.remove();
             return "cancelled";
         }
         const size_t piece = size_t(std::min<uint64_t>(chunk.size(), bytes - written));
         chunk[0] = char(written >> 20); // each MiB differs
-        const ssize_t done = ::pwrite(fd, chunk.data(), piece, off_t(written));
+        const ssize_t done = ::pwrite(fd.get(), chunk.data(), piece, off_t(written));
         if (done <= 0) {
-            const std::string reason = std::strerror(done < 0 ? errno : EIO);
-            ::close(fd);
+            const std::string reason = errnoText(done < 0 ? errno : EIO);
             file.remove();
             return std::string(name.data()) + ": cannot write: " + reason;
         }
         written += uint64_t(done);
     }
-    if (::fdatasync(fd) != 0) {
-        const std::string reason = std::strerror(errno);
-        ::close(fd);
+    if (::fdatasync(fd.get()) != 0) {
+        const std::string reason = errnoText(errno);
         file.remove();
         return std::string(name.data()) + ": cannot flush: " + reason;
     }
     struct stat st;
-    if (::fstat(fd, &st) == 0) {
-        (void)evictAndSettle(fd, st);
+    if (::fstat(fd.get(), &st) == 0) {
+        (void)evictAndSettle(fd.get(), st);
     }
-    ::close(fd);
     return {};
 }
 
-int openForReading(const std::string &path, struct stat &st, std::string &error)
+UniqueFd openForReading(const std::string &path, struct stat &st, std::string &error)
 {
     int errorCode = 0;
     std::string errorText;
-    const int fd = openRegularFile(AT_FDCWD, path.c_str(), false, st, errorCode, errorText).release();
-    if (fd < 0) {
+    UniqueFd fd(openRegularFile(AT_FDCWD, path.c_str(), false, st, errorCode, errorText));
+    if (!fd.isValid()) {
         error = path + ": " + errorText;
-        return -1;
     }
     // openRegularFile opens non-blocking; reads of regular files ignore that.
     return fd;
 }
 
-int openExperimentFile(const ScratchFile &file,
-                       const char *prefix,
-                       Recorder &recorder,
-                       const std::atomic<bool> &cancel,
-                       TemporaryFile &temporary,
-                       struct stat &st,
-                       std::string &path,
-                       std::string &error)
+UniqueFd openExperimentFile(const ScratchFile &file,
+                            const char *prefix,
+                            Recorder &recorder,
+                            const std::atomic<bool> &cancel,
+                            TemporaryFile &temporary,
+                            struct stat &st,
+                            std::string &path,
+                            std::string &error)
 {
     path = file.path;
     if (path.empty()) {
-        recorder.event("Creating a " + mib(file.size) + " file in " + file.folder);
+        recorder.event("Creating a " + formatBytes(file.size).toStdString() + " file in " + file.folder);
         const std::string problem = createScratchFile(file.folder, prefix, file.size, cancel, temporary);
         if (!problem.empty()) {
             if (!cancel.load()) {
                 error = problem;
             }
-            return -1;
+            return {};
         }
         path = temporary.path();
     }
-    const int fd = openForReading(path, st, error);
-    if (fd < 0) {
-        return -1;
+    UniqueFd fd = openForReading(path, st, error);
+    if (!fd.isValid()) {
+        return {};
     }
     // These experiments measure what is cached: where the kernel will not say
     // (mincore would then claim every page), no figure would be true.
-    const Residency residency = residencyOfDescriptor(fd, st);
+    const Residency residency = residencyOfDescriptor(fd.get(), st);
     if (residency.hidden) {
-        ::close(fd);
         error = path + ": the kernel hides which of its pages are cached from this user (" + residency.hiddenReason
             + "), so the experiment could not tell cold from warm; use a file of your own";
-        return -1;
+        return {};
     }
     return fd;
 }
@@ -401,13 +410,6 @@ std::string utcNowIso()
     gmtime_r(&now, &utc);
     char text[32];
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
-
-std::string mib(uint64_t bytes)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
     return text;
 }
 

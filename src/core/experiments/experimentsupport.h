@@ -8,6 +8,8 @@
 
 #include "engines.h"
 #include "experiment.h"
+#include "format.h"
+#include "uniquefd.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -38,6 +40,28 @@ private:
     std::mutex m_mutex;
 };
 
+// The start and the end that every engine shares: run() makes the result
+// (name, start time, parameters) and the recorder, lets the engine do its
+// work, then notes how long it ran and whether it was cancelled. An engine
+// says what its parameters are and does its work; nothing else.
+class Engine : public Experiment
+{
+public:
+    [[nodiscard]] std::string name() const final;
+    [[nodiscard]] Result run(const Progress &progress, const std::atomic<bool> &cancel) final;
+
+protected:
+    explicit Engine(std::string name);
+    // The parameters as the result records them.
+    [[nodiscard]] virtual QJsonObject parametersJson() const = 0;
+    // The experiment itself. Returns when done, when it failed (result.error
+    // set) or when cancel was set; the base fills in the rest.
+    virtual void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) = 0;
+
+private:
+    std::string m_name;
+};
+
 // Fills the /proc/meminfo figures of a sample.
 void addMemInfo(Sample &sample);
 // Fills the file figures of a sample (residency by descriptor; dirty and
@@ -61,31 +85,6 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_condition;
     bool m_stop = false;
-};
-
-// Closes the descriptor whatever way a run ends.
-class FileDescriptor
-{
-public:
-    explicit FileDescriptor(int fd)
-        : m_fd(fd)
-    {
-    }
-    ~FileDescriptor()
-    {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    FileDescriptor(const FileDescriptor &) = delete;
-    FileDescriptor &operator=(const FileDescriptor &) = delete;
-    [[nodiscard]] int get() const
-    {
-        return m_fd;
-    }
-
-private:
-    int m_fd;
 };
 
 // Removes the file when it goes out of scope, unless released.
@@ -158,20 +157,22 @@ waitChild(ChildGuard &child, double timeoutSeconds, const std::atomic<bool> &can
 [[nodiscard]] std::string
 createScratchFile(const std::string &folder, const char *prefix, uint64_t bytes, const std::atomic<bool> &cancel, TemporaryFile &file);
 
-// Opens a regular file for reading; -1 and error (naming the path) if not.
-[[nodiscard]] int openForReading(const std::string &path, struct stat &st, std::string &error);
+// Opens a regular file for reading; an invalid descriptor and error (naming
+// the path) if not.
+[[nodiscard]] UniqueFd openForReading(const std::string &path, struct stat &st, std::string &error);
 
 // The file an experiment reads: file.path, or a new file of file.size bytes in
 // file.folder that `temporary` removes. Returns an open descriptor and fills
-// st and path, or returns -1 with error set (left empty when cancelled).
-[[nodiscard]] int openExperimentFile(const ScratchFile &file,
-                                     const char *prefix,
-                                     Recorder &recorder,
-                                     const std::atomic<bool> &cancel,
-                                     TemporaryFile &temporary,
-                                     struct stat &st,
-                                     std::string &path,
-                                     std::string &error);
+// st and path, or returns an invalid one with error set (left empty when
+// cancelled).
+[[nodiscard]] UniqueFd openExperimentFile(const ScratchFile &file,
+                                          const char *prefix,
+                                          Recorder &recorder,
+                                          const std::atomic<bool> &cancel,
+                                          TemporaryFile &temporary,
+                                          struct stat &st,
+                                          std::string &path,
+                                          std::string &error);
 
 // posix_fadvise(DONTNEED) after fdatasync, then polls (up to a second) until
 // the kernel agrees. Returns the resident pages left.
@@ -190,7 +191,6 @@ struct TimedRead {
 [[nodiscard]] TimedRead timedSequentialRead(int fd, uint64_t bufferSize, const std::atomic<bool> &cancel);
 
 [[nodiscard]] std::string utcNowIso();
-[[nodiscard]] std::string mib(uint64_t bytes); // "64.0 MiB", for events
 
 // Sleeps up to milliseconds; true at once when cancelled.
 [[nodiscard]] bool sleepUnlessCancelled(int milliseconds, const std::atomic<bool> &cancel);

@@ -145,7 +145,7 @@ char *touchedBuffer(uint64_t size)
             report.error = errno;
             break;
         }
-        const long page = ::sysconf(_SC_PAGESIZE);
+        const uint64_t page = pageSize();
         const auto *bytes = static_cast<const unsigned char *>(map);
         for (size_t offset = 0; offset < size; offset += size_t(page)) {
             sink = sink + bytes[offset]; // one read a page: each page is faulted in
@@ -170,45 +170,37 @@ char *touchedBuffer(uint64_t size)
 // Whether this filesystem takes O_DIRECT reads; empty, or why not.
 std::string directProblem(const std::string &path, uint64_t bufferSize)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
-    if (fd < 0) {
-        return std::string("the filesystem refuses O_DIRECT: ") + std::strerror(errno);
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
+    if (!fd.isValid()) {
+        return "the filesystem refuses O_DIRECT: " + errnoText(errno);
     }
     void *buffer = nullptr;
     if (::posix_memalign(&buffer, 4096, size_t(bufferSize)) != 0) {
-        ::close(fd);
         return "no memory for an aligned buffer";
     }
-    const ssize_t done = ::pread(fd, buffer, size_t(bufferSize), 0);
+    const ssize_t done = ::pread(fd.get(), buffer, size_t(bufferSize), 0);
     const int error = errno;
     std::free(buffer);
-    ::close(fd);
     if (done < 0) {
-        return std::string("the filesystem refuses O_DIRECT reads: ") + std::strerror(error);
+        return "the filesystem refuses O_DIRECT reads: " + errnoText(error);
     }
     return {};
 }
 
-class FaultsExperiment : public Experiment
+class FaultsExperiment : public Engine
 {
 public:
     explicit FaultsExperiment(const FaultsParameters &parameters)
-        : m_parameters(parameters)
+        : Engine("faults")
+        , m_parameters(parameters)
     {
     }
 
-    std::string name() const override
-    {
-        return "faults";
-    }
-
-    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+private:
+    QJsonObject parametersJson() const override
     {
         const FaultsParameters &p = m_parameters;
-        Result result;
-        result.experiment = name();
-        result.started = utcNowIso();
-        result.parameters = QJsonObject{
+        return QJsonObject{
             {QStringLiteral("file"), QString::fromStdString(p.file.path)},
             {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
             {QStringLiteral("size"), double(p.file.size)},
@@ -220,22 +212,21 @@ public:
             {QStringLiteral("cold"), p.cold},
             {QStringLiteral("warm"), p.warm},
         };
-        Recorder recorder(result, progress);
-        const auto finish = [&] {
-            result.cancelled = result.cancelled || cancel.load();
-            result.seconds = recorder.seconds();
-            return std::move(result);
-        };
+    }
+
+    void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) override
+    {
+        const FaultsParameters &p = m_parameters;
         if (p.smallBuffer == 0 || p.stdioChunk == 0 || p.setvbufSize == 0 || p.directBuffer == 0 || p.directBuffer % 4096 != 0) {
             result.error = "buffer sizes must be more than 0, and the O_DIRECT buffer a multiple of 4096 bytes";
-            return finish();
+            return;
         }
         TemporaryFile temporary;
         std::string path;
         struct stat st;
-        const FileDescriptor fd(openExperimentFile(p.file, "cachescope-faults", recorder, cancel, temporary, st, path, result.error));
-        if (fd.get() < 0) {
-            return finish();
+        const UniqueFd fd = openExperimentFile(p.file, "cachescope-faults", recorder, cancel, temporary, st, path, result.error);
+        if (!fd.isValid()) {
+            return;
         }
         const uint64_t pages = pagesFor(uint64_t(st.st_size));
         result.details = QJsonObject{{QStringLiteral("path"), QString::fromStdString(path)},
@@ -275,7 +266,7 @@ public:
                     }
                     if (report.error) {
                         v.skipped = true;
-                        v.skipReason = std::string(info.name) + ": " + std::strerror(report.error);
+                        v.skipReason = std::string(info.name) + ": " + errnoText(report.error);
                         break;
                     }
                     const uint64_t residentAfter = residentPages(fd.get(), st);
@@ -310,23 +301,21 @@ public:
             "Fault counts are the reading child's own (getrusage before and after the read, buffers touched beforehand); "
             "process_minor_faults adds what the fork and exit cost. mmap faults once a page or once per fault-around block (64 KiB by default) "
             "when the page is cached; read() copies from the cache and faults only on its own buffer.");
-        return finish();
     }
 
-private:
     bool runChild(Method method, const std::string &path, ChildReport &report, struct rusage &usage, Result &result, const std::atomic<bool> &cancel)
     {
         int pipeFds[2];
         if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-            result.error = std::string("pipe: ") + std::strerror(errno);
+            result.error = "pipe: " + errnoText(errno);
             return false;
         }
-        const FileDescriptor readEnd(pipeFds[0]);
+        const UniqueFd readEnd(pipeFds[0]);
+        UniqueFd writeEnd(pipeFds[1]);
         ChildGuard child;
         const pid_t pid = ::fork();
         if (pid < 0) {
-            ::close(pipeFds[1]);
-            result.error = std::string("fork: ") + std::strerror(errno);
+            result.error = "fork: " + errnoText(errno);
             return false;
         }
         if (pid == 0) {
@@ -334,7 +323,7 @@ private:
             childMain(pipeFds[1], method, path, m_parameters);
         }
         child.set(pid);
-        ::close(pipeFds[1]);
+        writeEnd.reset();
         int status = 0;
         const WaitOutcome outcome = waitChild(child, 0, cancel, status, usage);
         if (outcome != WaitOutcome::Exited) {

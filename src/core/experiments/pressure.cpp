@@ -46,13 +46,12 @@ struct StepReport {
 // multithreaded process may call nothing that takes a lock (no malloc).
 uint64_t rawMemAvailable()
 {
-    const int fd = ::open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd fd(::open("/proc/meminfo", O_RDONLY | O_CLOEXEC));
+    if (!fd.isValid()) {
         return 0;
     }
     char buffer[4096];
-    const ssize_t length = ::read(fd, buffer, sizeof buffer - 1);
-    ::close(fd);
+    const ssize_t length = ::read(fd.get(), buffer, sizeof buffer - 1);
     if (length <= 0) {
         return 0;
     }
@@ -81,10 +80,9 @@ uint64_t rawMemAvailable()
         ::_exit(1);
     }
     (void)::setpriority(PRIO_PROCESS, 0, 19);
-    const int adj = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-    if (adj >= 0) {
-        (void)!::write(adj, "1000", 4);
-        ::close(adj);
+    const UniqueFd adj(::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC));
+    if (adj.isValid()) {
+        (void)!::write(adj.get(), "1000", 4);
     }
     StepReport report;
     while (report.allocated + step <= limit) {
@@ -123,13 +121,12 @@ uint64_t rawMemAvailable()
 uint64_t anonymousResident(pid_t pid)
 {
     const std::string path = "/proc/" + std::to_string(pid) + "/status";
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.isValid()) {
         return 0;
     }
     char buffer[8192];
-    const ssize_t length = ::read(fd, buffer, sizeof buffer - 1);
-    ::close(fd);
+    const ssize_t length = ::read(fd.get(), buffer, sizeof buffer - 1);
     if (length <= 0) {
         return 0;
     }
@@ -138,27 +135,21 @@ uint64_t anonymousResident(pid_t pid)
     return line ? std::strtoull(line + 8, nullptr, 10) * 1024 : 0;
 }
 
-class PressureExperiment : public Experiment
+class PressureExperiment : public Engine
 {
 public:
     PressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged)
-        : m_parameters(parameters)
+        : Engine("pressure")
+        , m_parameters(parameters)
         , m_privileged(privileged)
     {
     }
 
-    std::string name() const override
-    {
-        return "pressure";
-    }
-
-    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+private:
+    QJsonObject parametersJson() const override
     {
         const PressureParameters &p = m_parameters;
-        Result result;
-        result.experiment = name();
-        result.started = utcNowIso();
-        result.parameters = QJsonObject{
+        return QJsonObject{
             {QStringLiteral("file"), QString::fromStdString(p.file.path)},
             {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
             {QStringLiteral("size"), double(p.file.size)},
@@ -169,23 +160,22 @@ public:
             {QStringLiteral("without_swap_variant"), p.withoutSwapVariant},
             {QStringLiteral("runs"), p.runs},
         };
-        Recorder recorder(result, progress);
-        const auto finish = [&] {
-            result.cancelled = result.cancelled || cancel.load();
-            result.seconds = recorder.seconds();
-            return std::move(result);
-        };
+    }
+
+    void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) override
+    {
+        const PressureParameters &p = m_parameters;
         if (p.step == 0) {
             result.error = "the allocation step must be more than 0 bytes";
-            return finish();
+            return;
         }
 
         TemporaryFile temporary;
         std::string path;
         struct stat st;
-        const FileDescriptor fd(openExperimentFile(p.file, "cachescope-pressure", recorder, cancel, temporary, st, path, result.error));
-        if (fd.get() < 0) {
-            return finish();
+        const UniqueFd fd = openExperimentFile(p.file, "cachescope-pressure", recorder, cancel, temporary, st, path, result.error);
+        if (!fd.isValid()) {
+            return;
         }
         result.details.insert(QStringLiteral("path"), QString::fromStdString(path));
         result.details.insert(QStringLiteral("size"), double(st.st_size));
@@ -248,10 +238,8 @@ public:
             v.computeStatistics();
             result.variants.push_back(std::move(v));
         }
-        return finish();
     }
 
-private:
     // One pass: warm the file, let the child allocate, watch. False to stop.
     bool runOnce(VariantResult &v, int run, int fd, const struct stat &st, Recorder &recorder, Result &result, const std::atomic<bool> &cancel)
     {
@@ -274,28 +262,29 @@ private:
         const uint64_t safe = available > margin ? available - margin : 0;
         uint64_t limit = p.limit ? p.limit : safe;
         if (!p.allowOomKiller && limit > safe) {
-            result.notes.push_back("The limit was lowered to " + mib(safe) + ": MemAvailable (" + mib(available) + ") minus the safety margin (" + mib(margin)
-                                   + "). Allow the OOM killer to go further.");
+            result.notes.push_back("The limit was lowered to " + formatBytes(safe).toStdString() + ": MemAvailable (" + formatBytes(available).toStdString()
+                                   + ") minus the safety margin (" + formatBytes(margin).toStdString() + "). Allow the OOM killer to go further.");
             limit = safe;
         }
         if (limit < p.step) {
-            result.error =
-                "not enough memory available for even one step of " + mib(p.step) + " (MemAvailable " + mib(available) + ", safety margin " + mib(margin) + ")";
+            result.error = "not enough memory available for even one step of " + formatBytes(p.step).toStdString() + " (MemAvailable "
+                + formatBytes(available).toStdString() + ", safety margin " + formatBytes(margin).toStdString() + ")";
             return false;
         }
-        recorder.event(v.name + ": run " + std::to_string(run + 1) + ": the child allocates up to " + mib(limit) + " in steps of " + mib(p.step));
+        recorder.event(v.name + ": run " + std::to_string(run + 1) + ": the child allocates up to " + formatBytes(limit).toStdString() + " in steps of "
+                       + formatBytes(p.step).toStdString());
 
         int pipeFds[2];
         if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-            result.error = std::string("pipe: ") + std::strerror(errno);
+            result.error = "pipe: " + errnoText(errno);
             return false;
         }
-        const FileDescriptor readEnd(pipeFds[0]);
+        const UniqueFd readEnd(pipeFds[0]);
+        UniqueFd writeEnd(pipeFds[1]);
         ChildGuard child;
         const pid_t pid = ::fork();
         if (pid < 0) {
-            ::close(pipeFds[1]);
-            result.error = std::string("fork: ") + std::strerror(errno);
+            result.error = "fork: " + errnoText(errno);
             return false;
         }
         if (pid == 0) {
@@ -303,7 +292,7 @@ private:
             childMain(pipeFds[1], limit, p.step, margin, p.allowOomKiller, p.stepDelayMs);
         }
         child.set(pid);
-        ::close(pipeFds[1]);
+        writeEnd.reset();
 
         StepReport last;
         bool finished = false;
@@ -359,7 +348,7 @@ private:
                 peak = takeSample("holding");
             }
             static const char *const why[] = {"", "reached its limit", "stopped at the safety margin", "could not map more memory"};
-            recorder.event(v.name + ": the child " + why[std::clamp(last.kind, 1, 3)] + " after " + mib(last.allocated));
+            recorder.event(v.name + ": the child " + why[std::clamp(last.kind, 1, 3)] + " after " + formatBytes(last.allocated).toStdString());
             runObject.insert(QStringLiteral("child_stop"), QString::fromLatin1(why[std::clamp(last.kind, 1, 3)]));
             child.killNow();
             if (cancel.load()) {

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <fstream>
 
 namespace Cachescope::Experiments
@@ -37,26 +36,20 @@ QJsonObject dirtySettings(const std::string &procRoot)
 namespace
 {
 
-class WritebackExperiment : public Experiment
+class WritebackExperiment : public Engine
 {
 public:
     explicit WritebackExperiment(const WritebackParameters &parameters)
-        : m_parameters(parameters)
+        : Engine("writeback")
+        , m_parameters(parameters)
     {
     }
 
-    std::string name() const override
-    {
-        return "writeback";
-    }
-
-    Result run(const Progress &progress, const std::atomic<bool> &cancel) override
+private:
+    QJsonObject parametersJson() const override
     {
         const WritebackParameters &p = m_parameters;
-        Result result;
-        result.experiment = name();
-        result.started = utcNowIso();
-        result.parameters = QJsonObject{
+        return QJsonObject{
             {QStringLiteral("folder"), QString::fromStdString(p.file.folder)},
             {QStringLiteral("size"), double(p.file.size)},
             {QStringLiteral("step"), double(p.step)},
@@ -64,21 +57,20 @@ public:
             {QStringLiteral("drain_timeout"), p.drainTimeoutSeconds},
             {QStringLiteral("runs"), p.runs},
         };
-        Recorder recorder(result, progress);
-        const auto finish = [&] {
-            result.cancelled = result.cancelled || cancel.load();
-            result.seconds = recorder.seconds();
-            return std::move(result);
-        };
+    }
+
+    void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) override
+    {
+        const WritebackParameters &p = m_parameters;
         result.details.insert(QStringLiteral("vm_settings"), dirtySettings());
         if (p.step == 0) {
             result.error = "the write step must be more than 0 bytes";
-            return finish();
+            return;
         }
         const std::string problem = checkScratchFolder(p.file.folder, p.file.size);
         if (!problem.empty()) {
             result.error = problem;
-            return finish();
+            return;
         }
         VariantResult v;
         v.name = "write, wait, fsync, sync";
@@ -89,18 +81,16 @@ public:
         }
         v.computeStatistics();
         result.variants.push_back(std::move(v));
-        return finish();
     }
 
-private:
     bool runOnce(VariantResult &v, int run, Recorder &recorder, Result &result, const std::atomic<bool> &cancel)
     {
         const WritebackParameters &p = m_parameters;
         TemporaryFile file;
         std::string pattern = p.file.folder + "/cachescope-writeback-XXXXXX";
-        const FileDescriptor fd(::mkostemp(pattern.data(), O_CLOEXEC));
-        if (fd.get() < 0) {
-            result.error = p.file.folder + ": cannot create a file there: " + std::strerror(errno);
+        const UniqueFd fd(::mkostemp(pattern.data(), O_CLOEXEC));
+        if (!fd.isValid()) {
+            result.error = p.file.folder + ": cannot create a file there: " + errnoText(errno);
             return false;
         }
         file.set(pattern);
@@ -145,7 +135,7 @@ private:
                 const int status = isFsync ? ::fsync(fd.get()) : (::sync(), 0);
                 const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 if (status != 0) {
-                    result.error = pattern + ": fsync failed: " + std::strerror(errno);
+                    result.error = pattern + ": fsync failed: " + errnoText(errno);
                     return false;
                 }
                 if (cleanedByAsked != "fsync") {
@@ -169,7 +159,8 @@ private:
             }
             return true;
         };
-        recorder.event("Run " + std::to_string(run + 1) + ": writing " + mib(p.file.size) + " in steps of " + mib(p.step) + ", without syncing");
+        recorder.event("Run " + std::to_string(run + 1) + ": writing " + formatBytes(p.file.size).toStdString() + " in steps of "
+                       + formatBytes(p.step).toStdString() + ", without syncing");
         std::vector<char> chunk(size_t(std::min<uint64_t>(p.step, 64ULL << 20)), 'w');
         const auto writeStart = std::chrono::steady_clock::now();
         while (written < p.file.size) {
@@ -181,7 +172,7 @@ private:
                 const size_t piece = size_t(std::min<uint64_t>(chunk.size(), stepEnd - written));
                 const ssize_t done = ::pwrite(fd.get(), chunk.data(), piece, off_t(written));
                 if (done <= 0) {
-                    result.error = pattern + ": cannot write: " + std::strerror(done < 0 ? errno : EIO);
+                    result.error = pattern + ": cannot write: " + errnoText(done < 0 ? errno : EIO);
                     return false;
                 }
                 written += uint64_t(done);
@@ -224,7 +215,7 @@ private:
         const int fsyncResult = ::fsync(fd.get());
         const double fsyncSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fsyncStart).count();
         if (fsyncResult != 0) {
-            result.error = pattern + ": fsync failed: " + std::strerror(errno);
+            result.error = pattern + ": fsync failed: " + errnoText(errno);
             return false;
         }
         Sample afterFsync = takeSample("after fsync", fsyncSeconds);

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "barchart.h"
+
+#include "figuretext.h"
+#include "plotstyle.h"
+
+#include <KLocalizedString>
+
+#include <QComboBox>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace Cachescope::App
+{
+
+using namespace Experiments;
+
+namespace
+{
+QPen whiskerPen(const QCustomPlot *plot)
+{
+    return QPen(plot->palette().color(QPalette::WindowText), 1.5);
+}
+} // namespace
+
+BarChart::BarChart(QCustomPlot *plot, QComboBox *measurementCombo, const QList<BarPreset> &presets)
+    : m_plot(plot)
+    , m_combo(measurementCombo)
+    , m_presets(presets)
+{
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, i18nc("@title plot", "Variants compared")));
+    plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
+    plot->xAxis->grid()->setVisible(false);
+    plot->xAxis->setTickLength(0, 3);
+    plot->yAxis->setRange(0, 1);
+    plot->legend->setVisible(false);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->setWhatsThis(i18nc("@info:whatsthis", "The mean over the runs of each variant; the whiskers show the 95% confidence interval of the mean."));
+    // The whiskers are drawn in the palette's text colour.
+    PlotStyle::follow(plot, [plot] {
+        for (int i = 0; i < plot->plottableCount(); ++i) {
+            if (auto *errors = qobject_cast<QCPErrorBars *>(plot->plottable(i))) {
+                errors->setPen(whiskerPen(plot));
+            }
+        }
+    });
+    fillChoices();
+}
+
+void BarChart::showResults(const std::optional<Result> &current, const std::optional<Result> &compared, const QString &comparedLabel)
+{
+    m_current = current;
+    m_compared = compared;
+    m_comparedLabel = comparedLabel;
+    fillChoices();
+    draw();
+}
+
+void BarChart::fillChoices()
+{
+    const QString selected = m_combo->currentText();
+    const QSignalBlocker blocker(m_combo);
+    m_combo->clear();
+    QStringList offered;
+    for (const BarPreset &preset : std::as_const(m_presets)) {
+        m_combo->addItem(preset.label, preset.measurements);
+        if (preset.measurements.size() == 1) {
+            offered << preset.measurements.first();
+        }
+    }
+    // Then every other figure the results have, one at a time.
+    for (const auto *result : {&m_current, &m_compared}) {
+        if (!*result) {
+            continue;
+        }
+        for (const VariantResult &variant : (*result)->variants) {
+            for (const Measurement &measurement : variant.measurements) {
+                const QString name = QString::fromStdString(measurement.name);
+                if (!offered.contains(name)) {
+                    offered << name;
+                    m_combo->addItem(measurementLabel(measurement.name), QStringList{name});
+                }
+            }
+        }
+    }
+    m_combo->setCurrentIndex(std::max(0, m_combo->findText(selected)));
+}
+
+void BarChart::draw()
+{
+    QCustomPlot *plot = m_plot;
+    delete m_barsGroup;
+    m_barsGroup = nullptr;
+    plot->clearPlottables();
+    auto ticker = qSharedPointerCast<QCPAxisTickerText>(plot->xAxis->ticker());
+    ticker->clear();
+
+    const QStringList measurements = m_combo->currentData().toStringList();
+    QList<const Result *> results;
+    QStringList names;
+    if (m_current) {
+        results << &*m_current;
+        names << i18nc("@item plot legend", "This run");
+    }
+    if (m_compared) {
+        results << &*m_compared;
+        names << m_comparedLabel;
+    }
+
+    // One category a variant (and measurement, when the choice has several),
+    // in the order the results have them.
+    QStringList categories;
+    for (const Result *result : std::as_const(results)) {
+        for (const VariantResult &variant : result->variants) {
+            if (variant.skipped) {
+                continue;
+            }
+            for (const QString &measurement : measurements) {
+                if (!variant.find(measurement.toStdString())) {
+                    continue;
+                }
+                const QString category = engineText(variant.name) + QLatin1Char('\n') + measurement;
+                if (!categories.contains(category)) {
+                    categories << category;
+                }
+            }
+        }
+    }
+    QStringList variantsShown;
+    for (const QString &category : std::as_const(categories)) {
+        const QString variant = category.section(QLatin1Char('\n'), 0, 0);
+        if (!variantsShown.contains(variant)) {
+            variantsShown << variant;
+        }
+    }
+    // Many bars get slanted one-line labels; a few get labels wrapped under them.
+    const bool slanted = categories.size() > 5;
+    plot->xAxis->setTickLabelRotation(slanted ? -40 : 0);
+    for (int i = 0; i < categories.size(); ++i) {
+        const QStringList parts = categories[i].split(QLatin1Char('\n'));
+        QStringList lines;
+        if (variantsShown.size() > 1) {
+            lines << parts[0];
+        }
+        if (measurements.size() > 1 || lines.isEmpty()) {
+            lines << measurementLabel(parts[1].toStdString());
+        }
+        QString label = lines.join(slanted ? QStringLiteral(", ") : QStringLiteral("\n"));
+        if (!slanted && variantsShown.size() > 3) {
+            label.replace(QLatin1Char(' '), QLatin1Char('\n'));
+        }
+        ticker->addTick(i + 1, label);
+    }
+
+    if (results.size() > 1) {
+        m_barsGroup = new QCPBarsGroup(plot);
+        m_barsGroup->setSpacing(2);
+    }
+    double maximum = 0;
+    QString unit;
+    for (int r = 0; r < results.size(); ++r) {
+        auto *bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setName(names[r]);
+        const QColor color = r == 0 ? PlotColors::plasmaBlue : PlotColors::cloudyGrey;
+        bars->setPen(QPen(color.darker(130), 1));
+        bars->setBrush(color);
+        bars->setWidth(results.size() > 1 ? 0.35 : 0.6);
+        if (m_barsGroup) {
+            bars->setBarsGroup(m_barsGroup);
+        }
+        auto *errors = new QCPErrorBars(plot->xAxis, plot->yAxis);
+        errors->setDataPlottable(bars);
+        errors->setPen(whiskerPen(plot));
+        errors->setWhiskerWidth(8);
+        QVector<double> keys, values, errorValues;
+        for (int i = 0; i < categories.size(); ++i) {
+            const QStringList parts = categories[i].split(QLatin1Char('\n'));
+            const VariantResult *variant = results[r]->variant(parts[0].toStdString());
+            const Measurement *measurement = variant && !variant->skipped ? variant->find(parts[1].toStdString()) : nullptr;
+            if (!measurement) {
+                continue;
+            }
+            unit = displayUnit(measurement->unit);
+            const double mean = displayValue(measurement->unit, measurement->statistics.mean);
+            const double halfWidth = displayValue(measurement->unit, measurement->statistics.confidenceHalfWidth);
+            keys << i + 1;
+            values << mean;
+            errorValues << halfWidth;
+            maximum = std::max(maximum, mean + halfWidth);
+        }
+        bars->setData(keys, values, true);
+        errors->setData(errorValues);
+    }
+    plot->legend->setVisible(results.size() > 1);
+    plot->xAxis->setRange(0.4, categories.size() + 0.6);
+    plot->yAxis->setRange(0, maximum > 0 ? maximum * 1.15 : 1);
+    plot->yAxis->setLabel(measurements.isEmpty() ? QString() : m_combo->currentText() + (unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit)));
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace Cachescope::App

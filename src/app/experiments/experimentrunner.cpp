@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "experimentrunner.h"
+
+#include "privileged.h"
+
+#include <QCoreApplication>
+#include <QPointer>
+#include <QThread>
+
+namespace Cachescope::App
+{
+
+using namespace Experiments;
+
+namespace
+{
+
+// The engine runs on a worker; KAuth wants the thread its objects live on,
+// so the request runs on the GUI thread while the worker waits for it. The
+// GUI thread never waits for a worker, so this cannot deadlock.
+template<typename Call>
+bool callOnGuiThread(Call call, std::string &error)
+{
+    bool ok = false;
+    QString message;
+    QMetaObject::invokeMethod(
+        qApp,
+        [&] {
+            const auto result = call();
+            ok = result.ok();
+            message = result.message;
+        },
+        Qt::BlockingQueuedConnection);
+    if (!ok) {
+        error = message.isEmpty() ? std::string("the privileged helper failed") : message.toStdString();
+    }
+    return ok;
+}
+
+// A callback for the engine's threads that emits signal with its value on
+// the runner's thread, if the runner is still there by then.
+template<typename Value>
+std::function<void(const Value &)> emitQueued(QPointer<ExperimentRunner> runner, void (ExperimentRunner::*signal)(const Value &))
+{
+    return [runner, signal](const Value &value) {
+        QMetaObject::invokeMethod(
+            runner,
+            [runner, signal, value] {
+                if (runner) {
+                    Q_EMIT(runner.data()->*signal)(value);
+                }
+            },
+            Qt::QueuedConnection);
+    };
+}
+
+} // namespace
+
+ExperimentRunner::ExperimentRunner(QObject *parent)
+    : QObject(parent)
+{
+}
+
+ExperimentRunner::~ExperimentRunner()
+{
+    // The worker ends on its own (see the header); what it still sends is
+    // dropped, as this runner is gone.
+    if (m_cancel) {
+        *m_cancel = true;
+    }
+}
+
+void ExperimentRunner::start(std::unique_ptr<Experiment> experiment)
+{
+    if (m_running || !experiment) {
+        return;
+    }
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_running = true;
+
+    // The callbacks come from the engine's threads: queued to this runner,
+    // and dropped when it is gone.
+    QPointer<ExperimentRunner> runner(this);
+    Progress progress;
+    progress.sample = emitQueued(runner, &ExperimentRunner::sampleArrived);
+    progress.event = emitQueued(runner, &ExperimentRunner::eventArrived);
+
+    const std::shared_ptr<Experiment> engine(std::move(experiment));
+    QThread *worker = QThread::create([runner, engine, progress, cancel = m_cancel] {
+        auto result = std::make_shared<Result>(engine->run(progress, *cancel));
+        QMetaObject::invokeMethod(
+            runner,
+            [runner, result] {
+                if (runner) {
+                    runner->m_running = false;
+                    Q_EMIT runner->finished(*result);
+                }
+            },
+            Qt::QueuedConnection);
+    });
+    worker->setObjectName(QStringLiteral("experiment ") + QString::fromStdString(engine->name()));
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start();
+}
+
+void ExperimentRunner::cancel()
+{
+    if (m_running && m_cancel) {
+        *m_cancel = true;
+    }
+}
+
+bool ExperimentRunner::isRunning() const
+{
+    return m_running;
+}
+
+bool ExperimentRunner::isCancelling() const
+{
+    return m_running && m_cancel && m_cancel->load();
+}
+
+PrivilegedSteps ExperimentRunner::privilegedSteps(bool available)
+{
+    PrivilegedSteps steps;
+    if (!available) {
+        return steps;
+    }
+    steps.dropCaches = [](std::string &error) {
+        return callOnGuiThread(
+            [] {
+                return Cachescope::Privileged::dropCaches(3);
+            },
+            error);
+    };
+    steps.swapOff = [](std::string &error) {
+        return callOnGuiThread(
+            [] {
+                return Cachescope::Privileged::swapOffAll();
+            },
+            error);
+    };
+    steps.swapOn = [](std::string &error) {
+        return callOnGuiThread(
+            [] {
+                return Cachescope::Privileged::swapOnAll();
+            },
+            error);
+    };
+    return steps;
+}
+
+} // namespace Cachescope::App

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "liveplot.h"
+
+#include "figuretext.h"
+#include "plotstyle.h"
+
+#include <KLocalizedString>
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace Cachescope::App
+{
+
+LiveSeries bytesSeries(const QString &name, const QColor &color, bool rightAxis, std::optional<uint64_t> Experiments::Sample::*figure)
+{
+    return {name, color, rightAxis, [figure](const Experiments::Sample &sample) {
+                return mebibytes(sample.*figure);
+            }};
+}
+
+LiveSeries fileInCacheSeries(const QString &name, bool rightAxis)
+{
+    return {name, PlotColors::plasmaBlue, rightAxis, filePercent};
+}
+
+LivePlot::LivePlot(QCustomPlot *plot, const QList<LiveSeries> &series, const QString &leftAxisLabel, const QString &rightAxisLabel)
+    : m_plot(plot)
+    , m_series(series)
+{
+    for (const LiveSeries &line : std::as_const(m_series)) {
+        QCPGraph *graph = plot->addGraph(plot->xAxis, line.rightAxis ? plot->yAxis2 : plot->yAxis);
+        graph->setName(line.name);
+        graph->setPen(QPen(line.color, 2.0));
+        graph->setAntialiased(true);
+        // Dots mark the samples: a phase with a single sample (the faults
+        // experiment's) is still seen, between the gaps that separate phases.
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    }
+    plot->xAxis->setLabel(i18nc("@label:axis", "Time (s)"));
+    plot->xAxis->setRange(0, 1);
+    plot->yAxis->setLabel(leftAxisLabel);
+    plot->yAxis->setRange(0, 1);
+    if (!rightAxisLabel.isEmpty()) {
+        plot->yAxis2->setVisible(true);
+        plot->yAxis2->setLabel(rightAxisLabel);
+        plot->yAxis2->setRange(0, 1);
+        plot->yAxis2->grid()->setVisible(false);
+    }
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, i18nc("@title plot", "While it runs")));
+    // The legend goes under the plot, so that it hides no data.
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(2, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    // Two a row when there are four lines: three do not fit beside the bar
+    // chart. setFillOrder() rearranges the items already there; setWrap() does not.
+    plot->legend->setWrap(m_series.size() > 3 ? 2 : 3);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    plot->legend->setMargins(QMargins(0, 4, 0, 0));
+    plot->legend->setColumnSpacing(12);
+    plot->setWhatsThis(i18nc("@info:whatsthis", "What the experiment measures while it runs, sampled a few times a second."));
+    PlotStyle::follow(plot, [this] {
+        recolorMarkers();
+    });
+}
+
+void LivePlot::clear()
+{
+    m_samples = 0;
+    m_maximum = 0;
+    m_rightMaximum = 0;
+    m_lastPhase.clear();
+    for (int i = 0; i < m_plot->graphCount(); ++i) {
+        m_plot->graph(i)->data()->clear();
+    }
+    m_plot->clearItems(); // the last run's markers
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int LivePlot::sampleCount() const
+{
+    return m_samples;
+}
+
+bool LivePlot::addSample(const Experiments::Sample &sample)
+{
+    const bool newPhase = sample.phase != m_lastPhase && m_samples > 0;
+    m_lastPhase = sample.phase;
+    bool added = false;
+    for (int i = 0; i < m_series.size() && i < m_plot->graphCount(); ++i) {
+        const std::optional<double> value = m_series[i].value(sample);
+        if (!value) {
+            continue;
+        }
+        if (newPhase) {
+            // A new phase (the next run's read, ...): a gap, not a line joining unrelated moments.
+            m_plot->graph(i)->addData(sample.seconds, std::numeric_limits<double>::quiet_NaN());
+        }
+        m_plot->graph(i)->addData(sample.seconds, *value);
+        double &maximum = m_series[i].rightAxis ? m_rightMaximum : m_maximum;
+        maximum = std::max(maximum, *value);
+        added = true;
+    }
+    if (!added) {
+        return false;
+    }
+    ++m_samples;
+    m_plot->xAxis->setRange(0, std::max(1.0, sample.seconds));
+    // Marker texts sit right of their line, or left of it near the right
+    // edge, where they would be cut off; the edge moves as time goes on.
+    for (int i = 0; i < m_plot->itemCount(); ++i) {
+        if (auto *text = qobject_cast<QCPItemText *>(m_plot->item(i))) {
+            const bool nearRightEdge = text->position->coords().x() > 0.6 * m_plot->xAxis->range().upper;
+            text->setPositionAlignment((nearRightEdge ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        }
+    }
+    m_plot->yAxis->setRange(0, std::max(1.0, m_maximum * 1.1));
+    m_plot->yAxis2->setRange(0, std::max(1.0, m_rightMaximum * 1.1));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    return true;
+}
+
+void LivePlot::addMarker(double seconds, const QString &text)
+{
+    // A dashed line at the moment, and its text at the top, staggered so
+    // that two markers close together (fsync, then sync) stay readable.
+    auto *line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(seconds, 0);
+    line->point2->setCoords(seconds, 1);
+    line->setSelectable(false);
+    auto *label = new QCPItemText(m_plot);
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(seconds, 0.02 + 0.07 * double((m_plot->itemCount() / 2 - 1) % 4));
+    label->setPositionAlignment((seconds > 0.6 * m_plot->xAxis->range().upper ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    label->setPadding(QMargins(3, 0, 3, 0));
+    label->setText(text);
+    label->setSelectable(false);
+    recolorMarkers();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LivePlot::recolorMarkers()
+{
+    const QPalette palette = m_plot->palette();
+    const QColor color = palette.color(QPalette::WindowText);
+    for (int i = 0; i < m_plot->itemCount(); ++i) {
+        if (auto *line = qobject_cast<QCPItemStraightLine *>(m_plot->item(i))) {
+            line->setPen(QPen(color, 1, Qt::DashLine));
+        } else if (auto *label = qobject_cast<QCPItemText *>(m_plot->item(i))) {
+            label->setColor(color);
+            label->setBrush(QBrush(palette.color(QPalette::Base)));
+        }
+    }
+}
+
+} // namespace Cachescope::App

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "pressurepage.h"
+
+#include "figuretext.h"
+#include "plotstyle.h"
+
+#include "ui_ExperimentPressureParametersBase.h"
+
+#include <KLocalizedString>
+
+#include <algorithm>
+
+namespace Cachescope::App
+{
+
+using namespace Experiments;
+
+PressurePage::PressurePage(QWidget *parent)
+    : ExperimentPage({QStringLiteral("pressure"),
+                      i18nc("@title experiment", "Memory Pressure"),
+                      i18nc("@title experiment", "The cache gives way when programs need memory"),
+                      QStringLiteral("memory")},
+                     parent)
+    , m_form(std::make_unique<Ui::ExperimentPressureParametersBase>())
+{
+    setUpPage({
+        makeParametersForm(*m_form),
+        xi18nc("@info",
+               "<para>A file is read so that its pages are cached. Then a child process takes memory step by step and touches every "
+               "page of it.</para>"
+               "<para>Expect the cache to give way first: cached memory shrinks as much as the child grows, and only when little "
+               "cache is left does swap start to fill. The page cache never keeps memory from programs.</para>"
+               "<para>The child stops short of the available memory by a safety margin, and Cancel frees its memory at once.</para>"),
+        {
+            bytesSeries(i18nc("@label plot legend", "Cached"), PlotColors::cache, false, &Sample::cached),
+            bytesSeries(i18nc("@label plot legend", "Free"), PlotColors::grey, false, &Sample::memFree),
+            bytesSeries(i18nc("@label plot legend", "Allocated by the child"), PlotColors::abyssBlue, false, &Sample::allocated),
+            {i18nc("@label plot legend", "Swap used"),
+             PlotColors::deepPurple,
+             false,
+             [](const Sample &sample) -> std::optional<double> {
+                 if (!sample.swapTotal || !sample.swapFree) {
+                     return std::nullopt;
+                 }
+                 return mebibytes(*sample.swapTotal - std::min(*sample.swapTotal, *sample.swapFree));
+             }},
+            fileInCacheSeries(i18nc("@label plot legend", "Warm file (right scale)"), true),
+        },
+        i18nc("@label:axis", "Memory (MiB)"),
+        i18nc("@label:axis", "Warm file in the cache (%)"),
+        {
+            {i18nc("@item:inlistbox", "Allocated and cache reclaimed"), {QStringLiteral("allocated"), QStringLiteral("cache_reclaimed")}},
+            {measurementLabel("warm_file_survived"), {QStringLiteral("warm_file_survived")}},
+            {measurementLabel("swap_used"), {QStringLiteral("swap_used")}},
+        },
+    });
+    addPrivilegedOption(m_form->withoutSwapCheck,
+                        i18nc("@info:tooltip",
+                              "Turns every swap area off through the privileged helper before the run and back "
+                              "on after it, also when the run is cancelled."));
+}
+
+PressurePage::~PressurePage() = default;
+
+std::unique_ptr<Experiment> PressurePage::makeExperiment(const PrivilegedSteps &privileged, QString *error)
+{
+    PressureParameters parameters;
+    parameters.file.folder = m_form->folderEdit->text().trimmed().toStdString();
+    parameters.file.size = uint64_t(m_form->sizeSpin->value()) << 20;
+    parameters.limit = uint64_t(m_form->limitSpin->value()) << 20;
+    parameters.step = uint64_t(m_form->stepSpin->value()) << 20;
+    parameters.runs = m_form->runsSpin->value();
+    parameters.withSwapVariant = m_form->withSwapCheck->isChecked();
+    parameters.withoutSwapVariant = m_form->withoutSwapCheck->isChecked() && m_form->withoutSwapCheck->isEnabled();
+    parameters.allowOomKiller = m_form->allowOomCheck->isChecked();
+    if (!parameters.withSwapVariant && !parameters.withoutSwapVariant) {
+        *error = i18nc("@info", "Choose at least one variant: with swap or without.");
+        return nullptr;
+    }
+    if (!checkFolder(m_form->folderEdit->text().trimmed(), error)) {
+        return nullptr;
+    }
+    return makePressureExperiment(parameters, privileged);
+}
+
+} // namespace Cachescope::App

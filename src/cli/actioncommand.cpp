@@ -16,7 +16,6 @@
 #include <functional>
 #include <mutex>
 #include <thread>
-#include <utility>
 
 namespace Cachescope::Cli
 {
@@ -180,12 +179,40 @@ actOnNamedFiles(Context &context, const std::vector<std::string> &files, const W
 
 } // namespace
 
-std::optional<std::string> hiddenActionText(const FileRecord &record, bool hidden, const char *doneText)
+Table<FileRecord> actionFileTable(const ActionFigures &figures,
+                                  const std::vector<Column<FileRecord>> &more,
+                                  std::function<void(std::string &out, const FileRecord &)> linesBelow)
 {
-    if (!hidden) {
-        return std::nullopt;
-    }
-    return hiddenText(record.residency.hiddenReason) + doneText;
+    const auto shown = [hidden = figures.hidden](const FileRecord &r) {
+        return !hidden(r);
+    };
+    const auto pagesColumn = [&](const char *header, const char *key, const char *help, uint64_t (*pages)(const FileRecord &)) {
+        return Column<FileRecord>{.header = header,
+                                  .key = key,
+                                  .width = 10,
+                                  .format = Format::Pages,
+                                  .help = help,
+                                  .value =
+                                      [pages](const FileRecord &r) {
+                                          return countCell(pages(r));
+                                      },
+                                  .inJson = shown,
+                                  .spanned = true};
+    };
+    Table<FileRecord> table;
+    table.columns = fileHeadColumns(nullptr, figures.hidden);
+    table.columns.push_back(pagesColumn("BEFORE", "before", "resident pages before (of the range)", figures.before));
+    table.columns.push_back(pagesColumn("AFTER", "after", "resident pages after", figures.after));
+    table.columns.push_back(pagesColumn(figures.changeHeader, figures.changeKey, figures.changeHelp, figures.change));
+    table.columns.insert(table.columns.end(), more.begin(), more.end());
+    table.span = [figures](const FileRecord &r) -> std::optional<std::string> {
+        if (!figures.hidden(r)) {
+            return std::nullopt;
+        }
+        return hiddenText(r.residency.hiddenReason) + figures.doneText;
+    };
+    table.linesBelow = std::move(linesBelow);
+    return table;
 }
 
 int runFileAction(Context &context, const ParsedArgs &args, FileAction action, const Table<FileRecord> &files)
@@ -268,52 +295,11 @@ int runFileAction(Context &context, const ParsedArgs &args, FileAction action, c
     progressLine.stop();
 
     const TotalsRows totals(roots, result, total);
-    const Table<TotalsRow> &totalsTable = actionTotalsTable(action);
-    const bool cancelled = result.cancelled || interrupted();
-
-    std::string &out = context.out.buffer;
-    if (context.json) {
-        out += evict ? "{\"command\":\"evict\"," : "{\"command\":\"load\",";
-        appendJsonNumber(out, "page_size", pageSize());
-        out += ',';
-        appendJsonBool(out, "cancelled", cancelled);
-        out += ",\"files\":[";
-        bool first = true;
-        for (const std::vector<FileRecord> *list : {&named, &std::as_const(walked)}) {
-            for (const FileRecord &record : *list) {
-                out += first ? "" : ",";
-                first = false;
-                files.appendJson(out, record);
-                context.out.flushIfLarge();
-            }
-        }
-        out += "],";
-        totals.appendJson(out, totalsTable);
-        out += ',';
-        context.appendProblemsJson(out);
-        out += "}\n";
-    } else {
-        if (!named.empty() || !walked.empty()) {
-            files.appendHeader(out);
-            for (const std::vector<FileRecord> *list : {&named, &std::as_const(walked)}) {
-                for (const FileRecord &record : *list) {
-                    files.appendText(out, record, context.rawBytes);
-                    context.out.flushIfLarge();
-                }
-            }
-            if (!roots.empty()) {
-                out += '\n';
-            }
-        }
-        totals.appendText(out, totalsTable, !named.empty(), context.rawBytes);
+    const WalkReport report{evict ? "evict" : "load", false, result.cancelled || interrupted(), &named, &walked, &totals};
+    if (report.cancelled) {
+        qCDebug(CACHESCOPE_CLI) << report.command << "interrupted";
     }
-    if (cancelled) {
-        qCDebug(CACHESCOPE_CLI) << args.command.c_str() << "interrupted";
-        context.out.flush(); // the partial figures first, then the word that they are partial
-        printError("interrupted: the totals above are partial");
-        return interruptExitCode();
-    }
-    return context.anyFailed() ? ExitFailures : ExitSuccess;
+    return printWalkReport(context, files, actionTotalsTable(action), report);
 }
 
 } // namespace Cachescope::Cli

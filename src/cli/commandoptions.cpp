@@ -42,15 +42,17 @@ bool countOption(const ParsedArgs &args, const char *name, uint64_t minimum, uin
     return true;
 }
 
-bool bytesOption(const ParsedArgs &args, const char *name, uint64_t &value, int &exitCode)
+bool bytesOption(const ParsedArgs &args, const char *name, uint64_t &value, int &exitCode, uint64_t minimum)
 {
     const std::optional<std::string> text = args.value(name);
     if (!text) {
         return true;
     }
     const std::optional<uint64_t> number = parseBytes(*text);
-    if (!number) {
-        exitCode = usageError(args.command, std::string("--") + name + ": '" + *text + "' is not a byte count (examples: 4096, 64K, 1.5M, 2G)");
+    if (!number || *number < minimum) {
+        const std::string what = minimum == 0 ? "' is not a byte count (examples: 4096, 64K, 1.5M, 2G)"
+                                              : "' is not a byte count of at least " + std::to_string(minimum) + " (examples: 4096, 64K, 64M, 1G)";
+        exitCode = usageError(args.command, std::string("--") + name + ": '" + *text + what);
         return false;
     }
     value = *number;
@@ -85,6 +87,18 @@ ArgumentKind classify(Context &context, const std::string &path)
     }
     context.skip(path, std::string(kindName(kindOfMode(st.st_mode))) + ": skipped, never opened");
     return ArgumentKind::Special;
+}
+
+std::vector<std::string> filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last)
+{
+    std::vector<std::string> paths;
+    for (auto it = first; it != last; ++it) {
+        const ArgumentKind kind = classify(context, *it);
+        if (kind == ArgumentKind::Folder || kind == ArgumentKind::File) {
+            paths.push_back(*it);
+        }
+    }
+    return paths;
 }
 
 UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st)

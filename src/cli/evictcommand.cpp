@@ -12,62 +12,40 @@ namespace Cachescope::Cli
 namespace
 {
 
-bool evictHidden(const FileRecord &record)
-{
-    return record.evict.hidden;
-}
-
-bool evictShown(const FileRecord &record)
-{
-    return !record.evict.hidden;
-}
-
 const Table<FileRecord> &fileTable()
 {
-    static const Table<FileRecord> table = [] {
-        Table<FileRecord> table;
-        table.columns = fileHeadColumns(nullptr, evictHidden);
-        const std::vector<Column<FileRecord>> figures = {
-            {.header = "BEFORE",
-             .key = "before",
-             .width = 10,
-             .format = Format::Pages,
-             .help = "resident pages before (of the range)",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.evict.before);
-                 },
-             .inJson = evictShown,
-             .spanned = true},
-            {.header = "AFTER",
-             .key = "after",
-             .width = 10,
-             .format = Format::Pages,
-             .help = "resident pages after",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.evict.after);
-                 },
-             .inJson = evictShown,
-             .spanned = true},
-            {.header = "FREED",
-             .key = "freed",
-             .width = 10,
-             .format = Format::Pages,
-             .help = "pages freed: before - after",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.evict.freedPages());
-                 },
-             .inJson = evictShown,
-             .spanned = true},
+    static const Table<FileRecord> table = actionFileTable(
+        {.hidden =
+             [](const FileRecord &r) {
+                 return r.evict.hidden;
+             },
+         .before =
+             [](const FileRecord &r) {
+                 return r.evict.before;
+             },
+         .after =
+             [](const FileRecord &r) {
+                 return r.evict.after;
+             },
+         .changeHeader = "FREED",
+         .changeKey = "freed",
+         .changeHelp = "pages freed: before - after",
+         .change =
+             [](const FileRecord &r) {
+                 return r.evict.freedPages();
+             },
+         .doneText = ": evicted, counts unknown"},
+        {
             {.key = "dirty_after",
              .help = "dirty pages left",
              .value =
                  [](const FileRecord &r) {
                      return countCell(r.evict.dirtyAfter);
                  },
-             .inJson = evictShown},
+             .inJson =
+                 [](const FileRecord &r) {
+                     return !r.evict.hidden;
+                 }},
             {.key = "remain_reason",
              .format = Format::Text,
              .help = "why pages stayed: none, dirty, mapped, shmem, hidden, unknown",
@@ -86,18 +64,12 @@ const Table<FileRecord> &fileTable()
                  [](const FileRecord &r) {
                      return r.evict.reason != RemainReason::None;
                  }},
-        };
-        table.columns.insert(table.columns.end(), figures.begin(), figures.end());
-        table.span = [](const FileRecord &r) {
-            return hiddenActionText(r, r.evict.hidden, ": evicted, counts unknown");
-        };
-        table.linesBelow = [](std::string &out, const FileRecord &r) {
+        },
+        [](std::string &out, const FileRecord &r) {
             if (!r.evict.hidden && r.evict.after > 0) {
                 out += "            " + std::to_string(r.evict.after) + " pages stayed: " + remainReasonText(r.evict.reason) + '\n';
             }
-        };
-        return table;
-    }();
+        });
     return table;
 }
 

@@ -210,23 +210,6 @@ void appendResultText(const Context &context, std::string &out, const Result &re
     }
 }
 
-bool bytesValue(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t &value, int &exitCode)
-{
-    const std::optional<std::string> text = args.value(name);
-    if (!text) {
-        return true;
-    }
-    const std::optional<uint64_t> parsed = parseBytes(*text);
-    if (!parsed || *parsed < minimum) {
-        exitCode = usageError(args.command,
-                              std::string("--") + name + ": '" + *text + "' is not a byte count of at least " + std::to_string(minimum)
-                                  + " (examples: 4096, 64K, 64M, 1G)");
-        return false;
-    }
-    value = *parsed;
-    return true;
-}
-
 bool secondsValue(const ParsedArgs &args, const char *name, bool zeroAllowed, double &value, int &exitCode)
 {
     const std::optional<std::string> text = args.value(name);
@@ -292,9 +275,9 @@ int runExperiment(Context &context, const ParsedArgs &args)
     uint64_t step = 0;
     double timeout = 0;
     double wait = -1;
-    if (!countOption(args, "runs", 1, 1000, runs, exitCode) || !bytesValue(args, "size", 4096, size, exitCode)
-        || !bytesValue(args, "buffer", 1, buffer, exitCode) || !bytesValue(args, "limit", 1 << 20, limit, exitCode)
-        || !bytesValue(args, "step", 4096, step, exitCode) || !secondsValue(args, "timeout", false, timeout, exitCode)
+    if (!countOption(args, "runs", 1, 1000, runs, exitCode) || !bytesOption(args, "size", size, exitCode, 4096)
+        || !bytesOption(args, "buffer", buffer, exitCode, 1) || !bytesOption(args, "limit", limit, exitCode, 1 << 20)
+        || !bytesOption(args, "step", step, exitCode, 4096) || !secondsValue(args, "timeout", false, timeout, exitCode)
         || !secondsValue(args, "wait", true, wait, exitCode)) {
         return exitCode;
     }

@@ -12,93 +12,64 @@ namespace Cachescope::Cli
 namespace
 {
 
-bool loadHidden(const FileRecord &record)
+Column<FileRecord> loadColumn(const char *key, Format format, const char *help, std::function<Cell(const FileRecord &)> value)
 {
-    return record.load.hidden;
-}
-
-bool loadShown(const FileRecord &record)
-{
-    return !record.load.hidden;
+    return {.key = key, .format = format, .help = help, .value = std::move(value)};
 }
 
 const Table<FileRecord> &fileTable()
 {
-    static const Table<FileRecord> table = [] {
-        Table<FileRecord> table;
-        table.columns = fileHeadColumns(nullptr, loadHidden);
-        const std::vector<Column<FileRecord>> figures = {
-            {.header = "BEFORE",
-             .key = "before",
-             .width = 10,
-             .format = Format::Pages,
-             .help = "resident pages before (of the range)",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.load.before);
-                 },
-             .inJson = loadShown,
-             .spanned = true},
-            {.header = "AFTER",
-             .key = "after",
-             .width = 10,
-             .format = Format::Pages,
-             .help = "resident pages after",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.load.after);
-                 },
-             .inJson = loadShown,
-             .spanned = true},
-            {.header = "LOADED",
-             .width = 10,
-             .format = Format::Pages,
-             .help = "memory loaded: after - before",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.load.after > r.load.before ? r.load.after - r.load.before : 0);
-                 },
-             .spanned = true},
-            {.key = "bytes_requested",
-             .format = Format::Bytes,
-             .help = "the range asked for, clipped to the file",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.load.bytesRequested);
-                 }},
-            {.key = "bytes_done",
-             .format = Format::Bytes,
-             .help = "what was read ahead or read",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.load.bytesDone);
-                 }},
-            {.key = "truncated",
-             .format = Format::Bool,
-             .help = "the file shrank while it was read",
-             .value =
-                 [](const FileRecord &r) {
-                     return boolCell(r.load.truncated);
-                 }},
-            {.key = "cancelled",
-             .format = Format::Bool,
-             .help = "interrupted during this file",
-             .value =
-                 [](const FileRecord &r) {
-                     return boolCell(r.load.cancelled);
-                 }},
-        };
-        table.columns.insert(table.columns.end(), figures.begin(), figures.end());
-        table.span = [](const FileRecord &r) {
-            return hiddenActionText(r, r.load.hidden, ": loaded, counts unknown");
-        };
-        table.linesBelow = [](std::string &out, const FileRecord &r) {
+    static const Table<FileRecord> table = actionFileTable(
+        {.hidden =
+             [](const FileRecord &r) {
+                 return r.load.hidden;
+             },
+         .before =
+             [](const FileRecord &r) {
+                 return r.load.before;
+             },
+         .after =
+             [](const FileRecord &r) {
+                 return r.load.after;
+             },
+         .changeHeader = "LOADED",
+         .changeHelp = "memory loaded: after - before",
+         .change =
+             [](const FileRecord &r) {
+                 return r.load.after > r.load.before ? r.load.after - r.load.before : 0;
+             },
+         .doneText = ": loaded, counts unknown"},
+        {
+            loadColumn("bytes_requested",
+                       Format::Bytes,
+                       "the range asked for, clipped to the file",
+                       [](const FileRecord &r) {
+                           return countCell(r.load.bytesRequested);
+                       }),
+            loadColumn("bytes_done",
+                       Format::Bytes,
+                       "what was read ahead or read",
+                       [](const FileRecord &r) {
+                           return countCell(r.load.bytesDone);
+                       }),
+            loadColumn("truncated",
+                       Format::Bool,
+                       "the file shrank while it was read",
+                       [](const FileRecord &r) {
+                           return boolCell(r.load.truncated);
+                       }),
+            loadColumn("cancelled",
+                       Format::Bool,
+                       "interrupted during this file",
+                       [](const FileRecord &r) {
+                           return boolCell(r.load.cancelled);
+                       }),
+        },
+        [](std::string &out, const FileRecord &r) {
             if (r.load.truncated) {
                 out += "            the file shrank while it was read\n";
             }
-        };
-        return table;
-    }();
+        });
     return table;
 }
 

@@ -130,13 +130,7 @@ int runSnapshotSave(Context &context, const ParsedArgs &args)
         return exitCode;
     }
     const std::string &file = args.positional.front();
-    std::vector<std::string> roots;
-    for (size_t i = 1; i < args.positional.size(); ++i) {
-        const ArgumentKind kind = classify(context, args.positional[i]);
-        if (kind == ArgumentKind::Folder || kind == ArgumentKind::File) {
-            roots.push_back(args.positional[i]);
-        }
-    }
+    const std::vector<std::string> roots = filesAndFolders(context, args.positional.begin() + 1, args.positional.end());
     if (roots.empty()) {
         printError("snapshot save: nothing to record; " + file + " not written");
         return ExitFailures;
@@ -184,15 +178,10 @@ const Table<DiffRow> &diffTable()
     static const Table<DiffRow> table = {
         .columns =
             {
-                {.header = "PATH",
-                 .key = "path",
-                 .align = Align::Left,
-                 .format = Format::Path,
-                 .help = "the file",
-                 .value =
-                     [](const DiffRow &row) {
-                         return textCell(row.file->path);
-                     }},
+                pathColumn<DiffRow>("the file",
+                                    [](const DiffRow &row) {
+                                        return row.file->path;
+                                    }),
                 {.header = "LOADED",
                  .key = "loaded_pages",
                  .width = 11,

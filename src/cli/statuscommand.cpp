@@ -326,55 +326,8 @@ int runStatus(Context &context, const ParsedArgs &args)
         addFileToTotals(total, record.size, record.residency);
     }
     const TotalsRows totals(roots, result, total);
-    const bool cancelled = result.cancelled || interrupted();
-    const Table<FileRecord> files = fileTable(cells > 0, args.has("ascii"));
-    const bool anyFile = !named.empty() || !walked.empty();
-
-    std::string &out = context.out.buffer;
-    if (context.json) {
-        out += "{\"command\":\"status\",";
-        if (privileged) {
-            out += "\"privileged\":true,";
-        }
-        appendJsonNumber(out, "page_size", pageSize());
-        out += ',';
-        appendJsonBool(out, "cancelled", cancelled);
-        out += ",\"files\":[";
-        bool first = true;
-        for (const std::vector<FileRecord> *list : {&named, &walked}) {
-            for (const FileRecord &record : *list) {
-                out += first ? "" : ",";
-                first = false;
-                files.appendJson(out, record);
-                context.out.flushIfLarge();
-            }
-        }
-        out += "],";
-        totals.appendJson(out, statusTotalsTable());
-        out += ',';
-        context.appendProblemsJson(out);
-        out += "}\n";
-    } else {
-        if (anyFile) {
-            files.appendHeader(out);
-            for (const std::vector<FileRecord> *list : {&named, &walked}) {
-                for (const FileRecord &record : *list) {
-                    files.appendText(out, record, context.rawBytes);
-                    context.out.flushIfLarge();
-                }
-            }
-            if (!roots.empty()) {
-                out += '\n';
-            }
-        }
-        totals.appendText(out, statusTotalsTable(), !named.empty(), context.rawBytes);
-    }
-    if (cancelled) {
-        context.out.flush(); // the partial figures first, then the word that they are partial
-        printError("interrupted: the totals above are partial");
-        return interruptExitCode();
-    }
-    return context.anyFailed() ? ExitFailures : ExitSuccess;
+    const WalkReport report{"status", privileged, result.cancelled || interrupted(), &named, &walked, &totals};
+    return printWalkReport(context, fileTable(cells > 0, args.has("ascii")), statusTotalsTable(), report);
 }
 
 } // namespace

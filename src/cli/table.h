@@ -181,6 +181,21 @@ private:
     }
 };
 
+// The PATH column: the exact bytes in text, at the end of the line;
+// "path" (+ "path_base64" when not UTF-8) in JSON.
+template<typename Row>
+[[nodiscard]] Column<Row> pathColumn(const char *help, std::string (*path)(const Row &))
+{
+    return {.header = "PATH",
+            .key = "path",
+            .align = Align::Left,
+            .format = Format::Path,
+            .help = help,
+            .value = [path](const Row &row) {
+                return textCell(path(row));
+            }};
+}
+
 // A cell as text and as JSON ("key":value), by Format.
 [[nodiscard]] std::string formatCellText(Format format, const Cell &cell, bool raw);
 void appendJsonCell(std::string &json, const char *key, Format format, const Cell &cell);

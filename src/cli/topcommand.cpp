@@ -32,15 +32,10 @@ const Table<RankedFile> &rankTable()
                      [](const RankedFile &f) {
                          return countCell(f.rank);
                      }},
-                {.header = "PATH",
-                 .key = "path",
-                 .align = Align::Left,
-                 .format = Format::Path,
-                 .help = "the file",
-                 .value =
-                     [](const RankedFile &f) {
-                         return textCell(f.entry->path);
-                     }},
+                pathColumn<RankedFile>("the file",
+                                       [](const RankedFile &f) {
+                                           return f.entry->path;
+                                       }),
                 {.header = "RESIDENT",
                  .key = "resident",
                  .width = 10,
@@ -103,13 +98,7 @@ int runTop(Context &context, const ParsedArgs &args)
     if (!walkOptionsFrom(args, options, exitCode) || !countOption(args, "count", 1, 1000000, count, exitCode)) {
         return exitCode;
     }
-    std::vector<std::string> roots;
-    for (const std::string &path : args.positional) {
-        const ArgumentKind kind = classify(context, path);
-        if (kind == ArgumentKind::Folder || kind == ArgumentKind::File) {
-            roots.push_back(path);
-        }
-    }
+    const std::vector<std::string> roots = filesAndFolders(context, args.positional.begin(), args.positional.end());
     TopResult result;
     if (!roots.empty()) {
         result = topCached(roots, size_t(count), options, [&context](const WalkProblem &problem) {

@@ -3,6 +3,9 @@
 
 #include "walkrows.h"
 
+#include "commands.h"
+#include "interrupt.h"
+
 #include <algorithm>
 
 namespace Cachescope::Cli
@@ -37,15 +40,10 @@ std::string hiddenText(const std::string &reason)
 std::vector<Column<FileRecord>> fileHeadColumns(const char *sizeHeader, bool (*hidden)(const FileRecord &))
 {
     return {
-        {.header = "PATH",
-         .key = "path",
-         .align = Align::Left,
-         .format = Format::Path,
-         .help = "the file, as the file system names it",
-         .value =
-             [](const FileRecord &r) {
-                 return textCell(r.path);
-             }},
+        pathColumn<FileRecord>("the file, as the file system names it",
+                               [](const FileRecord &r) {
+                                   return r.path;
+                               }),
         {.header = sizeHeader,
          .key = "size",
          .width = 10,
@@ -103,18 +101,13 @@ bool isRoot(const TotalsRow &row)
 }
 
 // The columns both totals tables share, in the order of their JSON.
-Column<TotalsRow> pathColumn()
+Column<TotalsRow> rootPathColumn()
 {
-    return {.header = "PATH",
-            .key = "path",
-            .align = Align::Left,
-            .format = Format::Path,
-            .help = "the folder or file named, or 'total'",
-            .value =
-                [](const TotalsRow &row) {
-                    return textCell(row.path);
-                },
-            .inJson = isRoot};
+    Column<TotalsRow> column = pathColumn<TotalsRow>("the folder or file named, or 'total' (text only)", [](const TotalsRow &row) {
+        return row.path;
+    });
+    column.inJson = isRoot;
+    return column;
 }
 
 Column<TotalsRow> countColumn(const char *header, const char *key, size_t width, uint64_t WalkTotals::*member, const char *help)
@@ -160,7 +153,7 @@ Table<TotalsRow> makeStatusTotalsTable()
     };
     Table<TotalsRow> table;
     table.columns = {
-        pathColumn(),
+        rootPathColumn(),
         {.key = "method",
          .format = Format::Text,
          .help = "cachestat or mincore",
@@ -215,7 +208,7 @@ Table<TotalsRow> makeActionTotalsTable(FileAction action)
     const bool evict = action == FileAction::Evict;
     Table<TotalsRow> table;
     table.columns = {
-        pathColumn(),
+        rootPathColumn(),
         countColumn("FILES", "files", 9, &WalkTotals::files, "regular files"),
         countColumn(nullptr, "directories", 0, &WalkTotals::directories, "folders walked"),
         countColumn(nullptr, "bytes", 0, &WalkTotals::bytes, "sum of file sizes"),
@@ -309,6 +302,58 @@ void addFileToTotals(WalkTotals &totals, uint64_t size, const Residency &residen
         totals.evicted += residency.evicted;
         totals.recentlyEvicted += residency.recentlyEvicted;
     }
+}
+
+int printWalkReport(Context &context, const Table<FileRecord> &files, const Table<TotalsRow> &totalsTable, const WalkReport &report)
+{
+    const std::vector<FileRecord> *lists[] = {report.named, report.walked};
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":\"";
+        out += report.command;
+        out += "\",";
+        if (report.privileged) {
+            out += "\"privileged\":true,";
+        }
+        appendJsonNumber(out, "page_size", pageSize());
+        out += ',';
+        appendJsonBool(out, "cancelled", report.cancelled);
+        out += ",\"files\":[";
+        bool first = true;
+        for (const std::vector<FileRecord> *list : lists) {
+            for (const FileRecord &record : *list) {
+                out += first ? "" : ",";
+                first = false;
+                files.appendJson(out, record);
+                context.out.flushIfLarge();
+            }
+        }
+        out += "],";
+        report.totals->appendJson(out, totalsTable);
+        out += ',';
+        context.appendProblemsJson(out);
+        out += "}\n";
+    } else {
+        if (!report.named->empty() || !report.walked->empty()) {
+            files.appendHeader(out);
+            for (const std::vector<FileRecord> *list : lists) {
+                for (const FileRecord &record : *list) {
+                    files.appendText(out, record, context.rawBytes);
+                    context.out.flushIfLarge();
+                }
+            }
+            if (!report.totals->roots.empty()) {
+                out += '\n';
+            }
+        }
+        report.totals->appendText(out, totalsTable, !report.named->empty(), context.rawBytes);
+    }
+    if (report.cancelled) {
+        context.out.flush(); // the partial figures first, then the word that they are partial
+        printError("interrupted: the totals above are partial");
+        return interruptExitCode();
+    }
+    return context.anyFailed() ? ExitFailures : ExitSuccess;
 }
 
 } // namespace Cachescope::Cli

@@ -72,4 +72,18 @@ struct TotalsRows {
 
 void addFileToTotals(WalkTotals &totals, uint64_t size, const Residency &residency);
 
+// What status, evict and load print: the files' rows, then the totals.
+struct WalkReport {
+    const char *command = nullptr; // "status", "evict", "load"
+    bool privileged = false; // status --privileged
+    bool cancelled = false;
+    const std::vector<FileRecord> *named = nullptr; // files named on the command line
+    const std::vector<FileRecord> *walked = nullptr; // files found in the folders
+    const TotalsRows *totals = nullptr;
+};
+
+// Prints the report as text or JSON, a row at a time; returns the exit
+// status (the interrupt's, after saying on stderr that the figures are partial).
+[[nodiscard]] int printWalkReport(Context &context, const Table<FileRecord> &files, const Table<TotalsRow> &totalsTable, const WalkReport &report);
+
 } // namespace Cachescope::Cli

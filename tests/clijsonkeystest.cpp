@@ -226,8 +226,7 @@ class CliJsonKeysTest : public QObject
     {
         if (runAs == RunAs::TestUser) {
             return TestUtil::run(QStringLiteral("runuser"),
-                                 QStringList{QStringLiteral("-u"), QLatin1String(TestUtil::testUserName), QStringLiteral("--"), cliPath()}
-                                     + expand(arguments),
+                                 QStringList{QStringLiteral("-u"), QLatin1String(TestUtil::testUserName), QStringLiteral("--"), cliPath()} + expand(arguments),
                                  timeoutMs);
         }
         return TestUtil::run(cliPath(), expand(arguments), timeoutMs);

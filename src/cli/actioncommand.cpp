@@ -179,9 +179,8 @@ actOnNamedFiles(Context &context, const std::vector<std::string> &files, const W
 
 } // namespace
 
-Table<FileRecord> actionFileTable(const ActionFigures &figures,
-                                  const std::vector<Column<FileRecord>> &more,
-                                  std::function<void(std::string &out, const FileRecord &)> linesBelow)
+Table<FileRecord>
+actionFileTable(const ActionFigures &figures, const std::vector<Column<FileRecord>> &more, std::function<void(std::string &out, const FileRecord &)> linesBelow)
 {
     const auto shown = [hidden = figures.hidden](const FileRecord &r) {
         return !hidden(r);

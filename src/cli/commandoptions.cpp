@@ -33,9 +33,9 @@ bool countOption(const ParsedArgs &args, const char *name, uint64_t minimum, uin
     }
     const std::optional<uint64_t> number = parseCount(*text);
     if (!number || *number < minimum || *number > maximum) {
-        exitCode = usageError(args.command,
-                              std::string("--") + name + ": '" + *text + "' is not a whole number from " + std::to_string(minimum) + " to "
-                                  + std::to_string(maximum));
+        exitCode =
+            usageError(args.command,
+                       std::string("--") + name + ": '" + *text + "' is not a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum));
         return false;
     }
     value = *number;

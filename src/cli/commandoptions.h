@@ -44,7 +44,8 @@ enum class ArgumentKind : uint8_t {
 [[nodiscard]] ArgumentKind classify(Context &context, const std::string &path);
 
 // The paths that name a file or a folder (the others are reported).
-[[nodiscard]] std::vector<std::string> filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last);
+[[nodiscard]] std::vector<std::string>
+filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last);
 
 // Opens a regular file named on the command line; invalid after reporting why not.
 [[nodiscard]] UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st);

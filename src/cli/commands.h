@@ -43,11 +43,8 @@ void setRunner(std::string_view name, int (*run)(Context &context, const ParsedA
 // status --privileged: residency of open descriptors computed by the helper.
 // Fills one Residency (and, with buckets > 0, one Histogram) per descriptor,
 // or returns false with a sentence in error. Set only in cachescope-cli-privileged.
-using PrivilegedResidency = bool (*)(const std::vector<int> &fds,
-                                     int buckets,
-                                     std::vector<Residency> &residencies,
-                                     std::vector<Histogram> &histograms,
-                                     std::string &error);
+using PrivilegedResidency =
+    bool (*)(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
 void setPrivilegedResidency(PrivilegedResidency function);
 [[nodiscard]] bool privilegedResidencyAvailable();
 // Calls the function set; without one, fails with a sentence in error.

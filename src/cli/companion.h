@@ -18,8 +18,7 @@ namespace Cachescope::Cli
 // else the installed one. Returns only when that fails, with ExitFailures,
 // after a message on stderr: messagePrefix starts it ("experiment: "), and
 // notInstalled(lookedFor) is the sentence when neither exists ("looked for A and B").
-[[nodiscard]] int runInPrivilegedCompanion(char **arguments,
-                                           std::string_view messagePrefix,
-                                           const std::function<std::string(const std::string &lookedFor)> &notInstalled);
+[[nodiscard]] int
+runInPrivilegedCompanion(char **arguments, std::string_view messagePrefix, const std::function<std::string(const std::string &lookedFor)> &notInstalled);
 
 } // namespace Cachescope::Cli

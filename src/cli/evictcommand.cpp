@@ -14,62 +14,62 @@ namespace
 
 const Table<FileRecord> &fileTable()
 {
-    static const Table<FileRecord> table = actionFileTable(
-        {.hidden =
-             [](const FileRecord &r) {
-                 return r.evict.hidden;
-             },
-         .before =
-             [](const FileRecord &r) {
-                 return r.evict.before;
-             },
-         .after =
-             [](const FileRecord &r) {
-                 return r.evict.after;
-             },
-         .changeHeader = "FREED",
-         .changeKey = "freed",
-         .changeHelp = "pages freed: before - after",
-         .change =
-             [](const FileRecord &r) {
-                 return r.evict.freedPages();
-             },
-         .doneText = ": evicted, counts unknown"},
-        {
-            {.key = "dirty_after",
-             .help = "dirty pages left",
-             .value =
-                 [](const FileRecord &r) {
-                     return countCell(r.evict.dirtyAfter);
-                 },
-             .inJson =
-                 [](const FileRecord &r) {
-                     return !r.evict.hidden;
-                 }},
-            {.key = "remain_reason",
-             .format = Format::Text,
-             .help = "why pages stayed: none, dirty, mapped, shmem, hidden, unknown",
-             .value =
-                 [](const FileRecord &r) {
-                     return textCell(remainReasonName(r.evict.reason));
-                 }},
-            {.key = "remain_text",
-             .format = Format::Text,
-             .help = "why pages stayed, for people",
-             .value =
-                 [](const FileRecord &r) {
-                     return textCell(remainReasonText(r.evict.reason));
-                 },
-             .inJson =
-                 [](const FileRecord &r) {
-                     return r.evict.reason != RemainReason::None;
-                 }},
-        },
-        [](std::string &out, const FileRecord &r) {
-            if (!r.evict.hidden && r.evict.after > 0) {
-                out += "            " + std::to_string(r.evict.after) + " pages stayed: " + remainReasonText(r.evict.reason) + '\n';
-            }
-        });
+    static const Table<FileRecord> table =
+        actionFileTable({.hidden =
+                             [](const FileRecord &r) {
+                                 return r.evict.hidden;
+                             },
+                         .before =
+                             [](const FileRecord &r) {
+                                 return r.evict.before;
+                             },
+                         .after =
+                             [](const FileRecord &r) {
+                                 return r.evict.after;
+                             },
+                         .changeHeader = "FREED",
+                         .changeKey = "freed",
+                         .changeHelp = "pages freed: before - after",
+                         .change =
+                             [](const FileRecord &r) {
+                                 return r.evict.freedPages();
+                             },
+                         .doneText = ": evicted, counts unknown"},
+                        {
+                            {.key = "dirty_after",
+                             .help = "dirty pages left",
+                             .value =
+                                 [](const FileRecord &r) {
+                                     return countCell(r.evict.dirtyAfter);
+                                 },
+                             .inJson =
+                                 [](const FileRecord &r) {
+                                     return !r.evict.hidden;
+                                 }},
+                            {.key = "remain_reason",
+                             .format = Format::Text,
+                             .help = "why pages stayed: none, dirty, mapped, shmem, hidden, unknown",
+                             .value =
+                                 [](const FileRecord &r) {
+                                     return textCell(remainReasonName(r.evict.reason));
+                                 }},
+                            {.key = "remain_text",
+                             .format = Format::Text,
+                             .help = "why pages stayed, for people",
+                             .value =
+                                 [](const FileRecord &r) {
+                                     return textCell(remainReasonText(r.evict.reason));
+                                 },
+                             .inJson =
+                                 [](const FileRecord &r) {
+                                     return r.evict.reason != RemainReason::None;
+                                 }},
+                        },
+                        [](std::string &out, const FileRecord &r) {
+                            if (!r.evict.hidden && r.evict.after > 0) {
+                                out += "            " + std::to_string(r.evict.after) + " pages stayed: " + remainReasonText(r.evict.reason) + '\n';
+                            }
+                        });
     return table;
 }
 

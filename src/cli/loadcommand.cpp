@@ -19,57 +19,56 @@ Column<FileRecord> loadColumn(const char *key, Format format, const char *help, 
 
 const Table<FileRecord> &fileTable()
 {
-    static const Table<FileRecord> table = actionFileTable(
-        {.hidden =
-             [](const FileRecord &r) {
-                 return r.load.hidden;
-             },
-         .before =
-             [](const FileRecord &r) {
-                 return r.load.before;
-             },
-         .after =
-             [](const FileRecord &r) {
-                 return r.load.after;
-             },
-         .changeHeader = "LOADED",
-         .changeHelp = "memory loaded: after - before",
-         .change =
-             [](const FileRecord &r) {
-                 return r.load.after > r.load.before ? r.load.after - r.load.before : 0;
-             },
-         .doneText = ": loaded, counts unknown"},
-        {
-            loadColumn("bytes_requested",
-                       Format::Bytes,
-                       "the range asked for, clipped to the file",
-                       [](const FileRecord &r) {
-                           return countCell(r.load.bytesRequested);
-                       }),
-            loadColumn("bytes_done",
-                       Format::Bytes,
-                       "what was read ahead or read",
-                       [](const FileRecord &r) {
-                           return countCell(r.load.bytesDone);
-                       }),
-            loadColumn("truncated",
-                       Format::Bool,
-                       "the file shrank while it was read",
-                       [](const FileRecord &r) {
-                           return boolCell(r.load.truncated);
-                       }),
-            loadColumn("cancelled",
-                       Format::Bool,
-                       "interrupted during this file",
-                       [](const FileRecord &r) {
-                           return boolCell(r.load.cancelled);
-                       }),
-        },
-        [](std::string &out, const FileRecord &r) {
-            if (r.load.truncated) {
-                out += "            the file shrank while it was read\n";
-            }
-        });
+    static const Table<FileRecord> table = actionFileTable({.hidden =
+                                                                [](const FileRecord &r) {
+                                                                    return r.load.hidden;
+                                                                },
+                                                            .before =
+                                                                [](const FileRecord &r) {
+                                                                    return r.load.before;
+                                                                },
+                                                            .after =
+                                                                [](const FileRecord &r) {
+                                                                    return r.load.after;
+                                                                },
+                                                            .changeHeader = "LOADED",
+                                                            .changeHelp = "memory loaded: after - before",
+                                                            .change =
+                                                                [](const FileRecord &r) {
+                                                                    return r.load.after > r.load.before ? r.load.after - r.load.before : 0;
+                                                                },
+                                                            .doneText = ": loaded, counts unknown"},
+                                                           {
+                                                               loadColumn("bytes_requested",
+                                                                          Format::Bytes,
+                                                                          "the range asked for, clipped to the file",
+                                                                          [](const FileRecord &r) {
+                                                                              return countCell(r.load.bytesRequested);
+                                                                          }),
+                                                               loadColumn("bytes_done",
+                                                                          Format::Bytes,
+                                                                          "what was read ahead or read",
+                                                                          [](const FileRecord &r) {
+                                                                              return countCell(r.load.bytesDone);
+                                                                          }),
+                                                               loadColumn("truncated",
+                                                                          Format::Bool,
+                                                                          "the file shrank while it was read",
+                                                                          [](const FileRecord &r) {
+                                                                              return boolCell(r.load.truncated);
+                                                                          }),
+                                                               loadColumn("cancelled",
+                                                                          Format::Bool,
+                                                                          "interrupted during this file",
+                                                                          [](const FileRecord &r) {
+                                                                              return boolCell(r.load.cancelled);
+                                                                          }),
+                                                           },
+                                                           [](std::string &out, const FileRecord &r) {
+                                                               if (r.load.truncated) {
+                                                                   out += "            the file shrank while it was read\n";
+                                                               }
+                                                           });
     return table;
 }
 

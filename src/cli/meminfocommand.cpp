@@ -41,8 +41,8 @@ void appendMemInfoText(std::string &out, const FreeFigures &f, uint64_t dirty, u
         }
         return line;
     };
-    out += padRight("", 7) + padLeft("total", width) + padLeft("used", width) + padLeft("free", width) + padLeft("shared", width)
-        + padLeft("buff/cache", width) + padLeft("available", width) + '\n';
+    out += padRight("", 7) + padLeft("total", width) + padLeft("used", width) + padLeft("free", width) + padLeft("shared", width) + padLeft("buff/cache", width)
+        + padLeft("available", width) + '\n';
     out += padRight("Mem:", 7) + cells({f.total, f.used, f.free, f.shared, f.buffCache, f.available}) + '\n';
     out += padRight("Swap:", 7) + cells({f.swapTotal, f.swapUsed, f.swapFree}) + '\n';
     out += padRight("Dirty:", 7) + cells({dirty}) + "   Writeback: " + sizeText(writeback, raw) + '\n';

@@ -186,12 +186,7 @@ private:
 template<typename Row>
 [[nodiscard]] Column<Row> pathColumn(const char *help, std::string (*path)(const Row &))
 {
-    return {.header = "PATH",
-            .key = "path",
-            .align = Align::Left,
-            .format = Format::Path,
-            .help = help,
-            .value = [path](const Row &row) {
+    return {.header = "PATH", .key = "path", .align = Align::Left, .format = Format::Path, .help = help, .value = [path](const Row &row) {
                 return textCell(path(row));
             }};
 }

@@ -112,14 +112,9 @@ Column<TotalsRow> rootPathColumn()
 
 Column<TotalsRow> countColumn(const char *header, const char *key, size_t width, uint64_t WalkTotals::*member, const char *help)
 {
-    return {.header = header,
-            .key = key,
-            .width = width,
-            .help = help,
-            .value =
-                [member](const TotalsRow &row) {
-                    return countCell(row.totals.*member);
-                }};
+    return {.header = header, .key = key, .width = width, .help = help, .value = [member](const TotalsRow &row) {
+                return countCell(row.totals.*member);
+            }};
 }
 
 Column<TotalsRow> pagesColumn(const char *header,

@@ -5,8 +5,8 @@
 
 #include <array>
 #include <charconv>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 
 namespace Cachescope
 {

@@ -84,7 +84,7 @@ struct Table {
 
     void appendHeader(std::string &out) const
     {
-        appendLine(out, std::string(), [](const Column<Row> &column) {
+        appendLine(out, nullptr, std::string(), [](const Column<Row> &column) {
             return std::string(column.header);
         });
     }
@@ -92,24 +92,9 @@ struct Table {
     void appendText(std::string &out, const Row &row, bool raw) const
     {
         const std::optional<std::string> spanText = span ? span(row) : std::nullopt;
-        bool spanWritten = false;
-        appendLine(
-            out,
-            lineEnd ? lineEnd(row) : std::string(),
-            [&](const Column<Row> &column) {
-                return cellText(column, row, raw);
-            },
-            [&](const Column<Row> &column, std::string &line, const char *separator) {
-                if (!spanText || !column.spanned) {
-                    return false;
-                }
-                if (!spanWritten) {
-                    line += separator;
-                    line += *spanText;
-                    spanWritten = true;
-                }
-                return true;
-            });
+        appendLine(out, spanText ? &*spanText : nullptr, lineEnd ? lineEnd(row) : std::string(), [&](const Column<Row> &column) {
+            return cellText(column, row, raw);
+        });
         if (linesBelow) {
             linesBelow(out, row);
         }
@@ -134,36 +119,37 @@ struct Table {
     }
 
 private:
-    using Replace = std::function<bool(const Column<Row> &, std::string &, const char *)>;
-
-    // Text columns in declaration order, the one without width last.
+    // The text columns in declaration order, the one without width last;
+    // spanText (when not null) in place of the spanned ones.
     template<typename CellText>
-    void appendLine(std::string &out, const std::string &end, const CellText &cell, const Replace &replace = {}) const
+    void appendLine(std::string &out, const std::string *spanText, const std::string &end, const CellText &cell) const
     {
-        std::vector<const Column<Row> *> order;
-        const Column<Row> *unbounded = nullptr;
-        for (const Column<Row> &column : columns) {
-            if (!column.header) {
-                continue;
-            }
-            if (column.width == 0) {
-                unbounded = &column;
-            } else {
-                order.push_back(&column);
-            }
-        }
-        if (unbounded) {
-            order.push_back(unbounded);
-        }
-        for (size_t i = 0; i < order.size(); ++i) {
-            const Column<Row> &column = *order[i];
-            const char *separator = i == 0 ? indent : column.align == Align::Left ? "  " : gap;
-            if (replace && replace(column, out, separator)) {
-                continue;
+        bool first = true;
+        bool spanWritten = false;
+        const auto append = [&](const Column<Row> &column) {
+            const char *separator = first ? indent : column.align == Align::Left ? "  " : gap;
+            first = false;
+            if (spanText && column.spanned) {
+                if (!spanWritten) {
+                    out += separator;
+                    out += *spanText;
+                    spanWritten = true;
+                }
+                return;
             }
             out += separator;
             const std::string text = cell(column);
             out += column.align == Align::Left ? padRight(text, column.width) : padLeft(text, column.width);
+        };
+        for (const Column<Row> &column : columns) {
+            if (column.header && column.width > 0) {
+                append(column);
+            }
+        }
+        for (const Column<Row> &column : columns) {
+            if (column.header && column.width == 0) {
+                append(column);
+            }
         }
         out += end;
         out += '\n';

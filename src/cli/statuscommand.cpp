@@ -205,7 +205,8 @@ Table<FileRecord> fileTable(bool withHistogram, bool ascii)
 }
 
 // status --privileged: the descriptors we open are handed to the helper,
-// which reads residency as root; we never pass it a path (helper-security.md).
+// which reads residency as root; it is never given a path, so that it never
+// opens a file a user names.
 void askHelper(Context &context, std::vector<FileRecord> &named, std::vector<UniqueFd> opened, int cells)
 {
     std::vector<int> fds;

@@ -397,6 +397,38 @@ private Q_SLOTS:
         }
     }
 
+    // The parallel walker keeps many folder descriptors open: main() raises
+    // the soft limit of open files to the hard one (the library does not).
+    void raisesOpenFileLimit()
+    {
+        if (!TestUtil::haveProgram("prlimit")) {
+            QSKIP("needs prlimit (util-linux)");
+        }
+        QProcess process;
+        process.start(QStringLiteral("prlimit"),
+                      {QStringLiteral("--nofile=64:4096"),
+                       QStringLiteral("--"),
+                       TestUtil::cliPath(),
+                       QStringLiteral("meminfo"),
+                       QStringLiteral("--watch"),
+                       QStringLiteral("0.1"),
+                       QStringLiteral("--json")});
+        QVERIFY(process.waitForStarted());
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += process.readAllStandardOutput()).contains('\n'), 10000);
+        QFile limits(QStringLiteral("/proc/%1/limits").arg(process.processId()));
+        QVERIFY(limits.open(QIODevice::ReadOnly));
+        QByteArray openFiles;
+        for (const QByteArray &line : limits.readAll().split('\n')) {
+            if (line.startsWith("Max open files")) {
+                openFiles = line.simplified();
+            }
+        }
+        kill(pid_t(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(10000));
+        QCOMPARE(openFiles, QByteArray("Max open files 4096 4096 files"));
+    }
+
     void snapshotRoundTrip()
     {
         const std::string dir = m_dir + "/snap";

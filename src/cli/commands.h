@@ -2,44 +2,19 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+// The subcommands of cachescope-cli: what each one is (its spec and its
+// runner, from a file of its own) and which program runs it.
+
 #include "options.h"
 #include "output.h"
 
-#include <atomic>
-
-namespace Cachescope
-{
-class Walker;
-}
-
-namespace Cli
+namespace Cachescope::Cli
 {
 
 enum ExitCode : int {
     ExitSuccess = 0,
     ExitFailures = 1,
     ExitUsage = 2,
-};
-
-// SIGINT and SIGTERM go to one thread that cancels what runs (a walk, a
-// load, a restore, a watch loop); where nothing can be cancelled, the
-// process ends at once. A second signal always ends it.
-void installInterruptHandling();
-[[nodiscard]] const std::atomic<bool> &interruptFlag();
-[[nodiscard]] bool interrupted();
-[[nodiscard]] int interruptExitCode(); // 128 + the signal
-// Sleeps up to seconds; returns true at once when interrupted.
-[[nodiscard]] bool sleepUnlessInterrupted(double seconds);
-
-// While alive, an interrupt cancels this walker (or only sets the flag when
-// walker is null) instead of ending the process.
-class CancelScope
-{
-public:
-    explicit CancelScope(Cachescope::Walker *walker = nullptr);
-    ~CancelScope();
-    CancelScope(const CancelScope &) = delete;
-    CancelScope &operator=(const CancelScope &) = delete;
 };
 
 // A usage error: message and hint on stderr; returns ExitUsage.
@@ -49,6 +24,14 @@ struct Command {
     CommandSpec spec;
     int (*run)(Context &context, const ParsedArgs &args);
 };
+
+// Each subcommand, from its own file.
+[[nodiscard]] Command statusCommand();
+[[nodiscard]] Command evictCommand();
+[[nodiscard]] Command loadCommand();
+[[nodiscard]] Command topCommand();
+[[nodiscard]] Command meminfoCommand();
+[[nodiscard]] std::vector<Command> snapshotCommands(); // save, diff, restore
 
 // Every subcommand, in the order --help lists them.
 // run is null for the commands that need the privileged helper: those run in
@@ -60,13 +43,13 @@ void setRunner(std::string_view name, int (*run)(Context &context, const ParsedA
 // status --privileged: residency of open descriptors computed by the helper.
 // Fills one Residency (and, with buckets > 0, one Histogram) per descriptor,
 // or returns false with a sentence in error. Set only in cachescope-cli-privileged.
-using PrivilegedResidency = bool (*)(const std::vector<int> &fds,
-                                     int buckets,
-                                     std::vector<Cachescope::Residency> &residencies,
-                                     std::vector<Cachescope::Histogram> &histograms,
-                                     std::string &error);
+using PrivilegedResidency =
+    bool (*)(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
 void setPrivilegedResidency(PrivilegedResidency function);
 [[nodiscard]] bool privilegedResidencyAvailable();
+// Calls the function set; without one, fails with a sentence in error.
+[[nodiscard]] bool
+residencyFromHelper(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
 
 // Whether this command line must run in cachescope-cli-privileged.
 [[nodiscard]] bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args);
@@ -74,4 +57,8 @@ void setPrivilegedResidency(PrivilegedResidency function);
 // main() of both programs: parses argv (as bytes) and runs the command.
 [[nodiscard]] int runCli(int argc, char **argv);
 
-} // namespace Cli
+// Both programs' main() call it first: raises the soft limit of open files
+// to the hard one.
+void raiseOpenFileLimit();
+
+} // namespace Cachescope::Cli

@@ -5,17 +5,19 @@
 // help, and which command runs where. See docs/cli.md.
 
 #include "commands.h"
+#include "companion.h"
+#include "interrupt.h"
 
+#include "cachescope_cli_debug.h"
 #include "cachescope_version.h"
 
-#include <climits>
-#include <cstring>
-#include <unistd.h>
+#include <sys/resource.h>
 
 #include <string>
 #include <vector>
 
-using namespace Cli;
+namespace Cachescope::Cli
+{
 
 namespace
 {
@@ -120,32 +122,25 @@ std::string groupActions(const std::string &group)
     return names;
 }
 
-// The commands that need root run in cachescope-cli-privileged: next to this
-// program (the build folder), or where it is installed.
-int runInPrivilegedCompanion(char **argv)
-{
-    std::vector<std::string> candidates;
-    char self[PATH_MAX];
-    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length > 0) {
-        const std::string exe(self, size_t(length));
-        candidates.push_back(exe.substr(0, exe.rfind('/') + 1) + "cachescope-cli-privileged");
-    }
-    candidates.push_back(CACHESCOPE_PRIVILEGED_CLI_PATH);
-    for (const std::string &candidate : candidates) {
-        if (::access(candidate.c_str(), X_OK) == 0) {
-            ::execv(candidate.c_str(), argv);
-            printError(candidate + ": cannot run it: " + strerror(errno));
-            return ExitFailures;
-        }
-    }
-    printError("this command needs cachescope-cli-privileged (the client of the privileged helper), which is not installed: looked for " + candidates.front()
-               + " and " + candidates.back());
-    return ExitFailures;
-}
 } // namespace
 
-int Cli::runCli(int argc, char **argv)
+void raiseOpenFileLimit()
+{
+    // The parallel walker keeps a descriptor open for every folder it is in
+    // (one a thread, the whole path down), and status/evict/load of a deep
+    // tree would otherwise stop at the soft limit (often 1024) with EMFILE.
+    // A program decides such process-wide limits, not the library: so here.
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        const rlim_t soft = limit.rlim_cur;
+        limit.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &limit) == 0) {
+            qCDebug(CACHESCOPE_CLI) << "open files: soft limit raised from" << soft << "to" << limit.rlim_max;
+        }
+    }
+}
+
+int runCli(int argc, char **argv)
 {
     // Arguments stay bytes: a path that is not UTF-8 must name the same file.
     const std::vector<std::string> args(argv + 1, argv + argc);
@@ -229,7 +224,10 @@ int Cli::runCli(int argc, char **argv)
             printError(name + ": not available in this program");
             return ExitFailures;
         }
-        return runInPrivilegedCompanion(argv);
+        qCDebug(CACHESCOPE_CLI) << name.c_str() << "runs in cachescope-cli-privileged";
+        return runInPrivilegedCompanion(argv, "", [](const std::string &lookedFor) {
+            return "this command needs cachescope-cli-privileged (the client of the privileged helper), which is not installed: " + lookedFor;
+        });
     }
 
     // Only now that a command runs, and before any of its threads starts, so
@@ -239,7 +237,12 @@ int Cli::runCli(int argc, char **argv)
     Context context;
     context.json = parsed.has("json");
     context.rawBytes = parsed.has("bytes");
+    context.arguments = argv;
+    qCDebug(CACHESCOPE_CLI) << "running" << name.c_str() << (context.json ? "(JSON)" : "(text)");
     const int exitCode = command->run(context, parsed);
     context.out.flush();
+    qCDebug(CACHESCOPE_CLI) << name.c_str() << "ended with exit status" << exitCode;
     return exitCode;
 }
+
+} // namespace Cachescope::Cli

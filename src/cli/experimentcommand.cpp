@@ -3,25 +3,28 @@
 
 #include "experimentcommand.h"
 
+#include "commandoptions.h"
+#include "companion.h"
+#include "interrupt.h"
+#include "table.h"
+
+#include "cachescope_cli_debug.h"
 #include "experiments/engines.h"
+#include "format.h"
 
 #include <QFile>
 #include <QJsonDocument>
 
-#include <climits>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <mutex>
-#include <set>
-#include <sstream>
 #include <unistd.h>
 
-using namespace Cachescope::Experiments;
-
-namespace Cli
+namespace Cachescope::Cli
 {
+
+using namespace Experiments;
 
 namespace
 {
@@ -83,47 +86,63 @@ std::string formatValue(double value, const std::string &unit, bool raw)
     return number(value, 1) + ' ' + unit;
 }
 
-// The arguments as this process got them, for running the companion.
-std::vector<std::string> ownArguments()
+// The variants that need the helper run in cachescope-cli-privileged.
+int runInCompanion(Context &context, const std::string &variantOption)
 {
-    std::ifstream stream("/proc/self/cmdline", std::ios::binary);
-    std::vector<std::string> arguments;
-    std::string argument;
-    while (std::getline(stream, argument, '\0')) {
-        arguments.push_back(argument);
-    }
-    return arguments;
+    return runInPrivilegedCompanion(context.arguments, "experiment: ", [&variantOption](const std::string &lookedFor) {
+        return variantOption + " needs the privileged helper, through cachescope-cli-privileged (its client), which is not installed: " + lookedFor
+            + ". Run without " + variantOption + ".";
+    });
 }
 
-// The variants that need the helper run in cachescope-cli-privileged.
-int runInCompanion(const std::string &variantOption)
+// A figure of the runs, in the unit of its measurement.
+Column<Measurement> statisticColumn(const char *header, const char *help, double Statistics::*member, bool needsTwoRuns)
 {
-    std::vector<std::string> candidates;
-    char self[PATH_MAX];
-    const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length > 0) {
-        const std::string exe(self, size_t(length));
-        candidates.push_back(exe.substr(0, exe.rfind('/') + 1) + "cachescope-cli-privileged");
-    }
-    candidates.push_back(CACHESCOPE_PRIVILEGED_CLI_PATH);
-    std::vector<std::string> arguments = ownArguments();
-    for (const std::string &candidate : candidates) {
-        if (::access(candidate.c_str(), X_OK) != 0 || arguments.empty()) {
-            continue;
-        }
-        std::vector<char *> argv;
-        for (std::string &argument : arguments) {
-            argv.push_back(argument.data());
-        }
-        argv.push_back(nullptr);
-        ::execv(candidate.c_str(), argv.data());
-        printError("experiment: " + candidate + ": cannot run it: " + std::strerror(errno));
-        return ExitFailures;
-    }
-    printError("experiment: " + variantOption
-               + " needs the privileged helper, through cachescope-cli-privileged (its client), which is not installed: looked for " + candidates.front()
-               + " and " + candidates.back() + ". Run without " + variantOption + ".");
-    return ExitFailures;
+    return {.header = header,
+            .width = 14,
+            .help = help,
+            .text =
+                [member](const Measurement &m, bool raw) {
+                    return formatValue(m.statistics.*member, m.unit, raw);
+                },
+            .inText = needsTwoRuns ? std::function<bool(const Measurement &)>([](const Measurement &m) {
+                return m.statistics.count > 1;
+            })
+                                   : nullptr};
+}
+
+// The text table of a variant's measurements (the JSON is resultToJson's).
+const Table<Measurement> &measurementTable()
+{
+    static const Table<Measurement> table = {
+        .columns =
+            {
+                {.header = "MEASUREMENT",
+                 .align = Align::Left,
+                 .width = 26,
+                 .format = Format::Text,
+                 .help = "what was measured",
+                 .value =
+                     [](const Measurement &m) {
+                         return textCell(m.name);
+                     }},
+                statisticColumn("MEAN", "mean of the runs", &Statistics::mean, false),
+                statisticColumn("95% CI \u00b1", "half width of the 95% confidence interval of the mean", &Statistics::confidenceHalfWidth, true),
+                statisticColumn("STDDEV", "sample standard deviation", &Statistics::standardDeviation, true),
+                statisticColumn("MIN", "smallest value", &Statistics::minimum, false),
+                statisticColumn("MAX", "largest value", &Statistics::maximum, false),
+                {.header = "N",
+                 .width = 4,
+                 .help = "runs",
+                 .value =
+                     [](const Measurement &m) {
+                         return countCell(uint64_t(m.statistics.count));
+                     }},
+            },
+        .indent = "  ",
+        .gap = "",
+    };
+    return table;
 }
 
 void appendResultText(const Context &context, std::string &out, const Result &result)
@@ -160,15 +179,9 @@ void appendResultText(const Context &context, std::string &out, const Result &re
             out += "  no complete run\n";
             continue;
         }
-        out += "  " + padRight("MEASUREMENT", 26) + padLeft("MEAN", 14) + padLeft("95% CI \u00b1", 14) + padLeft("STDDEV", 14) + padLeft("MIN", 14)
-            + padLeft("MAX", 14) + padLeft("N", 4) + '\n';
+        measurementTable().appendHeader(out);
         for (const Measurement &m : v.measurements) {
-            const Statistics &s = m.statistics;
-            out += "  " + padRight(m.name, 26) + padLeft(formatValue(s.mean, m.unit, context.rawBytes), 14)
-                + padLeft(s.count > 1 ? formatValue(s.confidenceHalfWidth, m.unit, context.rawBytes) : std::string("-"), 14)
-                + padLeft(s.count > 1 ? formatValue(s.standardDeviation, m.unit, context.rawBytes) : std::string("-"), 14)
-                + padLeft(formatValue(s.minimum, m.unit, context.rawBytes), 14) + padLeft(formatValue(s.maximum, m.unit, context.rawBytes), 14)
-                + padLeft(std::to_string(s.count), 4) + '\n';
+            measurementTable().appendText(out, m, context.rawBytes);
         }
     }
     if (result.programFiles) {
@@ -196,40 +209,6 @@ void appendResultText(const Context &context, std::string &out, const Result &re
     for (const std::string &note : result.notes) {
         out += "\nNote: " + note + '\n';
     }
-}
-
-bool countValue(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t maximum, uint64_t &value, int &exitCode)
-{
-    const std::optional<std::string> text = args.value(name);
-    if (!text) {
-        return true;
-    }
-    const std::optional<uint64_t> parsed = parseCount(*text);
-    if (!parsed || *parsed < minimum || *parsed > maximum) {
-        exitCode =
-            usageError(args.command,
-                       std::string("--") + name + ": '" + *text + "' is not a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum));
-        return false;
-    }
-    value = *parsed;
-    return true;
-}
-
-bool bytesValue(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t &value, int &exitCode)
-{
-    const std::optional<std::string> text = args.value(name);
-    if (!text) {
-        return true;
-    }
-    const std::optional<uint64_t> parsed = parseBytes(*text);
-    if (!parsed || *parsed < minimum) {
-        exitCode = usageError(args.command,
-                              std::string("--") + name + ": '" + *text + "' is not a byte count of at least " + std::to_string(minimum)
-                                  + " (examples: 4096, 64K, 64M, 1G)");
-        return false;
-    }
-    value = *parsed;
-    return true;
 }
 
 bool secondsValue(const ParsedArgs &args, const char *name, bool zeroAllowed, double &value, int &exitCode)
@@ -297,9 +276,9 @@ int runExperiment(Context &context, const ParsedArgs &args)
     uint64_t step = 0;
     double timeout = 0;
     double wait = -1;
-    if (!countValue(args, "runs", 1, 1000, runs, exitCode) || !bytesValue(args, "size", 4096, size, exitCode)
-        || !bytesValue(args, "buffer", 1, buffer, exitCode) || !bytesValue(args, "limit", 1 << 20, limit, exitCode)
-        || !bytesValue(args, "step", 4096, step, exitCode) || !secondsValue(args, "timeout", false, timeout, exitCode)
+    if (!countOption(args, "runs", 1, 1000, runs, exitCode) || !bytesOption(args, "size", size, exitCode, 4096)
+        || !bytesOption(args, "buffer", buffer, exitCode, 1) || !bytesOption(args, "limit", limit, exitCode, 1 << 20)
+        || !bytesOption(args, "step", step, exitCode, 4096) || !secondsValue(args, "timeout", false, timeout, exitCode)
         || !secondsValue(args, "wait", true, wait, exitCode)) {
         return exitCode;
     }
@@ -313,7 +292,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         return usageError(args.command, "--no-with-swap leaves nothing to run without --without-swap");
     }
     if (!file.path.empty() && ::access(file.path.c_str(), R_OK) != 0) {
-        context.fail(file.path, std::strerror(errno));
+        context.fail(file.path, errnoText(errno));
         return ExitFailures;
     }
     if (size) {
@@ -322,7 +301,8 @@ int runExperiment(Context &context, const ParsedArgs &args)
 
     const std::string privilegedOption = args.has("drop-caches") ? "--drop-caches" : args.has("without-swap") ? "--without-swap" : std::string();
     if (!privilegedOption.empty() && !privilegedStepsSet) {
-        return runInCompanion(privilegedOption);
+        qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << privilegedOption.c_str() << "needs cachescope-cli-privileged";
+        return runInCompanion(context, privilegedOption);
     }
 
     std::unique_ptr<Experiment> experiment;
@@ -390,6 +370,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         result = experiment->run(progress, interruptFlag());
     }
     if (!result.error.empty()) {
+        qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << "could not run:" << result.error.c_str();
         printError("experiment " + name + ": " + result.error);
     }
     for (const VariantResult &v : result.variants) {
@@ -484,4 +465,4 @@ Command experimentCommand()
             runExperiment};
 }
 
-} // namespace Cli
+} // namespace Cachescope::Cli

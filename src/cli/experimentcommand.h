@@ -6,7 +6,7 @@
 
 #include "experiments/experiment.h"
 
-namespace Cli
+namespace Cachescope::Cli
 {
 
 // cachescope-cli experiment NAME [OPTIONS] [-- COMMAND...]: the engines of
@@ -14,9 +14,9 @@ namespace Cli
 [[nodiscard]] Command experimentCommand();
 int runExperiment(Context &context, const ParsedArgs &args);
 
-// Set in cachescope-cli-privileged (experimentprivileged.cpp): the steps that
+// Set in cachescope-cli-privileged (privilegedmain.cpp): the steps that
 // go to the privileged helper. cachescope-cli has none, and runs the
 // companion when a variant needs them (--drop-caches, --without-swap).
-void setExperimentPrivilegedSteps(const Cachescope::Experiments::PrivilegedSteps &steps);
+void setExperimentPrivilegedSteps(const Experiments::PrivilegedSteps &steps);
 
-} // namespace Cli
+} // namespace Cachescope::Cli

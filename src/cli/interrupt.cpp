@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-#include "commands.h"
+#include "interrupt.h"
 
 #include "walker.h"
 
@@ -18,7 +18,7 @@
 // thread (the mask is inherited by the walker's workers, which start later)
 // and one thread takes them with sigwait(), where any call is allowed.
 
-namespace Cli
+namespace Cachescope::Cli
 {
 
 namespace
@@ -28,7 +28,7 @@ std::atomic<int> interruptSignal{0};
 std::mutex scopeMutex;
 std::condition_variable interruptCondition;
 int activeScopes = 0;
-Cachescope::Walker *activeWalker = nullptr;
+Walker *activeWalker = nullptr;
 } // namespace
 
 namespace
@@ -105,7 +105,7 @@ bool sleepUnlessInterrupted(double seconds)
     return interruptedFlag.load();
 }
 
-CancelScope::CancelScope(Cachescope::Walker *walker)
+CancelScope::CancelScope(Walker *walker)
 {
     const std::lock_guard lock(scopeMutex);
     ++activeScopes;
@@ -122,4 +122,4 @@ CancelScope::~CancelScope()
     activeWalker = nullptr;
 }
 
-} // namespace Cli
+} // namespace Cachescope::Cli

@@ -7,5 +7,7 @@
 
 int main(int argc, char **argv)
 {
-    return Cli::runCli(argc, argv);
+    // The parallel walker keeps many folder descriptors open at once.
+    Cachescope::Cli::raiseOpenFileLimit();
+    return Cachescope::Cli::runCli(argc, argv);
 }

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace Cli
+namespace Cachescope::Cli
 {
 
 namespace
@@ -266,4 +266,4 @@ std::optional<double> parseSeconds(std::string_view text)
     return value;
 }
 
-} // namespace Cli
+} // namespace Cachescope::Cli

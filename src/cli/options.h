@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace Cli
+namespace Cachescope::Cli
 {
 
 struct OptionSpec {
@@ -62,4 +62,4 @@ struct UsageError {
 [[nodiscard]] std::optional<uint64_t> parseBytes(std::string_view text);
 [[nodiscard]] std::optional<double> parseSeconds(std::string_view text); // > 0, finite
 
-} // namespace Cli
+} // namespace Cachescope::Cli

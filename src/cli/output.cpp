@@ -3,6 +3,8 @@
 
 #include "output.h"
 
+#include "cachescope_cli_debug.h"
+#include "format.h"
 #include "pathcodec.h"
 
 #include <sys/stat.h>
@@ -12,7 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 
-namespace Cli
+namespace Cachescope::Cli
 {
 
 namespace
@@ -80,15 +82,9 @@ void Context::skip(std::string_view path, std::string_view reason)
     report(path, reason, true);
 }
 
-void Context::addWalkProblem(const Cachescope::WalkProblem &problem)
+void Context::addWalkProblem(const WalkProblem &problem)
 {
     report(problem.path, problem.reason, problem.skipped);
-}
-
-std::vector<Problem> Context::takeProblems()
-{
-    const std::lock_guard lock(mutex);
-    return std::move(problems);
 }
 
 void Context::appendProblemsJson(std::string &json)
@@ -102,7 +98,7 @@ void Context::appendProblemsJson(std::string &json)
         }
         first = false;
         json += '{';
-        Cachescope::appendJsonPath(json, problem.path);
+        appendJsonPath(json, problem.path);
         json += ',';
         appendJsonText(json, "reason", problem.reason);
         json += ',';
@@ -114,19 +110,7 @@ void Context::appendProblemsJson(std::string &json)
 
 std::string sizeText(uint64_t bytes, bool raw)
 {
-    if (raw || bytes < 1024) {
-        return raw ? std::to_string(bytes) : std::to_string(bytes) + " B";
-    }
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double value = double(bytes) / 1024.0;
-    int unit = 0;
-    while (value >= 1023.95 && unit < 5) {
-        value /= 1024.0;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-    return text;
+    return raw ? std::to_string(bytes) : formatBytes(bytes).toStdString();
 }
 
 std::string percentText(uint64_t part, uint64_t whole)
@@ -167,7 +151,7 @@ void appendJsonText(std::string &json, std::string_view key, std::string_view te
     json += '"';
     json += key;
     json += "\":";
-    Cachescope::appendJsonString(json, Cachescope::isValidUtf8(text) ? std::string(text) : Cachescope::toDisplayUtf8(text));
+    appendJsonString(json, isValidUtf8(text) ? std::string(text) : toDisplayUtf8(text));
 }
 
 std::string padLeft(std::string_view text, size_t width)
@@ -191,63 +175,4 @@ std::string padRight(std::string_view text, size_t width)
     return padded;
 }
 
-void appendTotalsJson(std::string &json, const Cachescope::WalkTotals &totals, TotalsFields fields)
-{
-    appendJsonNumber(json, "files", totals.files);
-    json += ',';
-    appendJsonNumber(json, "directories", totals.directories);
-    json += ',';
-    appendJsonNumber(json, "bytes", totals.bytes);
-    json += ',';
-    appendJsonNumber(json, "pages", totals.pages);
-    json += ',';
-    appendJsonNumber(json, "resident", totals.resident);
-    json += ",\"cached_percent\":";
-    appendJsonPercent(json, totals.resident, totals.pages - std::min(totals.pages, totals.hiddenPages));
-    json += ',';
-    if (fields == TotalsFields::Status) {
-        appendJsonNumber(json, "dirty", totals.dirty);
-        json += ',';
-        appendJsonNumber(json, "writeback", totals.writeback);
-        json += ',';
-        appendJsonNumber(json, "evicted", totals.evicted);
-        json += ',';
-        appendJsonNumber(json, "recently_evicted", totals.recentlyEvicted);
-        json += ',';
-    } else {
-        appendJsonNumber(json, "resident_after", totals.residentAfter);
-        json += ',';
-    }
-    if (fields == TotalsFields::Evict) {
-        appendJsonNumber(json, "remained", totals.remained);
-        json += ',';
-    }
-    appendJsonNumber(json, "hidden_files", totals.hiddenFiles);
-    json += ',';
-    appendJsonNumber(json, "hidden_pages", totals.hiddenPages);
-    json += ',';
-    appendJsonNumber(json, "hard_links", totals.hardLinks);
-    json += ',';
-    appendJsonNumber(json, "skipped", totals.skipped);
-    json += ',';
-    appendJsonNumber(json, "errors", totals.errors);
-}
-
-void addFileToTotals(Cachescope::WalkTotals &totals, uint64_t size, const Cachescope::Residency &residency)
-{
-    totals.files += 1;
-    totals.bytes += size;
-    totals.pages += residency.pages;
-    if (residency.hidden) {
-        totals.hiddenFiles += 1;
-        totals.hiddenPages += residency.pages;
-    } else if (residency.ok()) {
-        totals.resident += residency.resident;
-        totals.dirty += residency.dirty;
-        totals.writeback += residency.writeback;
-        totals.evicted += residency.evicted;
-        totals.recentlyEvicted += residency.recentlyEvicted;
-    }
-}
-
-} // namespace Cli
+} // namespace Cachescope::Cli

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace Cli
+namespace Cachescope::Cli
 {
 
 // stdout through one growing buffer and few large write(2) calls: printing
@@ -42,19 +42,18 @@ class Context
 public:
     bool json = false;
     bool rawBytes = false; // --bytes
+    char **arguments = nullptr; // as main() got them: for running cachescope-cli-privileged
     Writer out;
 
     // Thread-safe: walker callbacks call these from worker threads.
     void fail(std::string_view path, std::string_view reason); // counts as a failure (exit 1)
     void skip(std::string_view path, std::string_view reason); // reported only
-    void addWalkProblem(const Cachescope::WalkProblem &problem);
+    void addWalkProblem(const WalkProblem &problem);
 
     [[nodiscard]] bool anyFailed() const
     {
         return failures.load() > 0;
     }
-    [[nodiscard]] std::vector<Problem> takeProblems();
-
     // `"problems":[...]` for the JSON document.
     void appendProblemsJson(std::string &json);
 
@@ -68,7 +67,7 @@ private:
 // Prints "cachescope-cli: MESSAGE" on stderr at once.
 void printError(std::string_view message);
 
-// 1536 -> "1.5 KiB" (IEC); raw: "1536".
+// 1536 -> "1.5 KiB" (Cachescope::formatBytes); raw: "1536".
 [[nodiscard]] std::string sizeText(uint64_t bytes, bool raw);
 // "50.0%"; "-" when whole is 0.
 [[nodiscard]] std::string percentText(uint64_t part, uint64_t whole);
@@ -82,12 +81,4 @@ void appendJsonText(std::string &json, std::string_view key, std::string_view te
 [[nodiscard]] std::string padLeft(std::string_view text, size_t width);
 [[nodiscard]] std::string padRight(std::string_view text, size_t width);
 
-enum class TotalsFields : uint8_t {
-    Status,
-    Evict,
-    Load,
-};
-void appendTotalsJson(std::string &json, const Cachescope::WalkTotals &totals, TotalsFields fields);
-void addFileToTotals(Cachescope::WalkTotals &totals, uint64_t size, const Cachescope::Residency &residency);
-
-} // namespace Cli
+} // namespace Cachescope::Cli

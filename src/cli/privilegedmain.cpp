@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <string>
 
-using namespace Cli;
+using namespace Cachescope::Cli;
 namespace Privileged = Cachescope::Privileged;
 
 namespace
@@ -274,6 +274,9 @@ Cachescope::Experiments::PrivilegedSteps experimentSteps()
 
 int main(int argc, char **argv)
 {
+    // status --privileged and the experiments open files as cachescope-cli
+    // does (the parallel walker keeps many folder descriptors open).
+    raiseOpenFileLimit();
     // KAuth waits for the helper's answer in an event loop.
     QCoreApplication application(argc, argv);
     setRunner("drop-caches", runDropCaches);

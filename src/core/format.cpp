@@ -4,7 +4,9 @@
 #include "format.h"
 
 #include <array>
+#include <charconv>
 #include <cstring>
+#include <iterator>
 
 namespace Cachescope
 {
@@ -25,6 +27,12 @@ QString formatBytes(uint64_t bytes, ByteStyle style, const QLocale &locale)
         ++unit;
     }
     const int decimals = style == ByteStyle::Exact && bytes % unitBytes == 0 ? 0 : 1;
+    // Rounded as printf("%.1f") rounds (the exact binary value, ties to
+    // even: 1280 bytes are "1.2 KiB"), as the command line always printed;
+    // QLocale alone would round ties up. The locale then only writes it.
+    char digits[64];
+    const std::to_chars_result end = std::to_chars(std::begin(digits), std::end(digits), value, std::chars_format::fixed, decimals);
+    std::from_chars(std::begin(digits), end.ptr, value, std::chars_format::fixed);
     return locale.toString(value, 'f', decimals) + QLatin1Char(' ') + QLatin1String(units[unit]);
 }
 

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "commandoptions.h"
+
+#include "format.h"
+#include "residency.h"
+
+#include <fcntl.h>
+
+namespace Cachescope::Cli
+{
+
+const OptionSpec followOption{'L', "follow", nullptr, "follow symlinks (to files and folders) inside folders; loops are detected"};
+const OptionSpec oneFileSystemOption{'x', "one-file-system", nullptr, "stay on the file system of each PATH"};
+const OptionSpec threadsOption{'j', "threads", "N", "walk with N threads (default: one a core, at least 2)"};
+const OptionSpec mincoreOption{0, "mincore", nullptr, "use mincore(2) even where cachestat(2) exists (no dirty/writeback figures)"};
+const OptionSpec verboseOption{'v', "verbose", nullptr, "list every file found under a folder, not only the totals"};
+
+std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options)
+{
+    options.push_back({0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"});
+    options.push_back({0, "bytes", nullptr, "print sizes as raw byte counts instead of KiB/MiB/GiB"});
+    options.push_back({'h', "help", nullptr, "show this help"});
+    return options;
+}
+
+bool countOption(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t maximum, uint64_t &value, int &exitCode)
+{
+    const std::optional<std::string> text = args.value(name);
+    if (!text) {
+        return true;
+    }
+    const std::optional<uint64_t> number = parseCount(*text);
+    if (!number || *number < minimum || *number > maximum) {
+        exitCode =
+            usageError(args.command,
+                       std::string("--") + name + ": '" + *text + "' is not a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum));
+        return false;
+    }
+    value = *number;
+    return true;
+}
+
+bool bytesOption(const ParsedArgs &args, const char *name, uint64_t &value, int &exitCode, uint64_t minimum)
+{
+    const std::optional<std::string> text = args.value(name);
+    if (!text) {
+        return true;
+    }
+    const std::optional<uint64_t> number = parseBytes(*text);
+    if (!number || *number < minimum) {
+        const std::string what = minimum == 0 ? "' is not a byte count (examples: 4096, 64K, 1.5M, 2G)"
+                                              : "' is not a byte count of at least " + std::to_string(minimum) + " (examples: 4096, 64K, 64M, 1G)";
+        exitCode = usageError(args.command, std::string("--") + name + ": '" + *text + what);
+        return false;
+    }
+    value = *number;
+    return true;
+}
+
+bool walkOptionsFrom(const ParsedArgs &args, WalkOptions &options, int &exitCode)
+{
+    options.followSymlinks = args.has("follow");
+    options.oneFileSystem = args.has("one-file-system");
+    options.residencyOptions.forceMincore = args.has("mincore");
+    uint64_t threads = 0;
+    if (!countOption(args, "threads", 1, 256, threads, exitCode)) {
+        return false;
+    }
+    options.threads = int(threads);
+    return true;
+}
+
+ArgumentKind classify(Context &context, const std::string &path)
+{
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+        context.fail(path, errnoText(errno));
+        return ArgumentKind::Missing;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        return ArgumentKind::Folder;
+    }
+    if (S_ISREG(st.st_mode)) {
+        return ArgumentKind::File;
+    }
+    context.skip(path, std::string(kindName(kindOfMode(st.st_mode))) + ": skipped, never opened");
+    return ArgumentKind::Special;
+}
+
+std::vector<std::string> filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last)
+{
+    std::vector<std::string> paths;
+    for (auto it = first; it != last; ++it) {
+        const ArgumentKind kind = classify(context, *it);
+        if (kind == ArgumentKind::Folder || kind == ArgumentKind::File) {
+            paths.push_back(*it);
+        }
+    }
+    return paths;
+}
+
+UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st)
+{
+    int error = 0;
+    std::string errorText;
+    UniqueFd fd(openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText));
+    if (!fd) {
+        context.fail(path, errorText.empty() ? errnoText(error ? error : EIO) : errorText);
+    }
+    return fd;
+}
+
+} // namespace Cachescope::Cli

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// What several subcommands share: the options of the commands that walk,
+// checked numbers, and a first look at the paths named on the command line.
+
+#include "commands.h"
+
+#include "uniquefd.h"
+#include "walker.h"
+
+#include <sys/stat.h>
+
+namespace Cachescope::Cli
+{
+
+extern const OptionSpec followOption;
+extern const OptionSpec oneFileSystemOption;
+extern const OptionSpec threadsOption;
+extern const OptionSpec mincoreOption;
+extern const OptionSpec verboseOption;
+
+// options plus --json, --bytes and --help, which every command takes.
+[[nodiscard]] std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options);
+
+// Reads an optional whole-number option into value (left as it is when the
+// option is absent); false after a usage error, with its exit code.
+[[nodiscard]] bool countOption(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t maximum, uint64_t &value, int &exitCode);
+// The same for a byte count (4096, 64K, 1.5M, ...) of at least minimum.
+[[nodiscard]] bool bytesOption(const ParsedArgs &args, const char *name, uint64_t &value, int &exitCode, uint64_t minimum = 0);
+
+// -L, -x, -j, --mincore: shared by every command that walks.
+[[nodiscard]] bool walkOptionsFrom(const ParsedArgs &args, WalkOptions &options, int &exitCode);
+
+enum class ArgumentKind : uint8_t {
+    Missing, // reported already
+    File,
+    Folder,
+    Special, // reported already, as skipped
+};
+
+// Looks at a path named on the command line (following a symlink: the user named it).
+[[nodiscard]] ArgumentKind classify(Context &context, const std::string &path);
+
+// The paths that name a file or a folder (the others are reported).
+[[nodiscard]] std::vector<std::string>
+filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last);
+
+// Opens a regular file named on the command line; invalid after reporting why not.
+[[nodiscard]] UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st);
+
+} // namespace Cachescope::Cli

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// cachescope-cli snapshot save, diff and restore: the page cache recorded in
+// a file, compared and brought back. One file for the three actions: they
+// share the reading and writing of snapshot files.
+
+#include "commandoptions.h"
+#include "interrupt.h"
+#include "table.h"
+
+#include "format.h"
+#include "pathcodec.h"
+#include "snapshot.h"
+#include "uniquefd.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace Cachescope::Cli
+{
+
+namespace
+{
+
+std::optional<QByteArray> readWholeFile(Context &context, const std::string &path)
+{
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) {
+        context.fail(path, errnoText(errno));
+        return std::nullopt;
+    }
+    struct stat st;
+    if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        context.fail(path, "not a regular file");
+        return std::nullopt;
+    }
+    QByteArray data;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            context.fail(path, errnoText(errno));
+            return std::nullopt;
+        }
+        if (n == 0) {
+            break;
+        }
+        data.append(buffer, n);
+    }
+    return data;
+}
+
+std::optional<Snapshot> readSnapshot(Context &context, const std::string &path)
+{
+    const std::optional<QByteArray> data = readWholeFile(context, path);
+    if (!data) {
+        return std::nullopt;
+    }
+    QString error;
+    std::optional<Snapshot> snapshot = snapshotFromJson(*data, &error);
+    if (!snapshot) {
+        context.fail(path, "not a Cachescope snapshot: " + error.toStdString());
+    }
+    return snapshot;
+}
+
+// Writes next to the target and renames, so that an interrupted save never leaves half a snapshot.
+bool writeWholeFile(Context &context, const std::string &path, const QByteArray &data)
+{
+    const std::string temporary = path + ".tmp-" + std::to_string(getpid());
+    UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd) {
+        context.fail(path, "cannot write: " + errnoText(errno));
+        return false;
+    }
+    const char *bytes = data.constData();
+    size_t left = size_t(data.size());
+    while (left > 0) {
+        const ssize_t n = ::write(fd.get(), bytes, left);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            context.fail(path, "cannot write: " + errnoText(errno));
+            fd.reset();
+            ::unlink(temporary.c_str());
+            return false;
+        }
+        bytes += n;
+        left -= size_t(n);
+    }
+    // The close() of a written file can report a late write error: checked.
+    if (::close(fd.release()) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+        context.fail(path, "cannot write: " + errnoText(errno));
+        ::unlink(temporary.c_str());
+        return false;
+    }
+    return true;
+}
+
+uint64_t rangePages(const std::vector<PageRange> &ranges)
+{
+    uint64_t pages = 0;
+    for (const PageRange &range : ranges) {
+        pages += range.count;
+    }
+    return pages;
+}
+
+std::string rangesJson(const std::vector<PageRange> &ranges)
+{
+    std::string json = "[";
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        json += i ? ",[" : "[";
+        json += std::to_string(ranges[i].first) + ',' + std::to_string(ranges[i].count) + ']';
+    }
+    json += ']';
+    return json;
+}
+
+int runSnapshotSave(Context &context, const ParsedArgs &args)
+{
+    int exitCode = ExitSuccess;
+    WalkOptions options;
+    if (!walkOptionsFrom(args, options, exitCode)) {
+        return exitCode;
+    }
+    const std::string &file = args.positional.front();
+    const std::vector<std::string> roots = filesAndFolders(context, args.positional.begin() + 1, args.positional.end());
+    if (roots.empty()) {
+        printError("snapshot save: nothing to record; " + file + " not written");
+        return ExitFailures;
+    }
+    const Snapshot snapshot = takeSnapshot(roots, options, [&context](const WalkProblem &problem) {
+        context.addWalkProblem(problem);
+    });
+    if (!writeWholeFile(context, file, snapshotToJson(snapshot))) {
+        return ExitFailures;
+    }
+    uint64_t pages = 0;
+    for (const SnapshotFile &entry : snapshot.files) {
+        pages += rangePages(entry.ranges);
+    }
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":\"snapshot save\",";
+        appendJsonPath(out, file, "file");
+        out += ',';
+        appendJsonNumber(out, "page_size", snapshot.pageSize);
+        out += ',';
+        appendJsonNumber(out, "files", snapshot.files.size());
+        out += ',';
+        appendJsonNumber(out, "resident_pages", pages);
+        out += ',';
+        appendJsonNumber(out, "resident_bytes", pages * snapshot.pageSize);
+        out += ',';
+        context.appendProblemsJson(out);
+        out += "}\n";
+    } else {
+        out += "Saved " + std::to_string(snapshot.files.size()) + " files, " + sizeText(pages * snapshot.pageSize, context.rawBytes) + " resident ("
+            + std::to_string(pages) + " pages), to " + file + '\n';
+    }
+    return context.anyFailed() ? ExitFailures : ExitSuccess;
+}
+
+// One file of a diff, with the page size of the snapshots.
+struct DiffRow {
+    const SnapshotFileDiff *file = nullptr;
+    uint64_t pageSize = 0;
+};
+
+const Table<DiffRow> &diffTable()
+{
+    static const Table<DiffRow> table = {
+        .columns =
+            {
+                pathColumn<DiffRow>("the file",
+                                    [](const DiffRow &row) {
+                                        return row.file->path;
+                                    }),
+                {.header = "LOADED",
+                 .key = "loaded_pages",
+                 .width = 11,
+                 .help = "pages resident in B, not in A (text: their memory)",
+                 .value =
+                     [](const DiffRow &row) {
+                         return countCell(row.file->loadedPages());
+                     },
+                 .text =
+                     [](const DiffRow &row, bool raw) {
+                         return '+' + sizeText(row.file->loadedPages() * row.pageSize, raw);
+                     }},
+                {.header = "EVICTED",
+                 .key = "evicted_pages",
+                 .width = 11,
+                 .help = "pages resident in A, not in B (text: their memory)",
+                 .value =
+                     [](const DiffRow &row) {
+                         return countCell(row.file->evictedPages());
+                     },
+                 .text =
+                     [](const DiffRow &row, bool raw) {
+                         return '-' + sizeText(row.file->evictedPages() * row.pageSize, raw);
+                     }},
+                {.key = "only_in_first",
+                 .format = Format::Bool,
+                 .help = "the file is in snapshot A only",
+                 .value =
+                     [](const DiffRow &row) {
+                         return boolCell(row.file->onlyInFirst);
+                     }},
+                {.key = "only_in_second",
+                 .format = Format::Bool,
+                 .help = "the file is in snapshot B only",
+                 .value =
+                     [](const DiffRow &row) {
+                         return boolCell(row.file->onlyInSecond);
+                     }},
+                {.key = "loaded",
+                 .format = Format::Json,
+                 .help = "the loaded page ranges, [first, count], sorted",
+                 .value =
+                     [](const DiffRow &row) {
+                         return textCell(rangesJson(row.file->loaded));
+                     }},
+                {.key = "evicted",
+                 .format = Format::Json,
+                 .help = "the evicted page ranges, [first, count], sorted",
+                 .value =
+                     [](const DiffRow &row) {
+                         return textCell(rangesJson(row.file->evicted));
+                     }},
+            },
+        .lineEnd =
+            [](const DiffRow &row) {
+                return row.file->onlyInFirst ? std::string("  (only in the first snapshot)")
+                    : row.file->onlyInSecond ? std::string("  (only in the second snapshot)")
+                                             : std::string();
+            },
+    };
+    return table;
+}
+
+int runSnapshotDiff(Context &context, const ParsedArgs &args)
+{
+    const std::optional<Snapshot> first = readSnapshot(context, args.positional[0]);
+    const std::optional<Snapshot> second = readSnapshot(context, args.positional[1]);
+    if (!first || !second) {
+        return ExitFailures;
+    }
+    const SnapshotDiff diff = diffSnapshots(*first, *second);
+    const uint64_t page = second->pageSize ? second->pageSize : pageSize();
+    const Table<DiffRow> &table = diffTable();
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":\"snapshot diff\",";
+        appendJsonNumber(out, "page_size", page);
+        out += ',';
+        appendJsonNumber(out, "loaded_pages", diff.loadedPages);
+        out += ',';
+        appendJsonNumber(out, "evicted_pages", diff.evictedPages);
+        out += ",\"files\":[";
+        for (size_t i = 0; i < diff.files.size(); ++i) {
+            out += i ? "," : "";
+            table.appendJson(out, DiffRow{&diff.files[i], page});
+            context.out.flushIfLarge();
+        }
+        out += "]}\n";
+    } else {
+        table.appendHeader(out);
+        for (const SnapshotFileDiff &file : diff.files) {
+            table.appendText(out, DiffRow{&file, page}, context.rawBytes);
+            context.out.flushIfLarge();
+        }
+        out += '\n' + std::to_string(diff.files.size()) + " files differ: " + sizeText(diff.loadedPages * page, context.rawBytes) + " loaded ("
+            + std::to_string(diff.loadedPages) + " pages), " + sizeText(diff.evictedPages * page, context.rawBytes) + " evicted ("
+            + std::to_string(diff.evictedPages) + " pages)\n";
+    }
+    return ExitSuccess;
+}
+
+int runSnapshotRestore(Context &context, const ParsedArgs &args)
+{
+    const std::string &file = args.positional.front();
+    const std::optional<Snapshot> snapshot = readSnapshot(context, file);
+    if (!snapshot) {
+        return ExitFailures;
+    }
+    RestoreReport report;
+    {
+        const CancelScope scope;
+        report = restoreSnapshot(*snapshot, &interruptFlag());
+    }
+    for (const RestoreProblem &problem : report.skipped) {
+        context.fail(problem.path, problem.reason);
+    }
+    const bool cancelled = report.cancelled || interrupted();
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":\"snapshot restore\",";
+        appendJsonPath(out, file, "file");
+        out += ',';
+        appendJsonNumber(out, "page_size", snapshot->pageSize);
+        out += ',';
+        appendJsonNumber(out, "files_restored", report.filesRestored);
+        out += ',';
+        appendJsonNumber(out, "pages_requested", report.pagesRequested);
+        out += ',';
+        appendJsonNumber(out, "pages_resident_after", report.pagesResidentAfter);
+        out += ',';
+        appendJsonBool(out, "cancelled", cancelled);
+        out += ',';
+        context.appendProblemsJson(out);
+        out += "}\n";
+    } else {
+        out += "Restored " + std::to_string(report.filesRestored) + " files: " + std::to_string(report.pagesResidentAfter) + " of "
+            + std::to_string(report.pagesRequested) + " recorded pages resident (" + sizeText(report.pagesResidentAfter * snapshot->pageSize, context.rawBytes)
+            + ")";
+        if (!report.skipped.empty()) {
+            out += "; " + std::to_string(report.skipped.size()) + " files skipped (named on stderr)";
+        }
+        out += '\n';
+    }
+    if (cancelled) {
+        context.out.flush();
+        printError("interrupted: the restore is partial");
+        return interruptExitCode();
+    }
+    return context.anyFailed() ? ExitFailures : ExitSuccess;
+}
+
+} // namespace
+
+std::vector<Command> snapshotCommands()
+{
+    return {
+        {{"snapshot save",
+          "FILE PATH...",
+          "record which pages of which files are cached",
+          "Walks the PATHs and writes to FILE (JSON) the resident page ranges of\n"
+          "every regular file, with its size and modification time. Files whose\n"
+          "residency is hidden from you are reported and left out.",
+          withCommonOptions({followOption, oneFileSystemOption, threadsOption, mincoreOption}),
+          "  cachescope-cli snapshot save before.json /srv/db\n",
+          2},
+         runSnapshotSave},
+        {{"snapshot diff",
+          "A B",
+          "what changed in the page cache between two snapshots",
+          "Compares two snapshot files and lists the files whose resident pages\n"
+          "differ: memory loaded (resident in B, not in A) and evicted (resident in\n"
+          "A, not in B).",
+          withCommonOptions({}),
+          "  cachescope-cli snapshot diff before.json after.json\n",
+          2,
+          2},
+         runSnapshotDiff},
+        {{"snapshot restore",
+          "FILE",
+          "load the recorded pages back into the page cache",
+          "Loads exactly the page ranges recorded in FILE back into the page cache.\n"
+          "Files that changed since the snapshot (size or modification time) or\n"
+          "cannot be opened are skipped and named on stderr (exit status 1).",
+          withCommonOptions({}),
+          "  cachescope-cli snapshot restore before.json\n",
+          1,
+          1},
+         runSnapshotRestore},
+    };
+}
+
+} // namespace Cachescope::Cli

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// cachescope-cli status: how much of each file is in the page cache.
+
+#include "commandoptions.h"
+#include "interrupt.h"
+#include "walkrows.h"
+
+#include "cachescope_cli_debug.h"
+
+#include <unistd.h>
+
+#include <mutex>
+
+namespace Cachescope::Cli
+{
+
+namespace
+{
+
+std::string heatmapCells(const Histogram &histogram, bool ascii)
+{
+    static const char *const unicodeCells[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
+    static const char *const asciiCells[] = {" ", ".", "o", "O", "#"};
+    const char *const *cells = ascii ? asciiCells : unicodeCells;
+    std::string line;
+    for (int bucket = 0; bucket < histogram.buckets(); ++bucket) {
+        const uint64_t pages = histogram.pagesIn(bucket);
+        const uint64_t resident = histogram.resident[size_t(bucket)];
+        int level = 0;
+        if (resident > 0) {
+            level = resident >= pages ? 4 : 1 + int(std::min<uint64_t>(2, 3 * resident / std::max<uint64_t>(pages, 1)));
+        }
+        line += cells[level];
+    }
+    return line;
+}
+
+void appendNumbers(std::string &json, const char *key, const std::vector<uint64_t> &numbers)
+{
+    json += '"';
+    json += key;
+    json += "\":[";
+    for (size_t i = 0; i < numbers.size(); ++i) {
+        json += i ? "," : "";
+        json += std::to_string(numbers[i]);
+    }
+    json += ']';
+}
+
+std::string histogramJson(const Histogram &h)
+{
+    std::vector<uint64_t> pages;
+    for (int bucket = 0; bucket < h.buckets(); ++bucket) {
+        pages.push_back(h.pagesIn(bucket));
+    }
+    std::string json = "{";
+    appendNumbers(json, "pages", pages);
+    json += ',';
+    appendNumbers(json, "resident", h.resident);
+    if (h.detail) {
+        json += ',';
+        appendNumbers(json, "dirty", h.dirty);
+        json += ',';
+        appendNumbers(json, "writeback", h.writeback);
+    }
+    json += '}';
+    return json;
+}
+
+bool residencyHidden(const FileRecord &record)
+{
+    return record.residency.hidden;
+}
+
+bool residencyShown(const FileRecord &record)
+{
+    return !record.residency.hidden;
+}
+
+bool detailShown(const FileRecord &record)
+{
+    return !record.residency.hidden && record.residency.detail;
+}
+
+// The detail figures of cachestat: "-" in text and absent in JSON without it.
+Column<FileRecord> detailColumn(const char *header, const char *key, uint64_t Residency::*member, const char *help)
+{
+    return {.header = header,
+            .key = key,
+            .width = 10,
+            .format = Format::Pages,
+            .help = help,
+            .value =
+                [member](const FileRecord &r) {
+                    return countCell(r.residency.*member);
+                },
+            .inJson = detailShown,
+            .inText =
+                [](const FileRecord &r) {
+                    return r.residency.detail;
+                },
+            .spanned = true};
+}
+
+// withHistogram: --pages N, a heatmap under each row (ascii: in ASCII cells).
+Table<FileRecord> fileTable(bool withHistogram, bool ascii)
+{
+    Table<FileRecord> table;
+    table.columns = fileHeadColumns("SIZE", residencyHidden);
+    const std::vector<Column<FileRecord>> figures = {
+        {.header = "RESIDENT",
+         .key = "resident",
+         .width = 10,
+         .format = Format::Pages,
+         .help = "resident pages (text: the memory they take)",
+         .value =
+             [](const FileRecord &r) {
+                 return countCell(r.residency.resident);
+             },
+         .inJson = residencyShown,
+         .spanned = true},
+        {.key = "resident_bytes",
+         .format = Format::Bytes,
+         .help = "the memory the resident pages take",
+         .value =
+             [](const FileRecord &r) {
+                 return countCell(r.residency.resident * pageSize());
+             },
+         .inJson = residencyShown},
+        {.header = "PAGES",
+         .width = 21,
+         .format = Format::Text,
+         .help = "resident/total pages",
+         .value =
+             [](const FileRecord &r) {
+                 return textCell(std::to_string(r.residency.resident) + '/' + std::to_string(r.residency.pages));
+             },
+         .spanned = true},
+        {.header = "CACHED",
+         .key = "cached_percent",
+         .width = 7,
+         .format = Format::Percent,
+         .help = "resident share",
+         .value =
+             [](const FileRecord &r) {
+                 return percentCell(r.residency.resident, r.residency.pages);
+             },
+         .inJson = residencyShown,
+         .spanned = true},
+        detailColumn("DIRTY", "dirty", &Residency::dirty, "dirty pages"),
+        detailColumn("WRITEBACK", "writeback", &Residency::writeback, "pages being written back"),
+        detailColumn("EVICTED", "evicted", &Residency::evicted, "pages evicted since the file was opened first"),
+        {.key = "recently_evicted",
+         .help = "pages evicted recently",
+         .value =
+             [](const FileRecord &r) {
+                 return countCell(r.residency.recentlyEvicted);
+             },
+         .inJson = detailShown},
+        {.header = "METHOD",
+         .key = "method",
+         .align = Align::Left,
+         .width = 9,
+         .format = Format::Text,
+         .help = "cachestat or mincore",
+         .value =
+             [](const FileRecord &r) {
+                 return textCell(methodName(r.residency.method));
+             },
+         .inJson = residencyShown,
+         .spanned = true},
+        {.key = "histogram",
+         .format = Format::Json,
+         .help = "with --pages N: pages, resident (and with cachestat dirty, writeback) pages of each cell",
+         .value =
+             [](const FileRecord &r) {
+                 return textCell(histogramJson(r.histogram));
+             },
+         .inJson =
+             [withHistogram](const FileRecord &r) {
+                 return withHistogram && !r.residency.hidden && !r.histogram.hidden;
+             }},
+    };
+    table.columns.insert(table.columns.end(), figures.begin(), figures.end());
+    table.span = [](const FileRecord &r) -> std::optional<std::string> {
+        if (!r.residency.hidden) {
+            return std::nullopt;
+        }
+        return hiddenText(r.residency.hiddenReason);
+    };
+    if (withHistogram) {
+        table.linesBelow = [ascii](std::string &out, const FileRecord &r) {
+            out += "  ";
+            if (r.residency.hidden || r.histogram.hidden) {
+                out += "hidden";
+            } else {
+                out += '|' + heatmapCells(r.histogram, ascii) + '|';
+            }
+            out += '\n';
+        };
+    }
+    return table;
+}
+
+// status --privileged: the descriptors we open are handed to the helper,
+// which reads residency as root; it is never given a path, so that it never
+// opens a file a user names.
+void askHelper(Context &context, std::vector<FileRecord> &named, std::vector<UniqueFd> opened, int cells)
+{
+    std::vector<int> fds;
+    for (const UniqueFd &fd : opened) {
+        fds.push_back(fd.get());
+    }
+    std::vector<Residency> residencies;
+    std::vector<Histogram> histograms;
+    std::string error;
+    const bool ok = residencyFromHelper(fds, cells, residencies, histograms, error);
+    opened.clear(); // closed: the helper has answered
+    if (!ok) {
+        qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << error.c_str();
+        for (const FileRecord &record : named) {
+            context.fail(record.path, error);
+        }
+        named.clear();
+        return;
+    }
+    for (size_t i = 0; i < named.size() && i < residencies.size(); ++i) {
+        named[i].residency = std::move(residencies[i]);
+        if (i < histograms.size()) {
+            named[i].histogram = std::move(histograms[i]);
+        }
+    }
+}
+
+int runStatus(Context &context, const ParsedArgs &args)
+{
+    int exitCode = ExitSuccess;
+    WalkOptions options;
+    uint64_t cells = 0;
+    if (!walkOptionsFrom(args, options, exitCode) || !countOption(args, "pages", 1, 100000, cells, exitCode)) {
+        return exitCode;
+    }
+    const bool recursive = args.has("recursive");
+    const bool verbose = args.has("verbose");
+    const bool privileged = args.has("privileged");
+    if (privileged && recursive) {
+        return usageError("status", "--privileged takes files, not folders (-r)");
+    }
+    options.action = FileAction::Residency;
+    options.histogramBuckets = verbose ? int(cells) : 0;
+    std::vector<UniqueFd> privilegedFds;
+
+    std::vector<FileRecord> named;
+    std::vector<std::string> roots;
+    for (const std::string &path : args.positional) {
+        switch (classify(context, path)) {
+        case ArgumentKind::Folder:
+            if (recursive) {
+                roots.push_back(path);
+            } else {
+                context.fail(path, "is a folder: use -r");
+            }
+            break;
+        case ArgumentKind::File: {
+            struct stat st;
+            UniqueFd fd = openNamedFile(context, path, st);
+            if (!fd) {
+                break;
+            }
+            FileRecord record;
+            record.path = path;
+            record.size = uint64_t(st.st_size);
+            if (privileged) {
+                privilegedFds.push_back(std::move(fd));
+                named.push_back(std::move(record));
+                break;
+            }
+            record.residency = residencyOfDescriptor(fd.get(), st, options.residencyOptions);
+            if (cells > 0 && record.residency.ok()) {
+                record.histogram = histogramOfDescriptor(fd.get(), st, int(cells), options.residencyOptions);
+            }
+            fd.reset();
+            if (!record.residency.ok()) {
+                context.fail(path, record.residency.errorText);
+                break;
+            }
+            named.push_back(std::move(record));
+            break;
+        }
+        case ArgumentKind::Missing:
+        case ArgumentKind::Special:
+            break;
+        }
+    }
+    if (!privilegedFds.empty()) {
+        askHelper(context, named, std::move(privilegedFds), int(cells));
+    }
+
+    WalkResult result;
+    std::vector<FileRecord> walked;
+    if (!roots.empty()) {
+        Walker walker(options);
+        std::mutex walkedMutex;
+        walker.setProblemCallback([&context](const WalkProblem &problem) {
+            context.addWalkProblem(problem);
+        });
+        if (verbose) {
+            // Only here does the CLI touch each file: printing totals costs nothing beyond the walk.
+            walker.setEntryCallback([&walked, &walkedMutex](const WalkEntry &entry) {
+                if (entry.kind != EntryKind::File || !entry.residency.ok()) {
+                    return;
+                }
+                FileRecord record = recordOf(entry);
+                const std::lock_guard lock(walkedMutex);
+                walked.push_back(std::move(record));
+            });
+        }
+        const CancelScope scope(&walker);
+        result = walker.walk(roots);
+        sortRecords(walked);
+    }
+
+    WalkTotals total = result.total;
+    for (const FileRecord &record : named) {
+        addFileToTotals(total, record.size, record.residency);
+    }
+    const TotalsRows totals(roots, result, total);
+    const WalkReport report{"status", privileged, result.cancelled || interrupted(), &named, &walked, &totals};
+    return printWalkReport(context, fileTable(cells > 0, args.has("ascii")), statusTotalsTable(), report);
+}
+
+} // namespace
+
+Command statusCommand()
+{
+    return {{"status",
+             "PATH...",
+             "how much of each file is in the page cache",
+             "Shows how much of each file is in the page cache: size, pages, resident\n"
+             "pages, the cached share, and, where cachestat(2) exists (Linux 6.5+),\n"
+             "dirty, writeback and evicted pages. A folder needs -r; then one line of\n"
+             "totals a folder is printed (every file with -v).\n"
+             "\n"
+             "Columns: SIZE, RESIDENT (memory the resident pages take), PAGES\n"
+             "(resident/total), CACHED (resident share), DIRTY, WRITEBACK, EVICTED\n"
+             "(memory amounts, '-' without cachestat), METHOD (cachestat or mincore).\n"
+             "\n"
+             "Honesty: for a file you neither own nor may write, the kernel hides the\n"
+             "truth (mincore claims every page is resident, cachestat refuses). Such a\n"
+             "file shows 'hidden (<reason>)' instead of a number, and folder totals\n"
+             "leave it out (column HIDDEN). Run as its owner or as root to see it.\n"
+             "\n"
+             "FIFOs, sockets and devices are reported on stderr and never opened; they\n"
+             "do not change the exit status. Errors (permission denied, vanished,\n"
+             "...) are named on stderr and make the exit status 1.",
+             withCommonOptions({{'r', "recursive", nullptr, "descend into folders"},
+                                verboseOption,
+                                {0, "pages", "N", "draw a heatmap of N cells under each file (' ' none, \u2591 \u2592 \u2593 some, \u2588 all)"},
+                                {0, "ascii", nullptr, "heatmap with ASCII cells (' ' . o O #)"},
+                                followOption,
+                                oneFileSystemOption,
+                                threadsOption,
+                                mincoreOption,
+                                {0, "privileged", nullptr, "ask the privileged helper (polkit) for files whose residency is hidden from you"}}),
+             "  cachescope-cli status /var/log/syslog\n"
+             "  cachescope-cli status --pages 60 big.iso\n"
+             "  cachescope-cli status -r /usr            # one line of totals\n"
+             "  cachescope-cli status -rv --json ~/src   # every file, as JSON\n"
+             "  cachescope-cli status --privileged /usr/bin/bash   # hidden from you: ask root\n",
+             1},
+            runStatus};
+}
+
+} // namespace Cachescope::Cli

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "walkrows.h"
+
+#include "commands.h"
+#include "interrupt.h"
+
+#include <algorithm>
+
+namespace Cachescope::Cli
+{
+
+FileRecord recordOf(const WalkEntry &entry)
+{
+    FileRecord record;
+    record.path = entry.path();
+    record.root = entry.root;
+    record.size = entry.size;
+    record.firstLink = entry.firstLink;
+    record.residency = entry.residency;
+    record.histogram = entry.histogram;
+    record.evict = entry.evict;
+    record.load = entry.load;
+    return record;
+}
+
+void sortRecords(std::vector<FileRecord> &records)
+{
+    std::sort(records.begin(), records.end(), [](const FileRecord &a, const FileRecord &b) {
+        return a.root != b.root ? a.root < b.root : a.path < b.path;
+    });
+}
+
+std::string hiddenText(const std::string &reason)
+{
+    return "hidden (" + (reason.empty() ? std::string("the kernel hides this file's residency") : reason) + ")";
+}
+
+std::vector<Column<FileRecord>> fileHeadColumns(const char *sizeHeader, bool (*hidden)(const FileRecord &))
+{
+    return {
+        pathColumn<FileRecord>("the file, as the file system names it",
+                               [](const FileRecord &r) {
+                                   return r.path;
+                               }),
+        {.header = sizeHeader,
+         .key = "size",
+         .width = 10,
+         .format = Format::Bytes,
+         .help = "file size",
+         .value =
+             [](const FileRecord &r) {
+                 return countCell(r.size);
+             }},
+        {.key = "pages",
+         .help = "file size in pages, rounded up",
+         .value =
+             [](const FileRecord &r) {
+                 return countCell(std::max(r.residency.pages, pagesFor(r.size)));
+             }},
+        {.key = "first_link",
+         .format = Format::Bool,
+         .help = "false: a second name of a hard-linked inode, not in the totals",
+         .value =
+             [](const FileRecord &r) {
+                 return boolCell(r.firstLink);
+             },
+         .inJson =
+             [](const FileRecord &r) {
+                 return !r.firstLink;
+             }},
+        {.key = "hidden",
+         .format = Format::Bool,
+         .help = "whether the kernel hides this file's residency from the user",
+         .value =
+             [hidden](const FileRecord &r) {
+                 return boolCell(hidden(r));
+             }},
+        {.key = "hidden_reason",
+         .format = Format::Text,
+         .help = "why the kernel hides it",
+         .value =
+             [](const FileRecord &r) {
+                 return textCell(r.residency.hiddenReason.empty() ? std::string("the kernel hides this file's residency") : r.residency.hiddenReason);
+             },
+         .inJson = hidden},
+    };
+}
+
+namespace
+{
+uint64_t knownPages(const WalkTotals &t)
+{
+    return t.pages - std::min(t.pages, t.hiddenPages);
+}
+
+bool isRoot(const TotalsRow &row)
+{
+    return row.root;
+}
+
+// The columns both totals tables share, in the order of their JSON.
+Column<TotalsRow> rootPathColumn()
+{
+    Column<TotalsRow> column = pathColumn<TotalsRow>("the folder or file named, or 'total' (text only)", [](const TotalsRow &row) {
+        return row.path;
+    });
+    column.inJson = isRoot;
+    return column;
+}
+
+Column<TotalsRow> countColumn(const char *header, const char *key, size_t width, uint64_t WalkTotals::*member, const char *help)
+{
+    return {.header = header, .key = key, .width = width, .help = help, .value = [member](const TotalsRow &row) {
+                return countCell(row.totals.*member);
+            }};
+}
+
+Column<TotalsRow> pagesColumn(const char *header,
+                              const char *key,
+                              size_t width,
+                              uint64_t WalkTotals::*member,
+                              const char *help,
+                              std::function<bool(const TotalsRow &)> known = {})
+{
+    Column<TotalsRow> column = countColumn(header, key, width, member, help);
+    column.format = Format::Pages;
+    column.inText = std::move(known);
+    return column;
+}
+
+std::vector<Column<TotalsRow>> tailColumns()
+{
+    return {
+        countColumn("HIDDEN", "hidden_files", 7, &WalkTotals::hiddenFiles, "files whose residency the kernel hides from the user"),
+        countColumn(nullptr, "hidden_pages", 0, &WalkTotals::hiddenPages, "their pages"),
+        countColumn(nullptr, "hard_links", 0, &WalkTotals::hardLinks, "extra names of inodes already counted"),
+        countColumn("SKIPPED", "skipped", 7, &WalkTotals::skipped, "special files, never opened"),
+        countColumn("ERRORS", "errors", 7, &WalkTotals::errors, "entries that failed"),
+    };
+}
+
+Table<TotalsRow> makeStatusTotalsTable()
+{
+    const auto cachestat = [](const TotalsRow &row) {
+        return row.method == ResidencyMethod::Cachestat;
+    };
+    Table<TotalsRow> table;
+    table.columns = {
+        rootPathColumn(),
+        {.key = "method",
+         .format = Format::Text,
+         .help = "cachestat or mincore",
+         .value =
+             [](const TotalsRow &row) {
+                 return textCell(methodName(row.method));
+             },
+         .inJson = isRoot},
+        countColumn("FILES", "files", 9, &WalkTotals::files, "regular files"),
+        countColumn("FOLDERS", "directories", 8, &WalkTotals::directories, "folders walked"),
+        {.header = "SIZE",
+         .key = "bytes",
+         .width = 10,
+         .format = Format::Bytes,
+         .help = "sum of file sizes",
+         .value =
+             [](const TotalsRow &row) {
+                 return countCell(row.totals.bytes);
+             }},
+        countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages"),
+        pagesColumn("RESIDENT", "resident", 10, &WalkTotals::resident, "resident pages of the files whose residency is known"),
+        {.header = "CACHED",
+         .key = "cached_percent",
+         .width = 7,
+         .format = Format::Percent,
+         .help = "resident share of the pages whose residency is known",
+         .value =
+             [](const TotalsRow &row) {
+                 return percentCell(row.totals.resident, knownPages(row.totals));
+             }},
+        pagesColumn("DIRTY", "dirty", 10, &WalkTotals::dirty, "dirty pages (cachestat only)", cachestat),
+        pagesColumn("WRITEBACK", "writeback", 10, &WalkTotals::writeback, "pages being written back (cachestat only)", cachestat),
+        countColumn(nullptr, "evicted", 0, &WalkTotals::evicted, "pages evicted since the files were opened (cachestat only)"),
+        countColumn(nullptr, "recently_evicted", 0, &WalkTotals::recentlyEvicted, "pages evicted recently (cachestat only)"),
+    };
+    for (Column<TotalsRow> &column : tailColumns()) {
+        table.columns.push_back(std::move(column));
+    }
+    return table;
+}
+
+uint64_t changeOf(const WalkTotals &t, FileAction action)
+{
+    if (action == FileAction::Evict) {
+        return t.resident > t.residentAfter ? t.resident - t.residentAfter : 0;
+    }
+    return t.residentAfter > t.resident ? t.residentAfter - t.resident : 0;
+}
+
+Table<TotalsRow> makeActionTotalsTable(FileAction action)
+{
+    const bool evict = action == FileAction::Evict;
+    Table<TotalsRow> table;
+    table.columns = {
+        rootPathColumn(),
+        countColumn("FILES", "files", 9, &WalkTotals::files, "regular files"),
+        countColumn(nullptr, "directories", 0, &WalkTotals::directories, "folders walked"),
+        countColumn(nullptr, "bytes", 0, &WalkTotals::bytes, "sum of file sizes"),
+        countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages"),
+        pagesColumn("BEFORE", "resident", 10, &WalkTotals::resident, "resident pages before"),
+        {.key = "cached_percent",
+         .format = Format::Percent,
+         .help = "resident share before, of the pages whose residency is known",
+         .value =
+             [](const TotalsRow &row) {
+                 return percentCell(row.totals.resident, knownPages(row.totals));
+             }},
+        pagesColumn("AFTER", "resident_after", 10, &WalkTotals::residentAfter, "resident pages after"),
+        {.header = evict ? "FREED" : "LOADED",
+         .width = 10,
+         .format = Format::Pages,
+         .help = evict ? "memory freed" : "memory loaded",
+         .value =
+             [action](const TotalsRow &row) {
+                 return countCell(changeOf(row.totals, action));
+             }},
+    };
+    if (evict) {
+        table.columns.push_back(countColumn("REMAINED", "remained", 8, &WalkTotals::remained, "files with pages left after the eviction"));
+    }
+    for (Column<TotalsRow> &column : tailColumns()) {
+        table.columns.push_back(std::move(column));
+    }
+    return table;
+}
+} // namespace
+
+const Table<TotalsRow> &statusTotalsTable()
+{
+    static const Table<TotalsRow> table = makeStatusTotalsTable();
+    return table;
+}
+
+const Table<TotalsRow> &actionTotalsTable(FileAction action)
+{
+    static const Table<TotalsRow> evict = makeActionTotalsTable(FileAction::Evict);
+    static const Table<TotalsRow> load = makeActionTotalsTable(FileAction::Load);
+    return action == FileAction::Evict ? evict : load;
+}
+
+TotalsRows::TotalsRows(const std::vector<std::string> &rootPaths, const WalkResult &result, const WalkTotals &totalOfAll)
+{
+    for (size_t i = 0; i < rootPaths.size(); ++i) {
+        roots.push_back(TotalsRow{rootPaths[i], true, i < result.perRoot.size() ? result.perRoot[i] : WalkTotals{}, result.method});
+    }
+    total = TotalsRow{"total", false, totalOfAll, result.method};
+}
+
+void TotalsRows::appendText(std::string &out, const Table<TotalsRow> &table, bool filesNamed, bool raw) const
+{
+    if (roots.empty()) {
+        return;
+    }
+    table.appendHeader(out);
+    for (const TotalsRow &row : roots) {
+        table.appendText(out, row, raw);
+    }
+    if (roots.size() > 1 || filesNamed) {
+        table.appendText(out, total, raw);
+    }
+}
+
+void TotalsRows::appendJson(std::string &json, const Table<TotalsRow> &table) const
+{
+    json += "\"roots\":[";
+    for (size_t i = 0; i < roots.size(); ++i) {
+        json += i ? "," : "";
+        table.appendJson(json, roots[i]);
+    }
+    json += "],\"total\":";
+    table.appendJson(json, total);
+}
+
+void addFileToTotals(WalkTotals &totals, uint64_t size, const Residency &residency)
+{
+    totals.files += 1;
+    totals.bytes += size;
+    totals.pages += residency.pages;
+    if (residency.hidden) {
+        totals.hiddenFiles += 1;
+        totals.hiddenPages += residency.pages;
+    } else if (residency.ok()) {
+        totals.resident += residency.resident;
+        totals.dirty += residency.dirty;
+        totals.writeback += residency.writeback;
+        totals.evicted += residency.evicted;
+        totals.recentlyEvicted += residency.recentlyEvicted;
+    }
+}
+
+int printWalkReport(Context &context, const Table<FileRecord> &files, const Table<TotalsRow> &totalsTable, const WalkReport &report)
+{
+    const std::vector<FileRecord> *lists[] = {report.named, report.walked};
+    std::string &out = context.out.buffer;
+    if (context.json) {
+        out += "{\"command\":\"";
+        out += report.command;
+        out += "\",";
+        if (report.privileged) {
+            out += "\"privileged\":true,";
+        }
+        appendJsonNumber(out, "page_size", pageSize());
+        out += ',';
+        appendJsonBool(out, "cancelled", report.cancelled);
+        out += ",\"files\":[";
+        bool first = true;
+        for (const std::vector<FileRecord> *list : lists) {
+            for (const FileRecord &record : *list) {
+                out += first ? "" : ",";
+                first = false;
+                files.appendJson(out, record);
+                context.out.flushIfLarge();
+            }
+        }
+        out += "],";
+        report.totals->appendJson(out, totalsTable);
+        out += ',';
+        context.appendProblemsJson(out);
+        out += "}\n";
+    } else {
+        if (!report.named->empty() || !report.walked->empty()) {
+            files.appendHeader(out);
+            for (const std::vector<FileRecord> *list : lists) {
+                for (const FileRecord &record : *list) {
+                    files.appendText(out, record, context.rawBytes);
+                    context.out.flushIfLarge();
+                }
+            }
+            if (!report.totals->roots.empty()) {
+                out += '\n';
+            }
+        }
+        report.totals->appendText(out, totalsTable, !report.named->empty(), context.rawBytes);
+    }
+    if (report.cancelled) {
+        context.out.flush(); // the partial figures first, then the word that they are partial
+        printError("interrupted: the totals above are partial");
+        return interruptExitCode();
+    }
+    return context.anyFailed() ? ExitFailures : ExitSuccess;
+}
+
+} // namespace Cachescope::Cli

@@ -80,14 +80,11 @@ private:
             if (!variant.wanted || cancel.load()) {
                 continue;
             }
-            VariantResult v;
-            v.name = variant.name;
-            if (variant.dropCaches && !m_privileged.dropCaches) {
-                v.skipped = true;
-                v.skipReason = "drop_caches needs the privileged helper (administrator rights), which this program cannot reach";
-                result.variants.push_back(std::move(v));
+            if (variant.dropCaches && skippedWithoutHelper(result, variant.name, bool(m_privileged.dropCaches), "drop_caches")) {
                 continue;
             }
+            VariantResult v;
+            v.name = variant.name;
             for (int run = 0; run < p.runs && !cancel.load(); ++run) {
                 recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + " of " + std::to_string(p.runs) + ": evicting");
                 if (variant.dropCaches) {

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -343,14 +344,11 @@ private:
             if (!variant.wanted || cancel.load()) {
                 continue;
             }
-            VariantResult v;
-            v.name = variant.name;
-            if (variant.dropCaches && !m_privileged.dropCaches) {
-                v.skipped = true;
-                v.skipReason = "drop_caches needs the privileged helper (administrator rights), which this program cannot reach";
-                result.variants.push_back(std::move(v));
+            if (variant.dropCaches && skippedWithoutHelper(result, variant.name, bool(m_privileged.dropCaches), "drop_caches")) {
                 continue;
             }
+            VariantResult v;
+            v.name = variant.name;
             for (int run = 0; run < p.runs && !cancel.load(); ++run) {
                 recorder.event(std::string(variant.name) + ": run " + std::to_string(run + 1) + ": evicting");
                 if (variant.dropCaches) {
@@ -422,22 +420,9 @@ private:
         log.set(pattern);
         std::vector<std::string> argv = {strace, "-f", "-qq", "-s", "4096", "-e", "trace=openat,open,execve", "-o", pattern, "--", program};
         argv.insert(argv.end(), p.command.begin() + 1, p.command.end());
-        std::string error;
-        ChildGuard child;
-        child.set(spawnCommand(strace, argv, p.showOutput, error));
-        if (child.pid() < 0) {
-            child.release();
-            result.error = error;
-            return false;
-        }
         int status = 0;
-        struct rusage usage;
-        const WaitOutcome outcome = waitChild(child, p.timeoutSeconds, cancel, status, usage);
-        if (outcome == WaitOutcome::Cancelled) {
-            return false;
-        }
-        if (outcome == WaitOutcome::TimedOut) {
-            result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
+        const std::optional<WaitOutcome> outcome = startAndWait(strace, argv, status, result, cancel);
+        if (!outcome || *outcome == WaitOutcome::Cancelled || *outcome == WaitOutcome::TimedOut) {
             return false;
         }
         std::ifstream stream(pattern);
@@ -464,7 +449,6 @@ private:
         ChildGuard child;
         child.set(spawnCommand(program, p.command, p.showOutput, error));
         if (child.pid() < 0) {
-            child.release();
             result.error = error;
             return false;
         }
@@ -520,29 +504,36 @@ private:
 
     bool timeRun(const std::string &program, double &seconds, int &exitStatus, Result &result, const std::atomic<bool> &cancel)
     {
-        const ColdStartParameters &p = m_parameters;
-        std::string error;
-        ChildGuard child;
         const auto start = std::chrono::steady_clock::now();
-        child.set(spawnCommand(program, p.command, p.showOutput, error));
-        if (child.pid() < 0) {
-            child.release();
-            result.error = error;
-            return false;
-        }
         int status = 0;
-        struct rusage usage;
-        const WaitOutcome outcome = waitChild(child, p.timeoutSeconds, cancel, status, usage);
+        const std::optional<WaitOutcome> outcome = startAndWait(program, m_parameters.command, status, result, cancel);
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (outcome == WaitOutcome::TimedOut) {
-            result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
-            return false;
-        }
         if (outcome != WaitOutcome::Exited) {
             return false;
         }
         exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         return true;
+    }
+
+    // Starts program with argv and waits for it to end, within the
+    // experiment's timeout: how it ended, or nullopt when it could not start.
+    // result.error says why it could not start or timed out.
+    std::optional<WaitOutcome> startAndWait(const std::string &program, const std::vector<std::string> &argv, int &status, Result &result, const std::atomic<bool> &cancel)
+    {
+        const ColdStartParameters &p = m_parameters;
+        std::string error;
+        ChildGuard child;
+        child.set(spawnCommand(program, argv, p.showOutput, error));
+        if (child.pid() < 0) {
+            result.error = error;
+            return std::nullopt;
+        }
+        struct rusage usage;
+        const WaitOutcome outcome = waitChild(child, p.timeoutSeconds, cancel, status, usage);
+        if (outcome == WaitOutcome::TimedOut) {
+            result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
+        }
+        return outcome;
     }
 
     ColdStartParameters m_parameters;

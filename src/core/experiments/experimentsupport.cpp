@@ -171,6 +171,44 @@ ChildGuard::~ChildGuard()
     killNow();
 }
 
+bool skippedWithoutHelper(Result &result, const std::string &variantName, bool helperReachable, const char *what)
+{
+    if (helperReachable) {
+        return false;
+    }
+    VariantResult skipped;
+    skipped.name = variantName;
+    skipped.skipped = true;
+    skipped.skipReason = std::string(what) + " needs the privileged helper (administrator rights), which this program cannot reach";
+    result.variants.push_back(std::move(skipped));
+    return true;
+}
+
+UniqueFd forkReportingChild(ChildGuard &child, const std::function<void(int writeFd)> &childMain, std::string &error)
+{
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        error = "pipe: " + errnoText(errno);
+        return UniqueFd();
+    }
+    UniqueFd readEnd(pipeFds[0]);
+    const UniqueFd writeEnd(pipeFds[1]);
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        error = "fork: " + errnoText(errno);
+        return UniqueFd();
+    }
+    if (pid == 0) {
+        ::close(pipeFds[0]);
+        childMain(pipeFds[1]);
+        ::_exit(127);
+    }
+    child.set(pid);
+    // The parent's write end closes here, so that the read end sees the
+    // child's exit as end of file.
+    return readEnd;
+}
+
 void ChildGuard::set(pid_t pid)
 {
     m_pid = pid;

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -133,6 +134,18 @@ public:
 private:
     pid_t m_pid = -1;
 };
+
+// A variant that needs the privileged helper (what: "drop_caches", "turning
+// swap off") where this program cannot reach it: recorded in result as
+// skipped, with the reason. True when it was skipped.
+[[nodiscard]] bool skippedWithoutHelper(Result &result, const std::string &variantName, bool helperReachable, const char *what);
+
+// Forks a child that reports to its parent through a pipe. The child runs
+// childMain(writeFd), which must not return (it ends with _exit). In the
+// parent, child holds the new process and the pipe's read end is returned;
+// an invalid descriptor, with error set ("pipe: ...", "fork: ..."), when
+// either call failed.
+[[nodiscard]] UniqueFd forkReportingChild(ChildGuard &child, const std::function<void(int writeFd)> &childMain, std::string &error);
 
 enum class WaitOutcome {
     Exited, // status filled

@@ -305,25 +305,16 @@ private:
 
     bool runChild(Method method, const std::string &path, ChildReport &report, struct rusage &usage, Result &result, const std::atomic<bool> &cancel)
     {
-        int pipeFds[2];
-        if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-            result.error = "pipe: " + errnoText(errno);
-            return false;
-        }
-        const UniqueFd readEnd(pipeFds[0]);
-        UniqueFd writeEnd(pipeFds[1]);
         ChildGuard child;
-        const pid_t pid = ::fork();
-        if (pid < 0) {
-            result.error = "fork: " + errnoText(errno);
+        const UniqueFd readEnd = forkReportingChild(
+            child,
+            [&](int writeFd) {
+                childMain(writeFd, method, path, m_parameters);
+            },
+            result.error);
+        if (!readEnd) {
             return false;
         }
-        if (pid == 0) {
-            ::close(pipeFds[0]);
-            childMain(pipeFds[1], method, path, m_parameters);
-        }
-        child.set(pid);
-        writeEnd.reset();
         int status = 0;
         const WaitOutcome outcome = waitChild(child, 0, cancel, status, usage);
         if (outcome != WaitOutcome::Exited) {

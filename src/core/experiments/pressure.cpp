@@ -191,14 +191,11 @@ private:
             if (!variant.wanted || cancel.load()) {
                 continue;
             }
-            VariantResult v;
-            v.name = variant.name;
-            if (variant.swapOff && (!m_privileged.swapOff || !m_privileged.swapOn)) {
-                v.skipped = true;
-                v.skipReason = "turning swap off needs the privileged helper (administrator rights), which this program cannot reach";
-                result.variants.push_back(std::move(v));
+            if (variant.swapOff && skippedWithoutHelper(result, variant.name, m_privileged.swapOff && m_privileged.swapOn, "turning swap off")) {
                 continue;
             }
+            VariantResult v;
+            v.name = variant.name;
             // Swap goes back on however this block is left.
             struct SwapRestorer {
                 const PrivilegedSteps *steps = nullptr;
@@ -274,25 +271,17 @@ private:
         recorder.event(v.name + ": run " + std::to_string(run + 1) + ": the child allocates up to " + formatBytes(limit).toStdString() + " in steps of "
                        + formatBytes(p.step).toStdString());
 
-        int pipeFds[2];
-        if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-            result.error = "pipe: " + errnoText(errno);
-            return false;
-        }
-        const UniqueFd readEnd(pipeFds[0]);
-        UniqueFd writeEnd(pipeFds[1]);
         ChildGuard child;
-        const pid_t pid = ::fork();
-        if (pid < 0) {
-            result.error = "fork: " + errnoText(errno);
+        const UniqueFd readEnd = forkReportingChild(
+            child,
+            [&](int writeFd) {
+                childMain(writeFd, limit, p.step, margin, p.allowOomKiller, p.stepDelayMs);
+            },
+            result.error);
+        if (!readEnd) {
             return false;
         }
-        if (pid == 0) {
-            ::close(pipeFds[0]);
-            childMain(pipeFds[1], limit, p.step, margin, p.allowOomKiller, p.stepDelayMs);
-        }
-        child.set(pid);
-        writeEnd.reset();
+        const pid_t pid = child.pid();
 
         StepReport last;
         bool finished = false;

@@ -364,7 +364,8 @@ private Q_SLOTS:
                 return Answer{true, report.hidden, report.reason, report.error};
             },
             *uid,
-            &failure);
+            &failure,
+            20000);
         QVERIFY2(answer, qPrintable(failure));
         QVERIFY(answer->opened);
         QCOMPARE(answer->hidden, true);

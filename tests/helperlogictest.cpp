@@ -86,7 +86,7 @@ private Q_SLOTS:
         if (!fits) {
             const QString message = describeSwapOffMisfit(fit);
             QVERIFY2(message.contains(QLatin1String("is missing")), qPrintable(message));
-            QVERIFY2(message.contains(formatBytes(missing)), qPrintable(message));
+            QVERIFY2(message.contains(formatBytes(missing, ByteStyle::Exact)), qPrintable(message));
         }
     }
 

@@ -302,7 +302,8 @@ private Q_SLOTS:
                 return Answer{snapshot.files.size(), hidden.load()};
             },
             *uid,
-            &failure);
+            &failure,
+            30000);
         QVERIFY2(answer, qPrintable(failure));
         QCOMPARE(answer->stored, uint64_t(0));
         QCOMPARE(answer->hidden, uint64_t(plannedFiles().size()));

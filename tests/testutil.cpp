@@ -375,7 +375,11 @@ ChildResult runInChild(const std::function<QByteArray()> &work, std::optional<ui
     for (;;) {
         const qint64 left = timeoutMs - clock.elapsed();
         pollfd readable{fds[0], POLLIN, 0};
-        if (left <= 0 || poll(&readable, 1, int(left)) == 0) {
+        const int ready = left <= 0 ? 0 : poll(&readable, 1, int(left));
+        if (ready < 0 && errno == EINTR) {
+            continue;
+        }
+        if (ready <= 0) {
             timedOut = true;
             kill(child, SIGKILL);
             break;

@@ -131,7 +131,7 @@ struct ChildResult {
 // runInChild for a plain value (a struct of numbers): nullopt, with the
 // reason in *failure, when the child failed.
 template<typename T>
-[[nodiscard]] std::optional<T> valueFromChild(const std::function<T()> &work, std::optional<uid_t> asUser, QString *failure = nullptr)
+[[nodiscard]] std::optional<T> valueFromChild(const std::function<T()> &work, std::optional<uid_t> asUser, QString *failure = nullptr, int timeoutMs = 60000)
 {
     static_assert(std::is_trivially_copyable_v<T>);
     ChildResult child = runInChild(
@@ -139,7 +139,8 @@ template<typename T>
             const T value = work();
             return QByteArray(reinterpret_cast<const char *>(&value), sizeof value);
         },
-        asUser);
+        asUser,
+        timeoutMs);
     if (child.ok && child.output.size() != qsizetype(sizeof(T))) {
         child.ok = false;
         child.failure = QStringLiteral("the child wrote %1 bytes, not %2").arg(child.output.size()).arg(sizeof(T));

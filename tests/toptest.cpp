@@ -139,7 +139,8 @@ private Q_SLOTS:
                 return Answer{top.entries.size(), top.walk.total.files, top.walk.total.hiddenFiles};
             },
             *uid,
-            &failure);
+            &failure,
+            30000);
         QVERIFY2(answer, qPrintable(failure));
         QCOMPARE(answer->ranked, uint64_t(0));
         QCOMPARE(answer->files, uint64_t(std::size(planned)));

@@ -3,6 +3,8 @@
 
 #include "privilegedactions.h"
 
+#include "format.h"
+
 #include "heatmapwidget.h"
 #include "helperprotocol.h"
 #include "pathcodec.h"
@@ -12,7 +14,6 @@
 
 #include <KActionCollection>
 #include <KActionMenu>
-#include <KFormat>
 #include <KLocalizedString>
 #include <KMessageBox>
 
@@ -40,7 +41,7 @@ constexpr qint64 experimentSwapFileBytes = 512LL << 20;
 
 QString bytesText(uint64_t bytes)
 {
-    return KFormat().formatByteSize(double(bytes));
+    return formatBytes(bytes, ByteStyle::OneDecimal, QLocale());
 }
 
 // "3.1 GiB → 210 MiB"

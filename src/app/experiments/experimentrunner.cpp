@@ -6,6 +6,7 @@
 #include "privileged.h"
 
 #include <QCoreApplication>
+#include <QEventLoopLocker>
 #include <QPointer>
 #include <QThread>
 
@@ -40,13 +41,15 @@ bool callOnGuiThread(Call call, std::string &error)
 }
 
 // A callback for the engine's threads that emits signal with its value on
-// the runner's thread, if the runner is still there by then.
+// the GUI thread, if the runner is still there by then. The call is posted to
+// the application, never to the runner: the runner may be deleted on the GUI
+// thread while a worker posts, so only the GUI thread may look at it.
 template<typename Value>
 std::function<void(const Value &)> emitQueued(QPointer<ExperimentRunner> runner, void (ExperimentRunner::*signal)(const Value &))
 {
     return [runner, signal](const Value &value) {
         QMetaObject::invokeMethod(
-            runner,
+            qApp,
             [runner, signal, value] {
                 if (runner) {
                     Q_EMIT(runner.data()->*signal)(value);
@@ -88,11 +91,17 @@ void ExperimentRunner::start(std::unique_ptr<Experiment> experiment)
     progress.event = emitQueued(runner, &ExperimentRunner::eventArrived);
 
     const std::shared_ptr<Experiment> engine(std::move(experiment));
-    QThread *worker = QThread::create([runner, engine, progress, cancel = m_cancel] {
+    // The application does not quit while an engine runs (closing the last
+    // window, Quit): the engine must still remove its files, end its children
+    // and put swap back, and its swap step needs the GUI thread's event loop.
+    // Made and dropped on the GUI thread.
+    auto keepRunning = std::make_shared<QEventLoopLocker>();
+    QThread *worker = QThread::create([runner, engine, progress, cancel = m_cancel, keepRunning]() mutable {
         auto result = std::make_shared<Result>(engine->run(progress, *cancel));
         QMetaObject::invokeMethod(
-            runner,
-            [runner, result] {
+            qApp,
+            [runner, result, keepRunning = std::move(keepRunning)]() mutable {
+                keepRunning.reset();
                 if (runner) {
                     runner->m_running = false;
                     Q_EMIT runner->finished(*result);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// The window's privileged actions (issue 4) on the offscreen platform, where
+// The window's privileged actions on the offscreen platform, where
 // there is no system bus and no helper: the actions exist, are disabled and
 // say why; a disabled action does nothing; requests queue in order; every
 // failure kind becomes a sentence a person understands; the helper's

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The Experiments window (issue 5): the classic page-cache lessons, one page
+// The Experiments window: the classic page-cache lessons, one page
 // each, listed in a sidebar. A window of its own, so that an experiment can
 // run beside the main window's memory plot.
 

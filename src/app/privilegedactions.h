@@ -26,7 +26,7 @@ struct FileResidency;
 class RequestQueue;
 }
 
-// The window's side of the privileged helper (issue 4): the Memory menu's
+// The window's side of the privileged helper: the Memory menu's
 // Drop Caches and Swap actions, and "Show with Administrator Rights" for
 // files whose residency the kernel hides from us. Every request goes through
 // one Privileged::RequestQueue, because the helper does one thing at a time

@@ -21,7 +21,11 @@
 #include <memory>
 #include <optional>
 
+namespace Cachescope::App
+{
 class HeatmapWidget;
+}
+using Cachescope::App::HeatmapWidget;
 class QCPBarsGroup;
 class QComboBox;
 class QLabel;

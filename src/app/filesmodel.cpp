@@ -3,7 +3,8 @@
 
 #include "filesmodel.h"
 
-#include <KFormat>
+#include "format.h"
+
 #include <KLocalizedString>
 
 #include <QFile>
@@ -15,12 +16,8 @@
 
 #include <unordered_map>
 
-using namespace Cachescope;
-
-QString formatBytes(uint64_t bytes)
+namespace Cachescope::App
 {
-    return KFormat().formatByteSize(static_cast<double>(bytes));
-}
 
 QString displayPath(const std::string &path)
 {
@@ -265,7 +262,7 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
             if (!n.known) {
                 return n.scanning ? i18nc("@item:intable still counting", "…") : QString();
             }
-            return formatBytes(n.size);
+            return formatBytes(n.size, ByteStyle::OneDecimal, QLocale());
         case CachedColumn:
             if (!n.known || hasError) {
                 return n.scanning ? i18nc("@item:intable still counting", "…") : (hasError ? i18nc("@item:intable no value", "—") : QString());
@@ -274,9 +271,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
                 return i18nc("@item:intable the kernel hides the residency", "hidden");
             }
             if (n.cancelled) {
-                return i18nc("@item:intable at least this much (the count was cancelled)", "≥ %1", formatBytes(n.resident * page));
+                return i18nc("@item:intable at least this much (the count was cancelled)", "≥ %1", formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale()));
             }
-            return formatBytes(n.resident * page);
+            return formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale());
         case CachedPercentColumn:
             if (!n.known || hasError) {
                 return QString();
@@ -302,7 +299,7 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
             if (!n.detail) {
                 return i18nc("@item:intable not known", "—");
             }
-            return formatBytes(n.dirty * page);
+            return formatBytes(n.dirty * page, ByteStyle::OneDecimal, QLocale());
         }
         return {};
     case Qt::DecorationRole:
@@ -679,3 +676,5 @@ bool FilesSortProxyModel::lessThan(const QModelIndex &left, const QModelIndex &r
     // A stable order for equal keys, so that live updates do not shuffle rows.
     return left.data(FilesModel::PathRole).toByteArray() < right.data(FilesModel::PathRole).toByteArray();
 }
+
+} // namespace Cachescope::App

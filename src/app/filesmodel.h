@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+namespace Cachescope::App
+{
+
 // What a folder walk found about one entry directly inside the folder: a file
 // with its own residency, or a subfolder with the totals of its whole tree.
 struct FolderChild {
@@ -166,7 +169,7 @@ protected:
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 };
 
-// Human text for a size in bytes, as the rest of KDE prints it.
-[[nodiscard]] QString formatBytes(uint64_t bytes);
 // The display text of a path given as bytes.
 [[nodiscard]] QString displayPath(const std::string &path);
+
+} // namespace Cachescope::App

@@ -10,6 +10,9 @@
 
 #include <QCommandLineParser>
 
+namespace Cachescope::App
+{
+
 void setUpCommandLine(QCommandLineParser &parser)
 {
     KAboutData::applicationData().setupCommandLine(&parser);
@@ -52,3 +55,5 @@ QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &work
 {
     return requestFromActivation(arguments, workingDirectory).urls;
 }
+
+} // namespace Cachescope::App

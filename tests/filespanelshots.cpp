@@ -13,8 +13,8 @@
 #include "memorypanel.h"
 #include "memorysampler.h"
 #include "residency.h"
-#include "uniquefd.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
 #include <KActionCollection>
 

@@ -11,8 +11,8 @@
 #include "format.h"
 #include "heatmapwidget.h"
 #include "residency.h"
-#include "uniquefd.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
 #include <KActionCollection>
 #include <KUrlMimeData>

@@ -25,6 +25,7 @@
 #include <KToolBar>
 #include <KXMLGUIFactory>
 
+#include <KDesktopFile>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -42,7 +43,6 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
-#include <KDesktopFile>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -628,7 +628,8 @@ private Q_SLOTS:
         QCOMPARE(menu.actionGroup(QStringLiteral("evictFromPageCache")).readEntry("Exec"), QStringLiteral("cachescope --evict %F"));
 
         const CommandLineRequest evict =
-            requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("--evict"), QStringLiteral("a.iso"), QStringLiteral("/srv")}, QStringLiteral("/home/me"));
+            requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("--evict"), QStringLiteral("a.iso"), QStringLiteral("/srv")},
+                                  QStringLiteral("/home/me"));
         QVERIFY(evict.evict);
         QCOMPARE(evict.urls, (QList<QUrl>{QUrl::fromLocalFile(QStringLiteral("/home/me/a.iso")), QUrl::fromLocalFile(QStringLiteral("/srv"))}));
         QVERIFY(!requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("a.iso")}, QStringLiteral("/home/me")).evict);

@@ -9,8 +9,8 @@
 #include "heatmapmodel.h"
 #include "heatmapwidget.h"
 #include "residency.h"
-#include "uniquefd.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

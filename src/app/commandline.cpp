@@ -19,7 +19,8 @@ void setUpCommandLine(QCommandLineParser &parser)
     parser.addPositionalArgument(QStringLiteral("files"),
                                  i18nc("@info:shell", "Files and folders to inspect"),
                                  i18nc("@info:shell command-line syntax", "[FILE|FOLDER...]"));
-    parser.addOption(QCommandLineOption(QStringLiteral("evict"), i18nc("@info:shell", "Evict the files and folders from the page cache instead of inspecting them")));
+    parser.addOption(
+        QCommandLineOption(QStringLiteral("evict"), i18nc("@info:shell", "Evict the files and folders from the page cache instead of inspecting them")));
 }
 
 QList<QUrl> urlsFromArguments(const QStringList &positionalArguments, const QString &workingDirectory)

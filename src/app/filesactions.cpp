@@ -31,10 +31,7 @@ QAction *makeAction(QWidget *panel, const char *icon, const QString &text, const
 FilesActions::FilesActions(QWidget *panel)
     : QObject(panel)
     , addFiles(makeAction(panel, "document-open", i18nc("@action", "Add Files…"), i18nc("@info:tooltip", "Choose files to inspect")))
-    , addFolder(makeAction(panel,
-                           "folder-open",
-                           i18nc("@action", "Add Folder…"),
-                           i18nc("@info:tooltip", "Choose a folder to inspect with everything in it")))
+    , addFolder(makeAction(panel, "folder-open", i18nc("@action", "Add Folder…"), i18nc("@info:tooltip", "Choose a folder to inspect with everything in it")))
     , remove(makeAction(panel,
                         "list-remove",
                         i18nc("@action", "Remove from List"),

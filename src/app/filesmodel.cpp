@@ -271,7 +271,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
                 return i18nc("@item:intable the kernel hides the residency", "hidden");
             }
             if (n.cancelled) {
-                return i18nc("@item:intable at least this much (the count was cancelled)", "≥ %1", formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale()));
+                return i18nc("@item:intable at least this much (the count was cancelled)",
+                             "≥ %1",
+                             formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale()));
             }
             return formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale());
         case CachedPercentColumn:

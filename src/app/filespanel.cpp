@@ -8,9 +8,9 @@
 #include "filesactions.h"
 #include "filesjob.h"
 #include "filesjobreport.h"
-#include "format.h"
 #include "filesmodel.h"
 #include "filesview.h"
+#include "format.h"
 #include "heatmapwidget.h"
 #include "residencydelegate.h"
 #include "topcacheddialog.h"
@@ -617,8 +617,8 @@ void FilesPanel::jobFinished(FilesJob *job)
         refreshVisibleFiles();
         break;
     case FilesJob::Kind::Evict:
-        qCDebug(CACHESCOPE_APP) << "evict finished:" << job->evict.total.files << "files," << job->evict.freedPages << "pages freed,"
-                                << job->evict.hiddenFiles << "hidden," << job->evict.errors << "errors" << (cancelled ? "(cancelled)" : "");
+        qCDebug(CACHESCOPE_APP) << "evict finished:" << job->evict.total.files << "files," << job->evict.freedPages << "pages freed," << job->evict.hiddenFiles
+                                << "hidden," << job->evict.errors << "errors" << (cancelled ? "(cancelled)" : "");
         if (job->evict.errors > 0) {
             qCWarning(CACHESCOPE_APP) << "evict: first error:" << QString::fromStdString(job->evict.firstError);
         }
@@ -787,7 +787,8 @@ void FilesPanel::setPaused(bool paused)
 void FilesPanel::setPrivilegedHelperAvailable(bool available, const QString &unavailableReason)
 {
     d->privilegedHelperAvailable = available;
-    d->actions->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file") : unavailableReason);
+    d->actions->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file")
+                                                     : unavailableReason);
     d->heatmap->setPrivilegedViewAvailable(available, d->actions->showPrivileged->toolTip());
     d->updateActions();
 }

@@ -62,10 +62,7 @@ QString HeatmapTexts::pagesPerCell(const Heatmap::HeatmapCells &cells)
                       cells.windowPages / count,
                       size(cells.windowPages / count * pageSize()));
     }
-    return i18nc("@info zoom scale",
-                 "1 cell ≈ %1 pages (%2)",
-                 QLocale().toString(pages, 'f', pages < 10 ? 1 : 0),
-                 size(uint64_t(pages * double(pageSize()))));
+    return i18nc("@info zoom scale", "1 cell ≈ %1 pages (%2)", QLocale().toString(pages, 'f', pages < 10 ? 1 : 0), size(uint64_t(pages * double(pageSize()))));
 }
 
 HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating)
@@ -110,11 +107,8 @@ HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapC
     if (cells.windowPages > 0) {
         const bool whole = cells.windowFirst == 0 && cells.windowPages == cells.filePages;
         if (whole) {
-            t.window = i18ncp("@info zoom window: %1 pages, %2 scale",
-                              "Whole file, %1 page · %2",
-                              "Whole file, %1 pages · %2",
-                              cells.filePages,
-                              pagesPerCell(cells));
+            t.window =
+                i18ncp("@info zoom window: %1 pages, %2 scale", "Whole file, %1 page · %2", "Whole file, %1 pages · %2", cells.filePages, pagesPerCell(cells));
         } else {
             t.window = i18nc("@info zoom window: %1–%2 page range, %3 pages in the file, %4 scale",
                              "Pages %1–%2 of %3 · %4",
@@ -168,11 +162,7 @@ QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap:
                         formatCount(cell.firstPage),
                         formatCount(lastPage));
     }
-    lines << i18nc("@info:tooltip byte range",
-                   "Bytes %1 to %2 (offset %3)",
-                   size(cell.firstPage * page),
-                   size(endByte),
-                   formatCount(cell.firstPage * page));
+    lines << i18nc("@info:tooltip byte range", "Bytes %1 to %2 (offset %3)", size(cell.firstPage * page), size(endByte), formatCount(cell.firstPage * page));
     lines << i18ncp("@info:tooltip %2 cached pages, %1 pages, %3 percent",
                     "Cached: %2 of %1 page (%3)",
                     "Cached: %2 of %1 pages (%3)",

@@ -119,10 +119,7 @@ void HeatmapWidget::refresh()
         if (error == ENOENT || error == ENOTDIR) {
             d->showMessage(i18nc("@info", "“%1” no longer exists.", d->shownPath()));
         } else {
-            d->showMessage(i18nc("@info %1 a path, %2 the reason",
-                                 "Cannot open “%1”: %2",
-                                 d->shownPath(),
-                                 errnoQText(error)));
+            d->showMessage(i18nc("@info %1 a path, %2 the reason", "Cannot open “%1”: %2", d->shownPath(), errnoQText(error)));
         }
         return;
     }

@@ -404,5 +404,4 @@ public:
     }
 };
 
-
 } // namespace Cachescope::App

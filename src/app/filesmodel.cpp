@@ -14,6 +14,7 @@
 #include <QMimeDatabase>
 #include <QPalette>
 
+#include <set>
 #include <unordered_map>
 
 namespace Cachescope::App
@@ -433,6 +434,36 @@ void FilesModel::clear()
     beginResetModel();
     m_root.children.clear();
     endResetModel();
+}
+
+std::vector<std::string> FilesModel::foldersToRecount(const std::vector<std::string> &roots) const
+{
+    std::set<std::string> folders;
+    for (int row = 0; row < topLevelCount(); ++row) {
+        const FileNode *top = node(index(row, 0));
+        if (!top->isDirectory) {
+            continue;
+        }
+        for (const std::string &root : roots) {
+            const auto under = [](const std::string &path, const std::string &folder) {
+                return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
+            };
+            if (under(root, top->path) || under(top->path, root)) {
+                folders.insert(top->path);
+            }
+        }
+        // Expanded folders inside too: their children's numbers come from their own walk.
+        for (const FileNode *n : nodesUnder(top->path)) {
+            if (n->isDirectory && n != top && n->childState == FileNode::Children::Filled) {
+                for (const std::string &root : roots) {
+                    if (n->path.starts_with(root) || root.starts_with(n->path)) {
+                        folders.insert(n->path);
+                    }
+                }
+            }
+        }
+    }
+    return std::vector<std::string>(folders.begin(), folders.end());
 }
 
 int FilesModel::topLevelCount() const

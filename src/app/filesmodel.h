@@ -144,6 +144,11 @@ public:
     // Every row whose path is path or lies below it.
     [[nodiscard]] std::vector<FileNode *> nodesUnder(const std::string &path) const;
     [[nodiscard]] int topLevelCount() const;
+    // The folders on show whose totals a change under roots (an eviction, a
+    // load) makes stale: top-level folders that hold a root or lie below
+    // one, and the expanded folders among them (their children's numbers
+    // come from their own walk).
+    [[nodiscard]] std::vector<std::string> foldersToRecount(const std::vector<std::string> &roots) const;
 
 Q_SIGNALS:
     // A folder was expanded and needs a walk to know its children.

@@ -664,33 +664,9 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
         }
     }
     // Folders that hold these, or lie below them, are counted again.
-    std::set<std::string> folders;
-    for (int row = 0; row < d->model->topLevelCount(); ++row) {
-        const FileNode *top = d->model->node(d->model->index(row, 0));
-        if (!top->isDirectory) {
-            continue;
-        }
-        for (const std::string &root : roots) {
-            const auto under = [](const std::string &path, const std::string &folder) {
-                return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
-            };
-            if (under(root, top->path) || under(top->path, root)) {
-                folders.insert(top->path);
-            }
-        }
-        // Expanded folders inside too: their children's numbers come from their own walk.
-        for (const FileNode *n : d->model->nodesUnder(top->path)) {
-            if (n->isDirectory && n != top && n->childState == FileNode::Children::Filled) {
-                for (const std::string &root : roots) {
-                    if (n->path.starts_with(root) || root.starts_with(n->path)) {
-                        folders.insert(n->path);
-                    }
-                }
-            }
-        }
-    }
+    const std::vector<std::string> folders = d->model->foldersToRecount(roots);
     if (!folders.empty()) {
-        startScan(std::vector<std::string>(folders.begin(), folders.end()), false);
+        startScan(folders, false);
     }
     d->heatmap->refresh();
 }

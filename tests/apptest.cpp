@@ -29,6 +29,7 @@
 #include <fstream>
 
 using namespace std::chrono_literals;
+using namespace Cachescope::App;
 
 namespace
 {

@@ -14,6 +14,7 @@
 #include "memorysampler.h"
 #include "residency.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
 #include <KActionCollection>
 
@@ -33,6 +34,7 @@
 #include <thread>
 
 using namespace Cachescope;
+using namespace Cachescope::App;
 
 namespace
 {
@@ -55,13 +57,12 @@ void makeFile(const std::string &path, uint64_t bytes)
 // Writes without syncing: these pages are dirty for a while.
 void dirty(const std::string &path, uint64_t offset, uint64_t length)
 {
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
+    Cachescope::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.isValid()) {
         return;
     }
     const std::string data(length, 'd');
-    [[maybe_unused]] const ssize_t written = pwrite(fd, data.data(), data.size(), off_t(offset));
-    close(fd);
+    [[maybe_unused]] const ssize_t written = pwrite(fd.get(), data.data(), data.size(), off_t(offset));
 }
 
 } // namespace

@@ -8,9 +8,11 @@
 #include "filespanel.h"
 #include "evictdropzone.h"
 #include "filesmodel.h"
+#include "format.h"
 #include "heatmapwidget.h"
 #include "residency.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
 #include <KActionCollection>
 #include <KUrlMimeData>
@@ -31,6 +33,13 @@
 #include <filesystem>
 
 using namespace Cachescope;
+using namespace Cachescope::App;
+
+// A size as the window shows it.
+static QString shownBytes(uint64_t bytes)
+{
+    return formatBytes(bytes, ByteStyle::OneDecimal, QLocale());
+}
 
 namespace
 {
@@ -146,8 +155,8 @@ private Q_SLOTS:
         QCOMPARE(core.resident, uint64_t(128));
         QCOMPARE(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), double(core.resident));
         QCOMPARE(t.text(row, FilesModel::NameColumn), QStringLiteral("half.bin"));
-        QCOMPARE(t.text(row, FilesModel::SizeColumn), formatBytes(core.sizeBytes));
-        QCOMPARE(t.text(row, FilesModel::CachedColumn), formatBytes(core.resident * page));
+        QCOMPARE(t.text(row, FilesModel::SizeColumn), shownBytes(core.sizeBytes));
+        QCOMPARE(t.text(row, FilesModel::CachedColumn), shownBytes(core.resident * page));
         QCOMPARE(t.text(row, FilesModel::CachedPercentColumn), QStringLiteral("50%"));
         // The strip: the first half of the cells resident, the second half not.
         const QList<float> strip = row.data(FilesModel::StripRole).value<QList<float>>();
@@ -230,7 +239,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
         QCOMPARE(residentPages(path), uint64_t(0));
         const QString text = messages.at(0).at(0).toString();
-        QVERIFY2(text.contains(QStringLiteral("freed")) && text.contains(formatBytes(before.resident * page)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("freed")) && text.contains(shownBytes(before.resident * page)), qPrintable(text));
         QCOMPARE(messages.at(0).at(1).toBool(), false);
         // The row was read again after the eviction.
         QCOMPARE(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), 0.0);
@@ -264,7 +273,7 @@ private Q_SLOTS:
         QCOMPARE(residentPages(file), uint64_t(0));
         QCOMPARE(residentPages(inFolder), uint64_t(0));
         const QString text = messages.at(0).at(0).toString();
-        QVERIFY2(text.contains(QStringLiteral("Evicted 2 files")) && text.contains(formatBytes(before.resident * page)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Evicted 2 files")) && text.contains(shownBytes(before.resident * page)), qPrintable(text));
         // A drop on the zone evicts; it does not add to the list.
         QCOMPARE(t.model->rowCount(), 0);
     }
@@ -300,10 +309,10 @@ private Q_SLOTS:
         const std::string path = dir + "/mapped.bin";
         const uint64_t page = pageSize();
         TestUtil::makeColdFile(path, 64 * page);
-        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        QVERIFY(fd >= 0);
-        void *map = mmap(nullptr, 64 * page, PROT_READ, MAP_SHARED, fd, 0);
-        close(fd);
+        Cachescope::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        QVERIFY(fd.isValid());
+        void *map = mmap(nullptr, 64 * page, PROT_READ, MAP_SHARED, fd.get(), 0);
+        fd.reset();
         QVERIFY(map != MAP_FAILED);
         // Touch every page so that each is mapped, not only resident.
         volatile char sum = 0;
@@ -321,7 +330,7 @@ private Q_SLOTS:
         munmap(map, 64 * page);
         const QString text = messages.at(0).at(0).toString();
         QVERIFY2(text.contains(QStringLiteral("Stayed:")) && text.contains(QStringLiteral("mapped by a running program")), qPrintable(text));
-        QVERIFY2(text.contains(formatBytes(64 * page)), qPrintable(text));
+        QVERIFY2(text.contains(shownBytes(64 * page)), qPrintable(text));
     }
 
     // Dirty pages: Flush and Evict drops them (plain Evict may leave them, and then says so).
@@ -332,11 +341,10 @@ private Q_SLOTS:
         const uint64_t page = pageSize();
         TestUtil::makeColdFile(path, 64 * page);
         {
-            const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-            QVERIFY(fd >= 0);
+            Cachescope::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+            QVERIFY(fd.isValid());
             const std::string data(16 * page, 'x');
-            QCOMPARE(pwrite(fd, data.data(), data.size(), 0), ssize_t(data.size()));
-            close(fd);
+            QCOMPARE(pwrite(fd.get(), data.data(), data.size(), 0), ssize_t(data.size()));
         }
         if (!cachestatAvailable()) {
             QSKIP("dirty pages are told apart with cachestat (Linux 6.5)");
@@ -381,7 +389,7 @@ private Q_SLOTS:
         const QString text = messages.at(0).at(0).toString();
         QVERIFY2(text.startsWith(QStringLiteral("Loaded ")), qPrintable(text));
         if (now.reclaimed == 0) {
-            QVERIFY2(text.contains(formatBytes(256 * page)), qPrintable(text));
+            QVERIFY2(text.contains(shownBytes(256 * page)), qPrintable(text));
         }
     }
 
@@ -397,9 +405,8 @@ private Q_SLOTS:
             const std::string folder = tree + "/d" + std::to_string(f);
             std::filesystem::create_directories(folder);
             for (int i = 0; i < filesEach; ++i) {
-                const int fd = open((folder + "/f" + std::to_string(i)).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-                QVERIFY(fd >= 0);
-                close(fd);
+                Cachescope::UniqueFd fd(open((folder + "/f" + std::to_string(i)).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+                QVERIFY(fd.isValid());
             }
         }
 
@@ -458,8 +465,8 @@ private Q_SLOTS:
         QVERIFY(row.isValid());
         const uint64_t total = residentPages(a) + residentPages(b) + residentPages(c);
         QCOMPARE(total, uint64_t(100));
-        QCOMPARE(t.text(row, FilesModel::CachedColumn), formatBytes(total * page));
-        QCOMPARE(t.text(row, FilesModel::SizeColumn), formatBytes(170 * page));
+        QCOMPARE(t.text(row, FilesModel::CachedColumn), shownBytes(total * page));
+        QCOMPARE(t.text(row, FilesModel::SizeColumn), shownBytes(170 * page));
         QVERIFY(t.model->hasChildren(row));
 
         t.view->expand(row);
@@ -470,10 +477,10 @@ private Q_SLOTS:
         const QModelIndex file = t.model->index(1, 0, row);
         QCOMPARE(t.text(sub, FilesModel::NameColumn), QStringLiteral("sub"));
         QCOMPARE(t.text(file, FilesModel::NameColumn), QStringLiteral("c.txt"));
-        QCOMPARE(t.text(sub, FilesModel::CachedColumn), formatBytes(90 * page));
-        QCOMPARE(t.text(sub, FilesModel::SizeColumn), formatBytes(150 * page));
+        QCOMPARE(t.text(sub, FilesModel::CachedColumn), shownBytes(90 * page));
+        QCOMPARE(t.text(sub, FilesModel::SizeColumn), shownBytes(150 * page));
         QCOMPARE(t.text(sub, FilesModel::CachedPercentColumn), QStringLiteral("60%"));
-        QCOMPARE(t.text(file, FilesModel::CachedColumn), formatBytes(10 * page));
+        QCOMPARE(t.text(file, FilesModel::CachedColumn), shownBytes(10 * page));
         QCOMPARE(t.text(file, FilesModel::CachedPercentColumn), QStringLiteral("50%"));
 
         // Deeper still.
@@ -509,7 +516,7 @@ private Q_SLOTS:
         // The cold file has nothing cached: it is not ranked.
         QCOMPARE(list->topLevelItemCount(), 2);
         QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(folder + "/sub/most.bin"));
-        QCOMPARE(list->topLevelItem(0)->text(1), formatBytes(48 * page));
+        QCOMPARE(list->topLevelItem(0)->text(1), shownBytes(48 * page));
         QCOMPARE(list->topLevelItem(1)->text(0), QString::fromStdString(folder + "/little.bin"));
     }
 

@@ -6,6 +6,7 @@
 
 #include "cachescopesettings.h"
 #include "commandline.h"
+#include "format.h"
 #include "mainwindow.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
@@ -24,6 +25,7 @@
 #include <KToolBar>
 #include <KXMLGUIFactory>
 
+#include <KDesktopFile>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -41,7 +43,6 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
-#include <KDesktopFile>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -51,6 +52,13 @@
 #include <sstream>
 
 using namespace std::chrono_literals;
+using namespace Cachescope::App;
+
+// A size as the window shows it.
+static QString shownBytes(uint64_t bytes)
+{
+    return Cachescope::formatBytes(bytes, Cachescope::ByteStyle::OneDecimal, QLocale());
+}
 
 namespace
 {
@@ -442,13 +450,13 @@ private Q_SLOTS:
         }
         // 3.2 s before the newest: the sample at 1007 s.
         const QString text = panel.memoryHoverText(-3.2);
-        QVERIFY2(text.contains(MemoryPanel::formatBytes(7ull << 30)), qPrintable(text));
-        QVERIFY2(!text.contains(MemoryPanel::formatBytes(8ull << 30)), qPrintable(text));
+        QVERIFY2(text.contains(shownBytes(7ull << 30)), qPrintable(text));
+        QVERIFY2(!text.contains(shownBytes(8ull << 30)), qPrintable(text));
         QVERIFY2(text.contains(KFormat().formatSpelloutDuration(3000)), qPrintable(text));
-        QVERIFY2(text.contains(MemoryPanel::formatBytes(3ull << 20)), qPrintable(text)); // dirty
+        QVERIFY2(text.contains(shownBytes(3ull << 20)), qPrintable(text)); // dirty
         // Beyond the ends: the nearest sample.
-        QVERIFY(panel.memoryHoverText(-100).contains(MemoryPanel::formatBytes(16ull << 30))); // free at 0 GiB used
-        QVERIFY(panel.memoryHoverText(5).contains(MemoryPanel::formatBytes(10ull << 30)));
+        QVERIFY(panel.memoryHoverText(-100).contains(shownBytes(16ull << 30))); // free at 0 GiB used
+        QVERIFY(panel.memoryHoverText(5).contains(shownBytes(10ull << 30)));
         // Without rates, the activity hover says why there are none.
         QVERIFY(panel.ratesHoverText(-1).contains(QStringLiteral("Not measured")));
         QVERIFY(MemoryPanel().memoryHoverText(0).isEmpty());
@@ -620,7 +628,8 @@ private Q_SLOTS:
         QCOMPARE(menu.actionGroup(QStringLiteral("evictFromPageCache")).readEntry("Exec"), QStringLiteral("cachescope --evict %F"));
 
         const CommandLineRequest evict =
-            requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("--evict"), QStringLiteral("a.iso"), QStringLiteral("/srv")}, QStringLiteral("/home/me"));
+            requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("--evict"), QStringLiteral("a.iso"), QStringLiteral("/srv")},
+                                  QStringLiteral("/home/me"));
         QVERIFY(evict.evict);
         QCOMPARE(evict.urls, (QList<QUrl>{QUrl::fromLocalFile(QStringLiteral("/home/me/a.iso")), QUrl::fromLocalFile(QStringLiteral("/srv"))}));
         QVERIFY(!requestFromActivation({QStringLiteral("cachescope"), QStringLiteral("a.iso")}, QStringLiteral("/home/me")).evict);

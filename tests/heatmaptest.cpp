@@ -5,10 +5,12 @@
 // real files: its cells, zooming with the wheel down to single pages, hover
 // text, a 1 TiB sparse file, hidden residency, a vanished file, dirty pages.
 
+#include "format.h"
 #include "heatmapmodel.h"
 #include "heatmapwidget.h"
 #include "residency.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -26,6 +28,8 @@
 
 #include <filesystem>
 
+using namespace Cachescope::App;
+
 namespace
 {
 
@@ -35,42 +39,32 @@ constexpr uint64_t gib = 1024 * mib;
 
 // An open file and its fstat, to ask the core the same questions the widget asks.
 struct OpenFile {
-    int fd = -1;
+    Cachescope::UniqueFd fd;
     struct stat st = {};
     explicit OpenFile(const std::string &path)
     {
         int error = 0;
         std::string text;
-        fd = Cachescope::openRegularFile(AT_FDCWD, path.c_str(), false, st, error, text).release();
-        if (fd < 0) {
+        fd = Cachescope::openRegularFile(AT_FDCWD, path.c_str(), false, st, error, text);
+        if (!fd.isValid()) {
             qWarning("cannot open %s: %s", path.c_str(), text.c_str());
         }
     }
-    ~OpenFile()
-    {
-        if (fd >= 0) {
-            close(fd);
-        }
-    }
-    OpenFile(const OpenFile &) = delete;
-    OpenFile &operator=(const OpenFile &) = delete;
 };
 
 void makeSparseFile(const std::string &path, uint64_t bytes)
 {
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    QVERIFY2(fd >= 0, path.c_str());
-    QVERIFY2(ftruncate(fd, off_t(bytes)) == 0, strerror(errno));
-    close(fd);
+    Cachescope::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    QVERIFY2(fd.isValid(), path.c_str());
+    QVERIFY2(ftruncate(fd.get(), off_t(bytes)) == 0, Cachescope::errnoText(errno).c_str());
 }
 
 void writeWithoutSync(const std::string &path, uint64_t offset, uint64_t length)
 {
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    QVERIFY2(fd >= 0, path.c_str());
+    Cachescope::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    QVERIFY2(fd.isValid(), path.c_str());
     const std::string data(length, 'd');
-    QCOMPARE(pwrite(fd, data.data(), data.size(), off_t(offset)), ssize_t(length));
-    close(fd);
+    QCOMPARE(pwrite(fd.get(), data.data(), data.size(), off_t(offset)), ssize_t(length));
 }
 
 void wheel(QWidget &widget, QPoint position, int notches)
@@ -144,7 +138,7 @@ private Q_SLOTS:
         widget.resize(800, 500);
         widget.setFile(path);
         OpenFile file(path);
-        const Cachescope::Histogram expected = Cachescope::histogramOfDescriptor(file.fd, file.st, widget.cells());
+        const Cachescope::Histogram expected = Cachescope::histogramOfDescriptor(file.fd.get(), file.st, widget.cells());
         compareWithHistogram(widget, expected);
         QCOMPARE(widget.cellCount(), 1024);
         QCOMPARE(widget.filePageCount(), 16 * mib / Cachescope::pageSize());
@@ -207,7 +201,7 @@ private Q_SLOTS:
         // Single pages: exact flags from the page map.
         {
             OpenFile file(path);
-            const Cachescope::PageMap map = Cachescope::pageMapOfDescriptor(file.fd, file.st, widget.windowFirstPage(), widget.windowPageCount());
+            const Cachescope::PageMap map = Cachescope::pageMapOfDescriptor(file.fd.get(), file.st, widget.windowFirstPage(), widget.windowPageCount());
             QVERIFY(map.known());
             QCOMPARE(size_t(widget.cellCount()), map.flags.size());
             uint64_t resident = 0;
@@ -244,7 +238,7 @@ private Q_SLOTS:
         QCOMPARE(widget.windowFirstPage(), uint64_t(0));
         QCOMPARE(widget.windowPageCount(), filePages);
         OpenFile file(path);
-        compareWithHistogram(widget, Cachescope::histogramOfDescriptor(file.fd, file.st, widget.cells()));
+        compareWithHistogram(widget, Cachescope::histogramOfDescriptor(file.fd.get(), file.st, widget.cells()));
 
         // + and 0 on the keyboard.
         QTest::keyClick(&widget, Qt::Key_Plus);
@@ -497,10 +491,9 @@ private Q_SLOTS:
         QVERIFY(widget.visibleTexts().join(QLatin1Char('\n')).contains(QStringLiteral("4 dirty")));
         QVERIFY(widget.toolTipForCell(101).contains(QStringLiteral("Dirty: 1 page")));
 
-        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        QVERIFY(fd >= 0);
-        fsync(fd);
-        close(fd);
+        Cachescope::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        QVERIFY(fd.isValid());
+        fsync(fd.get());
     }
 
     void zoomArithmetic_data()

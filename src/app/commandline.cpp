@@ -10,13 +10,17 @@
 
 #include <QCommandLineParser>
 
+namespace Cachescope::App
+{
+
 void setUpCommandLine(QCommandLineParser &parser)
 {
     KAboutData::applicationData().setupCommandLine(&parser);
     parser.addPositionalArgument(QStringLiteral("files"),
                                  i18nc("@info:shell", "Files and folders to inspect"),
                                  i18nc("@info:shell command-line syntax", "[FILE|FOLDER...]"));
-    parser.addOption(QCommandLineOption(QStringLiteral("evict"), i18nc("@info:shell", "Evict the files and folders from the page cache instead of inspecting them")));
+    parser.addOption(
+        QCommandLineOption(QStringLiteral("evict"), i18nc("@info:shell", "Evict the files and folders from the page cache instead of inspecting them")));
 }
 
 QList<QUrl> urlsFromArguments(const QStringList &positionalArguments, const QString &workingDirectory)
@@ -52,3 +56,5 @@ QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &work
 {
     return requestFromActivation(arguments, workingDirectory).urls;
 }
+
+} // namespace Cachescope::App

@@ -9,6 +9,9 @@
 
 class QCommandLineParser;
 
+namespace Cachescope::App
+{
+
 // `cachescope [FILE|FOLDER...]`, for the first start and for a second start
 // that D-Bus hands to the running window.
 
@@ -32,3 +35,5 @@ struct CommandLineRequest {
 // delivers it (program name first).
 [[nodiscard]] CommandLineRequest requestFromActivation(const QStringList &arguments, const QString &workingDirectory);
 [[nodiscard]] QList<QUrl> urlsFromActivation(const QStringList &arguments, const QString &workingDirectory);
+
+} // namespace Cachescope::App

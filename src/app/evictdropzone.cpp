@@ -3,6 +3,8 @@
 
 #include "evictdropzone.h"
 
+#include "cachescope_app_debug.h"
+
 #include <KLocalizedString>
 #include <KUrlMimeData>
 
@@ -11,6 +13,9 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QPainterPath>
+
+namespace Cachescope::App
+{
 
 namespace
 {
@@ -132,6 +137,7 @@ void EvictDropZone::dropEvent(QDropEvent *event)
     setHighlighted(false);
     const QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
     if (urls.isEmpty()) {
+        qCDebug(CACHESCOPE_APP) << "drop refused, no URLs in" << event->mimeData()->formats();
         event->ignore();
         return;
     }
@@ -140,3 +146,5 @@ void EvictDropZone::dropEvent(QDropEvent *event)
     event->accept();
     Q_EMIT urlsDropped(urls);
 }
+
+} // namespace Cachescope::App

@@ -6,6 +6,9 @@
 #include <QList>
 #include <QUrl>
 
+namespace Cachescope::App
+{
+
 // A visible target: files and folders dropped here are evicted from the page
 // cache at once. It lights up while something that can be dropped is over it.
 class EvictDropZone : public QFrame
@@ -38,3 +41,5 @@ protected:
 private:
     bool m_highlighted = false;
 };
+
+} // namespace Cachescope::App

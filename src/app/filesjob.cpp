@@ -10,7 +10,8 @@
 #include <mutex>
 #include <unordered_map>
 
-using namespace Cachescope;
+namespace Cachescope::App
+{
 
 namespace
 {
@@ -339,3 +340,5 @@ void FilesJob::onProblem(const WalkProblem &problem)
         break;
     }
 }
+
+} // namespace Cachescope::App

@@ -16,6 +16,9 @@
 
 class QThread;
 
+namespace Cachescope::App
+{
+
 // What an eviction freed and what stayed, and why.
 struct EvictSummary {
     Cachescope::WalkTotals total;
@@ -114,3 +117,5 @@ private:
     bool m_finished = false;
     Cachescope::WalkResult m_result;
 };
+
+} // namespace Cachescope::App

@@ -3,7 +3,8 @@
 
 #include "filesmodel.h"
 
-#include <KFormat>
+#include "format.h"
+
 #include <KLocalizedString>
 
 #include <QFile>
@@ -13,14 +14,11 @@
 #include <QMimeDatabase>
 #include <QPalette>
 
+#include <set>
 #include <unordered_map>
 
-using namespace Cachescope;
-
-QString formatBytes(uint64_t bytes)
+namespace Cachescope::App
 {
-    return KFormat().formatByteSize(static_cast<double>(bytes));
-}
 
 QString displayPath(const std::string &path)
 {
@@ -265,7 +263,7 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
             if (!n.known) {
                 return n.scanning ? i18nc("@item:intable still counting", "…") : QString();
             }
-            return formatBytes(n.size);
+            return formatBytes(n.size, ByteStyle::OneDecimal, QLocale());
         case CachedColumn:
             if (!n.known || hasError) {
                 return n.scanning ? i18nc("@item:intable still counting", "…") : (hasError ? i18nc("@item:intable no value", "—") : QString());
@@ -274,9 +272,11 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
                 return i18nc("@item:intable the kernel hides the residency", "hidden");
             }
             if (n.cancelled) {
-                return i18nc("@item:intable at least this much (the count was cancelled)", "≥ %1", formatBytes(n.resident * page));
+                return i18nc("@item:intable at least this much (the count was cancelled)",
+                             "≥ %1",
+                             formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale()));
             }
-            return formatBytes(n.resident * page);
+            return formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale());
         case CachedPercentColumn:
             if (!n.known || hasError) {
                 return QString();
@@ -302,7 +302,7 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
             if (!n.detail) {
                 return i18nc("@item:intable not known", "—");
             }
-            return formatBytes(n.dirty * page);
+            return formatBytes(n.dirty * page, ByteStyle::OneDecimal, QLocale());
         }
         return {};
     case Qt::DecorationRole:
@@ -434,6 +434,36 @@ void FilesModel::clear()
     beginResetModel();
     m_root.children.clear();
     endResetModel();
+}
+
+std::vector<std::string> FilesModel::foldersToRecount(const std::vector<std::string> &roots) const
+{
+    std::set<std::string> folders;
+    for (int row = 0; row < topLevelCount(); ++row) {
+        const FileNode *top = node(index(row, 0));
+        if (!top->isDirectory) {
+            continue;
+        }
+        for (const std::string &root : roots) {
+            const auto under = [](const std::string &path, const std::string &folder) {
+                return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
+            };
+            if (under(root, top->path) || under(top->path, root)) {
+                folders.insert(top->path);
+            }
+        }
+        // Expanded folders inside too: their children's numbers come from their own walk.
+        for (const FileNode *n : nodesUnder(top->path)) {
+            if (n->isDirectory && n != top && n->childState == FileNode::Children::Filled) {
+                for (const std::string &root : roots) {
+                    if (n->path.starts_with(root) || root.starts_with(n->path)) {
+                        folders.insert(n->path);
+                    }
+                }
+            }
+        }
+    }
+    return std::vector<std::string>(folders.begin(), folders.end());
 }
 
 int FilesModel::topLevelCount() const
@@ -679,3 +709,5 @@ bool FilesSortProxyModel::lessThan(const QModelIndex &left, const QModelIndex &r
     // A stable order for equal keys, so that live updates do not shuffle rows.
     return left.data(FilesModel::PathRole).toByteArray() < right.data(FilesModel::PathRole).toByteArray();
 }
+
+} // namespace Cachescope::App

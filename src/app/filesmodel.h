@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+namespace Cachescope::App
+{
+
 // What a folder walk found about one entry directly inside the folder: a file
 // with its own residency, or a subfolder with the totals of its whole tree.
 struct FolderChild {
@@ -141,6 +144,11 @@ public:
     // Every row whose path is path or lies below it.
     [[nodiscard]] std::vector<FileNode *> nodesUnder(const std::string &path) const;
     [[nodiscard]] int topLevelCount() const;
+    // The folders on show whose totals a change under roots (an eviction, a
+    // load) makes stale: top-level folders that hold a root or lie below
+    // one, and the expanded folders among them (their children's numbers
+    // come from their own walk).
+    [[nodiscard]] std::vector<std::string> foldersToRecount(const std::vector<std::string> &roots) const;
 
 Q_SIGNALS:
     // A folder was expanded and needs a walk to know its children.
@@ -166,7 +174,7 @@ protected:
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 };
 
-// Human text for a size in bytes, as the rest of KDE prints it.
-[[nodiscard]] QString formatBytes(uint64_t bytes);
 // The display text of a path given as bytes.
 [[nodiscard]] QString displayPath(const std::string &path);
+
+} // namespace Cachescope::App

@@ -3,21 +3,26 @@
 
 #include "filespanel.h"
 
+#include "cachescope_app_debug.h"
 #include "evictdropzone.h"
+#include "filesactions.h"
 #include "filesjob.h"
+#include "filesjobreport.h"
 #include "filesmodel.h"
 #include "filesview.h"
+#include "format.h"
 #include "heatmapwidget.h"
 #include "residencydelegate.h"
 #include "topcacheddialog.h"
+#include "uniquefd.h"
 
 #include <KActionCollection>
 #include <KIO/StatJob>
 #include <KLocalizedString>
 #include <KProtocolInfo>
-#include <KStandardShortcut>
 
 #include <QAction>
+#include <QDebug>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
@@ -33,13 +38,12 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <set>
 
-using namespace Cachescope;
+namespace Cachescope::App
+{
 
 namespace
 {
@@ -53,11 +57,6 @@ std::string localPathOf(const QUrl &url)
         bytes.chop(1);
     }
     return bytes.toStdString();
-}
-
-QString errnoText(int error)
-{
-    return QString::fromLocal8Bit(strerror(error));
 }
 
 } // namespace
@@ -80,16 +79,7 @@ struct FilesPanel::Private {
     QTimer progressTimer;
     bool paused = false;
 
-    QAction *addFiles = nullptr;
-    QAction *addFolder = nullptr;
-    QAction *remove = nullptr;
-    QAction *evict = nullptr;
-    QAction *flushAndEvict = nullptr;
-    QAction *load = nullptr;
-    QAction *topCached = nullptr;
-    QAction *refresh = nullptr;
-    QAction *cancel = nullptr;
-    QAction *showPrivileged = nullptr;
+    FilesActions *actions = nullptr;
     bool privilegedHelperAvailable = false;
 
     bool followSymlinks = false;
@@ -172,33 +162,29 @@ struct FilesPanel::Private {
         struct stat st;
         int error = 0;
         std::string errorText;
-        const int fd = openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText).release();
-        if (fd < 0) {
+        const UniqueFd fd(openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText));
+        if (!fd.isValid()) {
             model->setFileError(n, QString::fromStdString(errorText));
             return;
         }
-        const Residency residency = residencyOfDescriptor(fd, st);
-        const Histogram histogram = histogramOfDescriptor(fd, st, FilesModel::stripCells);
-        ::close(fd);
+        const Residency residency = residencyOfDescriptor(fd.get(), st);
+        const Histogram histogram = histogramOfDescriptor(fd.get(), st, FilesModel::stripCells);
         model->setFileResidency(n, residency, &histogram);
     }
 
     void updateActions()
     {
         const auto nodes = selectedNodes();
-        const bool any = !nodes.empty();
-        const bool anyTopLevel = std::any_of(nodes.begin(), nodes.end(), [](const FileNode *n) {
+        FilesActions::Selection selection;
+        selection.any = !nodes.empty();
+        selection.anyTopLevel = std::any_of(nodes.begin(), nodes.end(), [](const FileNode *n) {
             return n->parent && !n->parent->parent;
         });
-        remove->setEnabled(anyTopLevel);
-        evict->setEnabled(any);
-        flushAndEvict->setEnabled(any);
-        load->setEnabled(any);
-        topCached->setEnabled(std::any_of(nodes.begin(), nodes.end(), [](const FileNode *n) {
+        selection.anyFolder = std::any_of(nodes.begin(), nodes.end(), [](const FileNode *n) {
             return n->isDirectory;
-        }));
-        cancel->setEnabled(busy());
-        showPrivileged->setEnabled(privilegedHelperAvailable && currentIsHidden());
+        });
+        selection.currentIsHidden = currentIsHidden();
+        actions->updateEnabled(selection, busy(), privilegedHelperAvailable);
     }
 
     void showCurrentInHeatmap()
@@ -300,48 +286,21 @@ FilesPanel::FilesPanel(QWidget *parent)
 
     // Actions exist from the start (the context menu and tests use them);
     // setUpActions() puts them into the window's collection.
-    auto makeAction = [this](const char *icon, const QString &text, const QString &toolTip) {
-        auto *action = new QAction(QIcon::fromTheme(QLatin1String(icon)), text, this);
-        action->setToolTip(toolTip);
-        action->setStatusTip(toolTip);
-        return action;
-    };
-    d->addFiles = makeAction("document-open", i18nc("@action", "Add Files…"), i18nc("@info:tooltip", "Choose files to inspect"));
-    d->addFolder = makeAction("folder-open", i18nc("@action", "Add Folder…"), i18nc("@info:tooltip", "Choose a folder to inspect with everything in it"));
-    d->remove = makeAction("list-remove",
-                           i18nc("@action", "Remove from List"),
-                           i18nc("@info:tooltip", "Stop inspecting the selected items (the files are not touched)"));
-    d->evict = makeAction("edit-clear-all",
-                          i18nc("@action", "Evict from Page Cache"),
-                          i18nc("@info:tooltip", "Drop the selected files and folders from the page cache; they stay on disk"));
-    d->flushAndEvict = makeAction("document-save",
-                                  i18nc("@action", "Flush and Evict"),
-                                  i18nc("@info:tooltip", "Write dirty pages to disk first, then drop the selected items from the page cache"));
-    d->load = makeAction("document-import",
-                         i18nc("@action", "Load into Page Cache"),
-                         i18nc("@info:tooltip", "Read the selected files and folders into the page cache"));
-    d->topCached = makeAction("view-sort-descending",
-                              i18nc("@action", "Top Cached Files…"),
-                              i18nc("@info:tooltip", "List the files with the most pages in the page cache in the selected folders"));
-    d->refresh = makeAction("view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now"));
-    d->cancel = makeAction("process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load"));
-    d->showPrivileged =
-        makeAction("security-high", i18nc("@action", "Show with Administrator Rights"), i18nc("@info:tooltip", "The privileged helper is not available"));
-    d->showPrivileged->setEnabled(false);
+    d->actions = new FilesActions(this);
     // The heatmap draws the button for a hidden file; it stays disabled until the helper exists.
-    d->heatmap->setPrivilegedViewAvailable(false, d->showPrivileged->toolTip());
+    d->heatmap->setPrivilegedViewAvailable(false, d->actions->showPrivileged->toolTip());
 
-    connect(d->addFiles, &QAction::triggered, this, [this] {
+    connect(d->actions->addFiles, &QAction::triggered, this, [this] {
         const QList<QUrl> urls = QFileDialog::getOpenFileUrls(this, i18nc("@title:window", "Add Files"));
         inspectUrls(urls);
     });
-    connect(d->addFolder, &QAction::triggered, this, [this] {
+    connect(d->actions->addFolder, &QAction::triggered, this, [this] {
         const QUrl url = QFileDialog::getExistingDirectoryUrl(this, i18nc("@title:window", "Add Folder"));
         if (!url.isEmpty()) {
             inspectUrls({url});
         }
     });
-    connect(d->remove, &QAction::triggered, this, [this] {
+    connect(d->actions->remove, &QAction::triggered, this, [this] {
         QModelIndexList sourceRows;
         for (const QModelIndex &row : d->view->selectionModel()->selectedRows()) {
             sourceRows.append(d->proxy->mapToSource(row));
@@ -349,16 +308,16 @@ FilesPanel::FilesPanel(QWidget *parent)
         d->model->removeTopLevel(sourceRows);
         d->showCurrentInHeatmap();
     });
-    connect(d->evict, &QAction::triggered, this, [this] {
+    connect(d->actions->evict, &QAction::triggered, this, [this] {
         startEvict(d->selectedPaths(), false);
     });
-    connect(d->flushAndEvict, &QAction::triggered, this, [this] {
+    connect(d->actions->flushAndEvict, &QAction::triggered, this, [this] {
         startEvict(d->selectedPaths(), true);
     });
-    connect(d->load, &QAction::triggered, this, [this] {
+    connect(d->actions->load, &QAction::triggered, this, [this] {
         startLoad(d->selectedPaths());
     });
-    connect(d->topCached, &QAction::triggered, this, [this] {
+    connect(d->actions->topCached, &QAction::triggered, this, [this] {
         std::vector<std::string> folders;
         for (const FileNode *n : d->selectedNodes()) {
             if (n->isDirectory) {
@@ -367,12 +326,12 @@ FilesPanel::FilesPanel(QWidget *parent)
         }
         startTopCached(folders);
     });
-    connect(d->refresh, &QAction::triggered, this, [this] {
+    connect(d->actions->refresh, &QAction::triggered, this, [this] {
         refreshVisible(true);
     });
-    connect(d->cancel, &QAction::triggered, this, &FilesPanel::cancelAll);
+    connect(d->actions->cancel, &QAction::triggered, this, &FilesPanel::cancelAll);
     connect(d->cancelButton, &QPushButton::clicked, this, &FilesPanel::cancelAll);
-    connect(d->showPrivileged, &QAction::triggered, this, [this] {
+    connect(d->actions->showPrivileged, &QAction::triggered, this, [this] {
         if (const FileNode *n = d->currentNode()) {
             Q_EMIT privilegedViewRequested(n->path);
         }
@@ -383,14 +342,7 @@ FilesPanel::FilesPanel(QWidget *parent)
     connect(d->dropZone, &EvictDropZone::urlsDropped, this, &FilesPanel::evictUrls);
     connect(d->view, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
         QMenu menu(this);
-        menu.addActions({d->addFiles, d->addFolder});
-        menu.addSeparator();
-        menu.addActions({d->evict, d->flushAndEvict, d->load, d->topCached});
-        menu.addSeparator();
-        menu.addActions({d->refresh, d->remove});
-        if (d->currentIsHidden()) {
-            menu.addAction(d->showPrivileged);
-        }
+        d->actions->fillContextMenu(menu, d->currentIsHidden());
         menu.exec(d->view->viewport()->mapToGlobal(pos));
     });
     connect(d->view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
@@ -436,22 +388,7 @@ FilesPanel::~FilesPanel()
 
 void FilesPanel::setUpActions(KActionCollection *collection)
 {
-    auto add = [collection](const char *name, QAction *action, const QList<QKeySequence> &shortcuts = {}) {
-        collection->addAction(QLatin1String(name), action);
-        if (!shortcuts.isEmpty()) {
-            KActionCollection::setDefaultShortcuts(action, shortcuts);
-        }
-    };
-    add("file_add_files", d->addFiles, KStandardShortcut::open());
-    add("file_add_folder", d->addFolder, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)});
-    add("file_remove", d->remove, {QKeySequence(Qt::Key_Delete)});
-    add("file_evict", d->evict, {QKeySequence(Qt::CTRL | Qt::Key_E)});
-    add("file_flush_evict", d->flushAndEvict, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
-    add("file_load", d->load, {QKeySequence(Qt::CTRL | Qt::Key_L)});
-    add("file_top_cached", d->topCached, {QKeySequence(Qt::CTRL | Qt::Key_T)});
-    add("view_refresh", d->refresh, KStandardShortcut::reload());
-    add("file_cancel", d->cancel, {QKeySequence(Qt::Key_Escape)});
-    add("file_show_privileged", d->showPrivileged);
+    d->actions->addTo(collection);
 }
 
 void FilesPanel::resolveUrls(const QList<QUrl> &urls, const std::function<void(const std::vector<std::string> &)> &use)
@@ -465,6 +402,7 @@ void FilesPanel::resolveUrls(const QList<QUrl> &urls, const std::function<void(c
         // trash:/, desktop:/, recentlyused:/ ... are local files under
         // another name; sftp:/, smb:/, http:/ are not, whatever KIO can do.
         if (KProtocolInfo::protocolClass(url.scheme()) != QLatin1String(":local")) {
+            qCDebug(CACHESCOPE_APP) << "refused, not a local file:" << url;
             Q_EMIT message(i18nc("@info",
                                  "%1 is not on this computer: the page cache only holds local files. Copy it here first to inspect or evict it.",
                                  url.toDisplayString(QUrl::PreferLocalFile)),
@@ -476,6 +414,9 @@ void FilesPanel::resolveUrls(const QList<QUrl> &urls, const std::function<void(c
         KIO::StatJob *job = KIO::mostLocalUrl(url, KIO::HideProgressInfo);
         connect(job, &KJob::result, this, [this, job, url, use] {
             --d->pendingUrlJobs;
+            if (job->error() || !job->mostLocalUrl().isLocalFile()) {
+                qCDebug(CACHESCOPE_APP) << "refused, no local file behind" << url << job->errorString();
+            }
             if (job->error()) {
                 Q_EMIT message(i18nc("@info", "Cannot find the file behind %1: %2", url.toDisplayString(), job->errorString()), true);
             } else if (!job->mostLocalUrl().isLocalFile()) {
@@ -513,7 +454,8 @@ void FilesPanel::inspectPaths(const std::vector<std::string> &paths)
         struct stat st;
         if (::stat(path.c_str(), &st) != 0) {
             const int error = errno;
-            Q_EMIT message(i18nc("@info file path, reason", "Cannot inspect %1: %2", displayPath(path), errnoText(error)), true);
+            qCDebug(CACHESCOPE_APP) << "cannot inspect" << displayPath(path) << errnoQText(error);
+            Q_EMIT message(i18nc("@info file path, reason", "Cannot inspect %1: %2", displayPath(path), errnoQText(error)), true);
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
@@ -563,6 +505,7 @@ void FilesPanel::startScan(const std::vector<std::string> &folders, bool showsPr
     for (const std::string &folder : folders) {
         d->model->setScanning(folder, true);
     }
+    qCDebug(CACHESCOPE_APP) << "scan started:" << folders.size() << "folders," << (showsProgress ? "with progress" : "quietly");
     startJob(job);
 }
 
@@ -642,23 +585,7 @@ void FilesPanel::updateProgress()
         d->progressTimer.stop();
         return;
     }
-    QString what;
-    switch (first->kind()) {
-    case FilesJob::Kind::Scan:
-        what = i18nc("@info:progress", "Counting cached pages…");
-        break;
-    case FilesJob::Kind::Evict:
-        what = i18nc("@info:progress", "Evicting…");
-        break;
-    case FilesJob::Kind::Load:
-        what = i18nc("@info:progress", "Loading…");
-        break;
-    case FilesJob::Kind::Top:
-        what = i18nc("@info:progress", "Looking for the most cached files…");
-        break;
-    }
-    d->progressLabel->setText(
-        i18ncp("@info:progress what, entries, bytes", "%2 %1 entry, %3", "%2 %1 entries, %3", qulonglong(entries), what, formatBytes(bytes)));
+    d->progressLabel->setText(FilesJobReport::progress(first->kind(), entries, bytes));
     if (expectedKnown && expected > 0) {
         d->progressBar->setRange(0, 1000);
         d->progressBar->setValue(int(std::min<uint64_t>(1000, bytes * 1000 / expected)));
@@ -679,6 +606,7 @@ void FilesPanel::jobFinished(FilesJob *job)
         for (const FolderScan &scan : job->scans) {
             d->model->applyFolderScan(scan);
         }
+        qCDebug(CACHESCOPE_APP) << (cancelled ? "scan cancelled" : "scan finished") << "after" << job->elapsedMs << "ms";
         if (job == d->backgroundScan) {
             d->backgroundScan = nullptr;
             d->lastBackgroundMs = job->elapsedMs;
@@ -689,28 +617,19 @@ void FilesPanel::jobFinished(FilesJob *job)
         refreshVisibleFiles();
         break;
     case FilesJob::Kind::Evict:
-        Q_EMIT message(evictMessage(job), job->evict.errors > 0 && job->evict.total.files == 0);
+        qCDebug(CACHESCOPE_APP) << "evict finished:" << job->evict.total.files << "files," << job->evict.freedPages << "pages freed," << job->evict.hiddenFiles
+                                << "hidden," << job->evict.errors << "errors" << (cancelled ? "(cancelled)" : "");
+        if (job->evict.errors > 0) {
+            qCWarning(CACHESCOPE_APP) << "evict: first error:" << QString::fromStdString(job->evict.firstError);
+        }
+        Q_EMIT message(FilesJobReport::evicted(*job), job->evict.errors > 0 && job->evict.total.files == 0);
         refreshAfterChange(job->roots());
         break;
     case FilesJob::Kind::Load: {
         const LoadSummary &s = job->load;
-        QString text = i18ncp("@info",
-                              "Loaded %2 into the page cache from %1 file.",
-                              "Loaded %2 into the page cache from %1 files.",
-                              qulonglong(s.total.files),
-                              formatBytes(s.loadedPages * pageSize()));
-        if (s.errors > 0) {
-            text += QLatin1Char(' ')
-                + i18ncp("@info",
-                         "%1 file could not be read: %2",
-                         "%1 files could not be read, the first: %2",
-                         qulonglong(s.errors),
-                         QString::fromStdString(s.firstError));
-        }
-        if (cancelled) {
-            text += QLatin1Char(' ') + i18nc("@info", "Cancelled before the end.");
-        }
-        Q_EMIT message(text, s.errors > 0 && s.total.files == 0);
+        qCDebug(CACHESCOPE_APP) << "load finished:" << s.total.files << "files," << s.loadedPages << "pages loaded," << s.errors << "errors"
+                                << (cancelled ? "(cancelled)" : "");
+        Q_EMIT message(FilesJobReport::loaded(*job), s.errors > 0 && s.total.files == 0);
         refreshAfterChange(job->roots());
         break;
     }
@@ -732,70 +651,6 @@ void FilesPanel::jobFinished(FilesJob *job)
     d->updateActions();
 }
 
-QString FilesPanel::evictMessage(const FilesJob *job) const
-{
-    const EvictSummary &s = job->evict;
-    const uint64_t page = pageSize();
-    QStringList parts;
-    if (s.total.files == 0 && s.errors == 0) {
-        parts << i18nc("@info", "Nothing to evict: there are no regular files there.");
-    } else {
-        parts << i18ncp("@info",
-                        "Evicted %1 file from the page cache: %2 freed.",
-                        "Evicted %1 files from the page cache: %2 freed.",
-                        qulonglong(s.total.files),
-                        formatBytes(s.freedPages * page));
-    }
-    QStringList stayed;
-    auto reason = [&](RemainReason r) {
-        return std::pair{qulonglong(s.filesByReason[size_t(r)]), formatBytes(s.pagesByReason[size_t(r)] * page)};
-    };
-    if (auto [files, bytes] = reason(RemainReason::Dirty); files > 0) {
-        stayed << i18ncp("@info",
-                         "%2 in %1 file is dirty: it must be written to disk first (use Flush and Evict)",
-                         "%2 in %1 files is dirty: it must be written to disk first (use Flush and Evict)",
-                         files,
-                         bytes);
-    }
-    if (auto [files, bytes] = reason(RemainReason::Mapped); files > 0) {
-        stayed << i18ncp("@info", "%2 in %1 file is mapped by a running program", "%2 in %1 files is mapped by running programs", files, bytes);
-    }
-    if (auto [files, bytes] = reason(RemainReason::Shmem); files > 0) {
-        stayed << i18ncp("@info",
-                         "%2 in %1 file is on tmpfs or shared memory, which has no disk to drop pages to",
-                         "%2 in %1 files is on tmpfs or shared memory, which has no disk to drop pages to",
-                         files,
-                         bytes);
-    }
-    if (auto [files, bytes] = reason(RemainReason::Unknown); files > 0) {
-        stayed << i18ncp("@info",
-                         "%2 in %1 file was read again at once by another program",
-                         "%2 in %1 files was read again at once by other programs",
-                         files,
-                         bytes);
-    }
-    if (!stayed.isEmpty()) {
-        parts << i18nc("@info followed by a list of reasons", "Stayed: %1.", stayed.join(QStringLiteral("; ")));
-    }
-    if (s.hiddenFiles > 0) {
-        parts << i18ncp("@info",
-                        "The kernel hides the page cache of %1 file from you: it was evicted, but what that freed is unknown.",
-                        "The kernel hides the page cache of %1 files from you: they were evicted, but what that freed is unknown.",
-                        qulonglong(s.hiddenFiles));
-    }
-    if (s.errors > 0) {
-        parts << i18ncp("@info",
-                        "%1 file could not be evicted: %2",
-                        "%1 files could not be evicted, the first: %2",
-                        qulonglong(s.errors),
-                        QString::fromStdString(s.firstError));
-    }
-    if (job->wasCancelled()) {
-        parts << i18nc("@info", "Cancelled before the end.");
-    }
-    return parts.join(QLatin1Char(' '));
-}
-
 void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
 {
     // At most this many files are read at once on the UI thread (about 20 µs each).
@@ -809,33 +664,9 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
         }
     }
     // Folders that hold these, or lie below them, are counted again.
-    std::set<std::string> folders;
-    for (int row = 0; row < d->model->topLevelCount(); ++row) {
-        const FileNode *top = d->model->node(d->model->index(row, 0));
-        if (!top->isDirectory) {
-            continue;
-        }
-        for (const std::string &root : roots) {
-            const auto under = [](const std::string &path, const std::string &folder) {
-                return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
-            };
-            if (under(root, top->path) || under(top->path, root)) {
-                folders.insert(top->path);
-            }
-        }
-        // Expanded folders inside too: their children's numbers come from their own walk.
-        for (const FileNode *n : d->model->nodesUnder(top->path)) {
-            if (n->isDirectory && n != top && n->childState == FileNode::Children::Filled) {
-                for (const std::string &root : roots) {
-                    if (n->path.starts_with(root) || root.starts_with(n->path)) {
-                        folders.insert(n->path);
-                    }
-                }
-            }
-        }
-    }
+    const std::vector<std::string> folders = d->model->foldersToRecount(roots);
     if (!folders.empty()) {
-        startScan(std::vector<std::string>(folders.begin(), folders.end()), false);
+        startScan(folders, false);
     }
     d->heatmap->refresh();
 }
@@ -932,8 +763,9 @@ void FilesPanel::setPaused(bool paused)
 void FilesPanel::setPrivilegedHelperAvailable(bool available, const QString &unavailableReason)
 {
     d->privilegedHelperAvailable = available;
-    d->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file") : unavailableReason);
-    d->heatmap->setPrivilegedViewAvailable(available, d->showPrivileged->toolTip());
+    d->actions->showPrivileged->setToolTip(available ? i18nc("@info:tooltip", "Ask the privileged helper for the true residency of this file")
+                                                     : unavailableReason);
+    d->heatmap->setPrivilegedViewAvailable(available, d->actions->showPrivileged->toolTip());
     d->updateActions();
 }
 
@@ -949,3 +781,5 @@ void FilesPanel::showPrivilegedResidency(const std::string &path, const Cachesco
         d->heatmap->setExternalHistogram(histogram);
     }
 }
+
+} // namespace Cachescope::App

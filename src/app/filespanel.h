@@ -9,14 +9,16 @@
 
 #include "residency.h"
 
-#include <string>
-
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 class KActionCollection;
+
+namespace Cachescope::App
+{
+
 class FilesJob;
 
 // The files side of the window: the list of inspected files and folders with
@@ -82,7 +84,6 @@ private:
     void jobFinished(FilesJob *job);
     void updateProgress();
     void emitBusyIfChanged();
-    [[nodiscard]] QString evictMessage(const FilesJob *job) const;
     void refreshAfterChange(const std::vector<std::string> &roots);
     void refreshVisible(bool force);
     void refreshVisibleFiles();
@@ -90,3 +91,5 @@ private:
     struct Private;
     std::unique_ptr<Private> d;
 };
+
+} // namespace Cachescope::App

@@ -3,12 +3,17 @@
 
 #include "filesview.h"
 
+#include "cachescope_app_debug.h"
+
 #include <KLocalizedString>
 #include <KUrlMimeData>
 
 #include <QDragEnterEvent>
 #include <QMimeData>
 #include <QPainter>
+
+namespace Cachescope::App
+{
 
 FilesView::FilesView(QWidget *parent)
     : QTreeView(parent)
@@ -70,6 +75,7 @@ void FilesView::dropEvent(QDropEvent *event)
     viewport()->update();
     const QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
     if (urls.isEmpty()) {
+        qCDebug(CACHESCOPE_APP) << "drop refused, no URLs in" << event->mimeData()->formats();
         event->ignore();
         return;
     }
@@ -101,3 +107,5 @@ void FilesView::paintEvent(QPaintEvent *event)
                                "Drop files or folders here from Dolphin, or use Add Files… and Add Folder…, to see how much of them is in the page cache."));
     }
 }
+
+} // namespace Cachescope::App

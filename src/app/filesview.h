@@ -6,6 +6,9 @@
 #include <QTreeView>
 #include <QUrl>
 
+namespace Cachescope::App
+{
+
 // The list of inspected files: a tree that takes file drops (they are added
 // and inspected) and says what to do while it is empty.
 class FilesView : public QTreeView
@@ -31,3 +34,5 @@ protected:
 private:
     bool m_dragOver = false;
 };
+
+} // namespace Cachescope::App

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace Heatmap
+namespace Cachescope::App::Heatmap
 {
 
 namespace
@@ -18,16 +18,16 @@ namespace
 // millisecond" and the work moves off the UI thread.
 constexpr int slowBucketCount = 4096;
 
-void copyStatus(const Cachescope::ResidencyStatus &from, Snapshot &to)
+void copyStatus(const Cachescope::ResidencyStatus &from, HeatmapCells &to)
 {
     to.status = from;
 }
 
 } // namespace
 
-Snapshot compute(int fd, const struct stat &st, Window window, int cells, const Cachescope::ResidencyOptions &options)
+HeatmapCells compute(int fd, const struct stat &st, Window window, int cells, const Cachescope::ResidencyOptions &options)
 {
-    Snapshot result;
+    HeatmapCells result;
     result.sizeBytes = uint64_t(std::max<off_t>(st.st_size, 0));
     result.filePages = Cachescope::pagesFor(result.sizeBytes);
     window = clamped(window, result.filePages, 1);
@@ -93,9 +93,9 @@ Snapshot compute(int fd, const struct stat &st, Window window, int cells, const 
     return result;
 }
 
-Snapshot fromHistogram(const Cachescope::Histogram &histogram, uint64_t sizeBytes)
+HeatmapCells fromHistogram(const Cachescope::Histogram &histogram, uint64_t sizeBytes)
 {
-    Snapshot result;
+    HeatmapCells result;
     copyStatus(histogram, result);
     result.sizeBytes = sizeBytes;
     result.filePages = std::max(Cachescope::pagesFor(sizeBytes), histogram.windowFirst + histogram.pages);
@@ -183,4 +183,4 @@ Window clamped(Window window, uint64_t filePages, uint64_t minPages)
     return window;
 }
 
-} // namespace Heatmap
+} // namespace Cachescope::App::Heatmap

@@ -14,7 +14,7 @@
 
 struct stat;
 
-namespace Heatmap
+namespace Cachescope::App::Heatmap
 {
 
 struct Cell {
@@ -27,7 +27,7 @@ struct Cell {
 
 // One answer about one file: the whole-file totals for the header and the cells
 // of the window on show. A hidden or failed answer has no cells and no totals.
-struct Snapshot {
+struct HeatmapCells {
     Cachescope::ResidencyStatus status;
     uint64_t sizeBytes = 0;
     uint64_t filePages = 0;
@@ -54,10 +54,10 @@ struct Window {
 // one page a cell (exact flags, pageMapOfDescriptor) once the window has no
 // more pages than cells, buckets (histogramOfWindow) above that. Safe on any
 // thread; it only reads the kernel's answers about fd.
-[[nodiscard]] Snapshot compute(int fd, const struct stat &st, Window window, int cells, const Cachescope::ResidencyOptions &options);
+[[nodiscard]] HeatmapCells compute(int fd, const struct stat &st, Window window, int cells, const Cachescope::ResidencyOptions &options);
 
 // The same answer from a histogram obtained elsewhere (the privileged helper).
-[[nodiscard]] Snapshot fromHistogram(const Cachescope::Histogram &histogram, uint64_t sizeBytes);
+[[nodiscard]] HeatmapCells fromHistogram(const Cachescope::Histogram &histogram, uint64_t sizeBytes);
 
 // Whether compute() may be slow enough to block painting: mincore walks every
 // page of the file for the totals, and very many buckets mean very many calls.
@@ -73,4 +73,4 @@ struct Window {
 // The window clipped to a file of filePages pages (after it grew or shrank).
 [[nodiscard]] Window clamped(Window window, uint64_t filePages, uint64_t minPages);
 
-} // namespace Heatmap
+} // namespace Cachescope::App::Heatmap

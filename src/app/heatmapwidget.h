@@ -16,6 +16,9 @@ struct Histogram;
 struct ResidencyOptions;
 }
 
+namespace Cachescope::App
+{
+
 class HeatmapWidgetPrivate;
 
 // The residency of one file as a grid of cells, each a page or a bucket of
@@ -121,3 +124,5 @@ private:
     friend class HeatmapWidgetPrivate;
     std::unique_ptr<HeatmapWidgetPrivate> d;
 };
+
+} // namespace Cachescope::App

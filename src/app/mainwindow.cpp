@@ -28,6 +28,9 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+namespace Cachescope::App
+{
+
 namespace
 {
 
@@ -280,3 +283,5 @@ void MainWindow::changeEvent(QEvent *event)
         m_memoryPanel->updateVisibility();
     }
 }
+
+} // namespace Cachescope::App

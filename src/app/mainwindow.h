@@ -7,13 +7,17 @@
 #include <QList>
 #include <QUrl>
 
-class FilesPanel;
 class KConfigDialog;
 class KMessageWidget;
-class MemoryPanel;
-class MemorySampler;
 class PrivilegedActions;
 class QSplitter;
+
+namespace Cachescope::App
+{
+
+class FilesPanel;
+class MemoryPanel;
+class MemorySampler;
 
 // The Cachescope window: the files panel above, the memory panel below, a
 // message bar on top for what either has to say.
@@ -69,3 +73,5 @@ private:
     MemorySampler *m_sampler = nullptr;
     PrivilegedActions *m_privileged = nullptr;
 };
+
+} // namespace Cachescope::App

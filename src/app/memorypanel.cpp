@@ -3,6 +3,10 @@
 
 #include "memorypanel.h"
 
+#include "format.h"
+#include "freefigurestable.h"
+#include "memoryexport.h"
+#include "memorymarkers.h"
 #include "plotstyle.h"
 
 #include "ui_MemoryPanelBase.h"
@@ -13,20 +17,11 @@
 #include <KMessageWidget>
 
 #include <QAction>
-#include <QDateTime>
-#include <QDir>
 #include <QEvent>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QHeaderView>
 #include <QIcon>
 #include <QMouseEvent>
-#include <QPdfWriter>
-#include <QSaveFile>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTimeZone>
 #include <QToolTip>
 
 #include <qcustomplot.h>
@@ -34,6 +29,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+namespace Cachescope::App
+{
 
 namespace
 {
@@ -55,9 +53,6 @@ const QColor &writtenColor = Cachescope::App::PlotColors::bewareOrange;
 const QColor &minorFaultsColor = Cachescope::App::PlotColors::teal;
 const QColor &majorFaultsColor = Cachescope::App::PlotColors::iconRed;
 const QColor &refaultsColor = Cachescope::App::PlotColors::deepPurple;
-
-// The size a plot is exported at when it has not been laid out on screen.
-constexpr QSize fallbackExportSize{1000, 500};
 
 QCPGraph *addAreaGraph(QCustomPlot *plot, const QString &name, const QColor &color, QCPGraph *below)
 {
@@ -106,13 +101,7 @@ QString formatRate(double perSecond)
 
 QString formatByteRate(double kibPerSecond)
 {
-    return i18nc("@item bytes per second", "%1/s", KFormat().formatByteSize(kibPerSecond * 1024.0));
-}
-
-// Numbers for the CSV file: always with a dot, whatever the locale.
-QString csvNumber(double value)
-{
-    return QString::number(value, 'f', 1);
+    return i18nc("@item bytes per second", "%1/s", formatBytes(uint64_t(std::llround(std::max(0.0, kibPerSecond) * 1024.0)), ByteStyle::OneDecimal, QLocale()));
 }
 
 QCPAxis *bottomAxis(QCPAxisRect *rect)
@@ -132,10 +121,11 @@ MemoryPanel::MemoryPanel(QWidget *parent)
     , m_ui(std::make_unique<Ui::MemoryPanelBase>())
 {
     m_ui->setupUi(this);
+    m_markers = std::make_unique<MemoryMarkers>(m_ui->plot);
     setUpPlot();
     setUpRatesPlot();
     setUpTimeAxis();
-    setUpTable();
+    m_ui->figuresTable->setUpCells();
     applyPalette();
 
     connect(m_ui->plotTabs, &QTabWidget::currentChanged, this, &MemoryPanel::updateVisibility);
@@ -199,9 +189,9 @@ double MemoryPanel::historySeconds() const
     return m_historySeconds;
 }
 
-QString MemoryPanel::formatBytes(uint64_t bytes)
+QString MemoryPanel::bytesText(uint64_t bytes)
 {
-    return KFormat().formatByteSize(static_cast<double>(bytes));
+    return formatBytes(bytes, ByteStyle::OneDecimal, QLocale());
 }
 
 void MemoryPanel::setUpPlot()
@@ -393,37 +383,6 @@ void MemoryPanel::applyPalette()
     }
 }
 
-void MemoryPanel::setUpTable()
-{
-    QTableWidget *table = m_ui->figuresTable;
-    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    for (int row = 0; row < RowCount; ++row) {
-        for (int column = 0; column < ColumnCount; ++column) {
-            auto *item = new QTableWidgetItem;
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            item->setFlags(Qt::ItemIsEnabled);
-            // The cell explains itself like its heading does; swap cells
-            // explain swap, whose columns mean something else.
-            const QTableWidgetItem *header = row == SwapRow ? table->verticalHeaderItem(row) : table->horizontalHeaderItem(column);
-            if (header) {
-                item->setToolTip(header->toolTip());
-            }
-            table->setItem(row, column, item);
-        }
-    }
-    fitTableHeight();
-}
-
-void MemoryPanel::fitTableHeight()
-{
-    // Exactly the heading and the rows: the table never scrolls, and the
-    // plot gets every other pixel.
-    QTableWidget *table = m_ui->figuresTable;
-    table->resizeRowsToContents();
-    table->setFixedHeight(table->horizontalHeader()->sizeHint().height() + table->verticalHeader()->length() + 2 * table->frameWidth());
-}
-
 void MemoryPanel::addSample(const MemorySample &sample)
 {
     m_samples.push_back(sample);
@@ -431,7 +390,7 @@ void MemoryPanel::addSample(const MemorySample &sample)
     while (m_samples.size() > 2 && sample.time - m_samples[1].time > m_historySeconds) {
         m_samples.pop_front();
     }
-    updateTable(sample);
+    m_ui->figuresTable->showFigures(sample.figures);
     replot();
     if (sample.rates || m_ratesShown) {
         replotRates();
@@ -480,7 +439,7 @@ void MemoryPanel::replot()
     m_dirtyGraph->setData(keys, dirty, true);
     m_writebackGraph->setData(keys, writeback, true);
 
-    placeMarkers(now);
+    m_markers->place(now, m_historySeconds);
 
     const double totalGiB = m_samples.back().figures.total / bytesPerGiB;
     m_ui->plot->yAxis->setRange(0, totalGiB > 0 ? totalGiB : 1);
@@ -545,24 +504,6 @@ void MemoryPanel::replotRates()
     } else {
         m_ratesPlotStale = true;
     }
-}
-
-void MemoryPanel::updateTable(const MemorySample &sample)
-{
-    const Cachescope::FreeFigures &figures = sample.figures;
-    QTableWidget *table = m_ui->figuresTable;
-    const auto set = [table](int row, int column, const QString &text) {
-        table->item(row, column)->setText(text);
-    };
-    set(MemoryRow, TotalColumn, formatBytes(figures.total));
-    set(MemoryRow, UsedColumn, formatBytes(figures.used));
-    set(MemoryRow, FreeColumn, formatBytes(figures.free));
-    set(MemoryRow, SharedColumn, formatBytes(figures.shared));
-    set(MemoryRow, BuffCacheColumn, formatBytes(figures.buffCache));
-    set(MemoryRow, AvailableColumn, formatBytes(figures.available));
-    set(SwapRow, TotalColumn, formatBytes(figures.swapTotal));
-    set(SwapRow, UsedColumn, formatBytes(figures.swapUsed));
-    set(SwapRow, FreeColumn, formatBytes(figures.swapFree));
 }
 
 bool MemoryPanel::ratesShown() const
@@ -638,71 +579,31 @@ QString MemoryPanel::memoryHoverText(double key) const
     }
     const Cachescope::FreeFigures &figures = sample->figures;
     QString rows;
-    rows += hoverRow(usedColor, m_usedGraph->name(), formatBytes(figures.used));
-    rows += hoverRow(buffersColor, m_buffersGraph->name(), formatBytes(figures.buffers));
-    rows += hoverRow(cacheColor, m_cacheGraph->name(), formatBytes(figures.cache));
-    rows += hoverRow(freeColor, m_freeGraph->name(), formatBytes(figures.free));
-    rows += hoverRow(dirtyColor, i18nc("@label memory figure", "Dirty"), formatBytes(sample->dirty));
-    rows += hoverRow(writebackColor, i18nc("@label memory figure", "Writeback"), formatBytes(sample->writeback));
-    rows += hoverRow(Qt::transparent, i18nc("@label memory figure", "Available"), formatBytes(figures.available));
-    QString markers;
+    rows += hoverRow(usedColor, m_usedGraph->name(), bytesText(figures.used));
+    rows += hoverRow(buffersColor, m_buffersGraph->name(), bytesText(figures.buffers));
+    rows += hoverRow(cacheColor, m_cacheGraph->name(), bytesText(figures.cache));
+    rows += hoverRow(freeColor, m_freeGraph->name(), bytesText(figures.free));
+    rows += hoverRow(dirtyColor, i18nc("@label memory figure", "Dirty"), bytesText(sample->dirty));
+    rows += hoverRow(writebackColor, i18nc("@label memory figure", "Writeback"), bytesText(sample->writeback));
+    rows += hoverRow(Qt::transparent, i18nc("@label memory figure", "Available"), bytesText(figures.available));
     // Markers within a hundredth of the visible time of the pointer.
     const double now = m_samples.back().time;
-    for (const Marker &marker : m_markers) {
-        if (std::abs(marker.time - now - key) <= m_historySeconds / 100) {
-            markers += QStringLiteral("<br><b>%1</b><br>%2")
-                           .arg(marker.label.toHtmlEscaped(), marker.details.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
-        }
-    }
+    const QString markers = m_markers->detailsNear(now + key, m_historySeconds / 100);
     return QStringLiteral("<b>%1</b><table>%2</table>%3").arg(timeText(sample->time - now).toHtmlEscaped(), rows, markers);
 }
 
 int MemoryPanel::markerCount() const
 {
-    return int(m_markers.size());
+    return m_markers->count();
 }
 
 void MemoryPanel::addMarker(const QString &label, const QString &details)
 {
-    QCustomPlot *plot = m_ui->plot;
-    Marker marker;
-    marker.time = monotonicSeconds();
-    marker.label = label;
-    marker.details = details;
-    marker.line = new QCPItemStraightLine(plot);
-    marker.line->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
-    marker.text = new QCPItemText(plot);
-    marker.text->setText(label);
-    marker.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    marker.text->setColor(palette().color(QPalette::Text));
-    marker.text->setBrush(palette().color(QPalette::Base));
-    marker.text->setPadding(QMargins(3, 1, 3, 1));
-    m_markers.push_back(marker);
-    placeMarkers(m_samples.empty() ? marker.time : m_samples.back().time);
-    if (canBeSeen(plot)) {
-        plot->replot(QCustomPlot::rpQueuedReplot);
-    }
-}
-
-void MemoryPanel::placeMarkers(double now)
-{
-    QCustomPlot *plot = m_ui->plot;
-    // Markers that scrolled out of the history go; the rest move with the time axis.
-    std::erase_if(m_markers, [&](const Marker &marker) {
-        if (marker.time - now >= -m_historySeconds) {
-            return false;
-        }
-        plot->removeItem(marker.line);
-        plot->removeItem(marker.text);
-        return true;
-    });
-    for (const Marker &marker : m_markers) {
-        const double key = marker.time - now;
-        marker.line->point1->setCoords(key, 0);
-        marker.line->point2->setCoords(key, 1);
-        marker.text->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        marker.text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        marker.text->position->setCoords(key, 0.02);
+    const double time = monotonicSeconds();
+    m_markers->add(time, label, details, palette());
+    m_markers->place(m_samples.empty() ? time : m_samples.back().time, m_historySeconds);
+    if (canBeSeen(m_ui->plot)) {
+        m_ui->plot->replot(QCustomPlot::rpQueuedReplot);
     }
 }
 
@@ -783,124 +684,21 @@ bool MemoryPanel::eventFilter(QObject *watched, QEvent *event)
 
 bool MemoryPanel::exportPlot(const QString &path, QString *error)
 {
-    const auto fail = [&](const QString &reason) {
-        if (error) {
-            *error = i18nc("@info %1 is a file path", "Could not save the plot to %1: %2", path, reason);
-        }
-        return false;
-    };
     QCustomPlot *plot = m_ui->plotTabs->currentWidget() == m_ui->activityTab ? m_ui->ratesPlot : m_ui->plot;
-    // What is on screen, at its size; laid out afresh for a plot never shown.
-    const QSize size = plot->width() >= 200 && plot->height() >= 100 ? plot->size() : fallbackExportSize;
-    const QString suffix = QFileInfo(path).suffix().toLower();
-
-    // QSaveFile: a failed export never leaves half a file behind.
-    QSaveFile file(path);
-    if (suffix != QLatin1String("png") && suffix != QLatin1String("pdf")) {
-        return fail(i18nc("@info", "the name must end in .png or .pdf"));
-    }
-    if (!file.open(QIODevice::WriteOnly)) {
-        return fail(file.errorString());
-    }
-    if (suffix == QLatin1String("png")) {
-        if (!plot->toPixmap(size.width(), size.height()).save(&file, "PNG")) {
-            file.cancelWriting();
-            return fail(file.errorString().isEmpty() ? i18nc("@info", "the image could not be encoded") : file.errorString());
-        }
-    } else {
-        // Vector output: one PDF point per pixel on screen.
-        QPdfWriter writer(&file);
-        writer.setCreator(i18nc("@info PDF creator", "Cachescope"));
-        writer.setTitle(m_ui->plotTabs->tabText(m_ui->plotTabs->currentIndex()).remove(QLatin1Char('&')));
-        writer.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
-        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        QCPPainter painter;
-        if (!painter.begin(&writer)) {
-            file.cancelWriting();
-            return fail(i18nc("@info", "the PDF document could not be started"));
-        }
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
-        painter.setWindow(0, 0, size.width(), size.height());
-        plot->toPainter(&painter, size.width(), size.height());
-        painter.end();
-    }
-    if (!file.commit()) {
-        return fail(file.errorString());
-    }
-    return true;
+    const QString title = m_ui->plotTabs->tabText(m_ui->plotTabs->currentIndex()).remove(QLatin1Char('&'));
+    return MemoryExport::writePlot(plot, title, path, error);
 }
 
 bool MemoryPanel::exportSamples(const QString &path, QString *error)
 {
-    QSaveFile file(path);
-    const auto fail = [&](const QString &reason) {
-        if (error) {
-            *error = i18nc("@info %1 is a file path", "Could not save the samples to %1: %2", path, reason);
-        }
-        return false;
-    };
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        return fail(file.errorString());
-    }
-    // Machine-readable names and plain units (bytes, per second), so that a
-    // spreadsheet or a script reads them without guessing.
-    QByteArray csv(
-        "time,total_bytes,used_bytes,free_bytes,shared_bytes,buffers_bytes,cache_bytes,available_bytes,swap_total_bytes,swap_used_bytes,"
-        "dirty_bytes,writeback_bytes,read_kib_per_s,written_kib_per_s,minor_faults_per_s,major_faults_per_s,refaults_per_s\n");
-    for (const MemorySample &sample : m_samples) {
-        const Cachescope::FreeFigures &f = sample.figures;
-        QStringList fields = {
-            QDateTime::fromMSecsSinceEpoch(sample.wallClockMSecs, QTimeZone::UTC).toString(Qt::ISODateWithMs),
-            QString::number(f.total),
-            QString::number(f.used),
-            QString::number(f.free),
-            QString::number(f.shared),
-            QString::number(f.buffers),
-            QString::number(f.cache),
-            QString::number(f.available),
-            QString::number(f.swapTotal),
-            QString::number(f.swapUsed),
-            QString::number(sample.dirty),
-            QString::number(sample.writeback),
-        };
-        if (sample.rates) {
-            const VmStatRates &rates = *sample.rates;
-            fields << csvNumber(rates.readKiBPerSecond) << csvNumber(rates.writtenKiBPerSecond) << csvNumber(rates.minorFaultsPerSecond)
-                   << csvNumber(rates.majorFaultsPerSecond) << (rates.refaultsPerSecond ? csvNumber(*rates.refaultsPerSecond) : QString());
-        } else {
-            // Not measured: empty, not zero.
-            fields << QString() << QString() << QString() << QString() << QString();
-        }
-        csv += fields.join(QLatin1Char(',')).toUtf8() + '\n';
-    }
-    if (file.write(csv) != csv.size()) {
-        file.cancelWriting();
-        return fail(file.errorString());
-    }
-    if (!file.commit()) {
-        return fail(file.errorString());
-    }
-    return true;
+    return MemoryExport::writeSamples(m_samples, path, error);
 }
 
 void MemoryPanel::askExportPlot()
 {
-    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmmss"));
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    const QString pngFilter = i18nc("@item:inlistbox file type", "PNG image (*.png)");
-    const QString pdfFilter = i18nc("@item:inlistbox file type", "PDF document (*.pdf)");
-    QString filter = pngFilter;
-    QString path = QFileDialog::getSaveFileName(this,
-                                                i18nc("@title:window", "Export Plot"),
-                                                QDir(folder).filePath(QStringLiteral("cachescope-%1.png").arg(stamp)),
-                                                pngFilter + QStringLiteral(";;") + pdfFilter,
-                                                &filter);
+    const QString path = MemoryExport::askPlotPath(this);
     if (path.isEmpty()) {
         return;
-    }
-    if (QFileInfo(path).suffix().isEmpty()) {
-        path += filter == pdfFilter ? QStringLiteral(".pdf") : QStringLiteral(".png");
     }
     QString error;
     if (exportPlot(path, &error)) {
@@ -912,17 +710,9 @@ void MemoryPanel::askExportPlot()
 
 void MemoryPanel::askExportSamples()
 {
-    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmmss"));
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    QString path = QFileDialog::getSaveFileName(this,
-                                                i18nc("@title:window", "Export Samples"),
-                                                QDir(folder).filePath(QStringLiteral("cachescope-%1.csv").arg(stamp)),
-                                                i18nc("@item:inlistbox file type", "CSV table (*.csv)"));
+    const QString path = MemoryExport::askSamplesPath(this);
     if (path.isEmpty()) {
         return;
-    }
-    if (QFileInfo(path).suffix().isEmpty()) {
-        path += QStringLiteral(".csv");
     }
     QString error;
     if (exportSamples(path, &error)) {
@@ -957,7 +747,7 @@ void MemoryPanel::changeEvent(QEvent *event)
     case QEvent::FontChange:
     case QEvent::StyleChange:
         applyPalette();
-        fitTableHeight();
+        m_ui->figuresTable->fitHeight();
         m_ui->plot->replot(QCustomPlot::rpQueuedReplot);
         m_ui->ratesPlot->replot(QCustomPlot::rpQueuedReplot);
         break;
@@ -965,3 +755,5 @@ void MemoryPanel::changeEvent(QEvent *event)
         break;
     }
 }
+
+} // namespace Cachescope::App

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "freefigurestable.h"
 #include "memorysampler.h"
 
 #include <QWidget>
@@ -24,6 +25,11 @@ namespace Ui
 class MemoryPanelBase;
 }
 
+namespace Cachescope::App
+{
+
+class MemoryMarkers;
+
 // Memory at a glance: a stacked plot of the last minutes (used, buffers,
 // cache, free; dirty and writeback as lines on their own scale), a second
 // tab with page cache activity from /proc/vmstat, and below them a table
@@ -39,20 +45,8 @@ public:
     ~MemoryPanel() override;
 
     // The table's columns and rows, in the order `free` prints them.
-    enum Column {
-        TotalColumn,
-        UsedColumn,
-        FreeColumn,
-        SharedColumn,
-        BuffCacheColumn,
-        AvailableColumn,
-        ColumnCount
-    };
-    enum Row {
-        MemoryRow,
-        SwapRow,
-        RowCount
-    };
+    using enum FreeFiguresTable::Column;
+    using enum FreeFiguresTable::Row;
     enum Tab {
         MemoryTab,
         ActivityTab
@@ -86,9 +80,6 @@ public:
     bool exportPlot(const QString &path, QString *error = nullptr);
     bool exportSamples(const QString &path, QString *error = nullptr);
 
-    // The human-readable size the table and the plot's tooltips use.
-    [[nodiscard]] static QString formatBytes(uint64_t bytes);
-
     [[nodiscard]] int markerCount() const;
 
 public Q_SLOTS:
@@ -114,28 +105,19 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    struct Marker {
-        double time = 0; // monotonicSeconds()
-        QString label;
-        QString details;
-        QCPItemStraightLine *line = nullptr;
-        QCPItemText *text = nullptr;
-    };
-    void placeMarkers(double now);
-    std::vector<Marker> m_markers;
+    std::unique_ptr<MemoryMarkers> m_markers;
 
     void setUpPlot();
     void setUpRatesPlot();
     void setUpTimeAxis();
     void applyPalette();
-    void setUpTable();
-    void fitTableHeight();
     void replot();
     void replotRates();
-    void updateTable(const MemorySample &sample);
     void showHover(QCustomPlot *plot, const QPoint &position);
     [[nodiscard]] const MemorySample *sampleNear(double key) const;
     [[nodiscard]] QString timeText(double key) const;
+    // A size as the table and the tooltips show it.
+    [[nodiscard]] static QString bytesText(uint64_t bytes);
     void askExportPlot();
     void askExportSamples();
 
@@ -167,3 +149,5 @@ private:
     // The moment hovering points at, one line per pane.
     QList<QCPItemStraightLine *> m_hoverLines;
 };
+
+} // namespace Cachescope::App

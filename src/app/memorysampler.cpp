@@ -9,6 +9,9 @@
 
 #include <QDateTime>
 
+namespace Cachescope::App
+{
+
 namespace
 {
 
@@ -170,3 +173,5 @@ void MemorySampler::readRates(MemorySample &sample)
     m_previousVmStat = std::move(vmStat);
     m_previousVmStatTime = sample.time;
 }
+
+} // namespace Cachescope::App

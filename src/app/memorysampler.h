@@ -13,6 +13,9 @@
 #include <cstdint>
 #include <optional>
 
+namespace Cachescope::App
+{
+
 // Activity per second between two readings of /proc/vmstat.
 struct VmStatRates {
     // pgpgin and pgpgout: despite their names they count KiB moved between
@@ -49,7 +52,12 @@ struct MemorySample {
     // Since the previous sample; absent when vmstat was not read then.
     std::optional<VmStatRates> rates;
 };
-Q_DECLARE_METATYPE(MemorySample)
+} // namespace Cachescope::App
+
+Q_DECLARE_METATYPE(Cachescope::App::MemorySample)
+
+namespace Cachescope::App
+{
 
 // Reads <procRoot>/meminfo on one timer and hands out samples; reads
 // <procRoot>/vmstat too, but only while rates are enabled (while the activity
@@ -101,3 +109,5 @@ private:
     double m_previousVmStatTime = 0;
     bool m_vmStatWarned = false;
 };
+
+} // namespace Cachescope::App

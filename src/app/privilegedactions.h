@@ -17,7 +17,11 @@
 class QAction;
 class QWidget;
 class KActionCollection;
+namespace Cachescope::App
+{
 class HeatmapWidget;
+}
+using Cachescope::App::HeatmapWidget;
 
 namespace Cachescope::Privileged
 {

@@ -9,6 +9,9 @@
 #include <QApplication>
 #include <QPainter>
 
+namespace Cachescope::App
+{
+
 namespace
 {
 QColor mix(const QColor &a, const QColor &b, double t)
@@ -128,3 +131,5 @@ void ResidencyDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     painter->drawRect(bar.adjusted(0, 0, -1, -1));
     painter->restore();
 }
+
+} // namespace Cachescope::App

@@ -5,6 +5,9 @@
 #include <QColor>
 #include <QStyledItemDelegate>
 
+namespace Cachescope::App
+{
+
 // Draws the residency strip of a row: for a file, a small heatmap of its
 // cells (resident fraction, dirty pages in their own colour); for a folder, a
 // bar of its cached share. Hidden residency is hatched with the word "hidden",
@@ -29,3 +32,5 @@ private:
     QColor m_dirty;
     QColor m_empty; // invalid: derived from the palette
 };
+
+} // namespace Cachescope::App

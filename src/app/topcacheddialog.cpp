@@ -3,17 +3,20 @@
 
 #include "topcacheddialog.h"
 #include "filesmodel.h"
+#include "format.h"
 
 #include <KLocalizedString>
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QMimeDatabase>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-using namespace Cachescope;
+namespace Cachescope::App
+{
 
 namespace
 {
@@ -53,8 +56,8 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
                           "%2 of %3 in %1 file is in the page cache.",
                           "%2 of %3 in %1 files is in the page cache.",
                           qulonglong(totals.files),
-                          formatBytes(totals.resident * pageSize()),
-                          formatBytes(totals.bytes));
+                          formatBytes(totals.resident * pageSize(), ByteStyle::OneDecimal, QLocale()),
+                          formatBytes(totals.bytes, ByteStyle::OneDecimal, QLocale()));
     if (totals.hiddenFiles > 0) {
         text += QLatin1Char(' ')
             + i18ncp("@info",
@@ -81,12 +84,12 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
         item->setIcon(
             0,
             QIcon::fromTheme(mimeDatabase.mimeTypeForFile(path, QMimeDatabase::MatchExtension).iconName(), QIcon::fromTheme(QStringLiteral("unknown"))));
-        item->setText(1, formatBytes(entry.resident * pageSize()));
+        item->setText(1, formatBytes(entry.resident * pageSize(), ByteStyle::OneDecimal, QLocale()));
         item->setData(1, Qt::UserRole, double(entry.resident));
         const double fraction = entry.pages == 0 ? 0.0 : double(entry.resident) / double(entry.pages);
         item->setText(2, i18nc("@item:intable percent", "%1%", QLocale().toString(fraction * 100.0, 'f', 0)));
         item->setData(2, Qt::UserRole, fraction);
-        item->setText(3, formatBytes(entry.size));
+        item->setText(3, formatBytes(entry.size, ByteStyle::OneDecimal, QLocale()));
         item->setData(3, Qt::UserRole, double(entry.size));
         for (int column = 1; column < 4; ++column) {
             item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
@@ -113,3 +116,5 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
     layout->addWidget(buttons);
     resize(fontMetrics().averageCharWidth() * 110, fontMetrics().height() * 30);
 }
+
+} // namespace Cachescope::App

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+namespace Cachescope::App
+{
+
 // The files with the most pages in the page cache under some folders, most
 // first. Double-clicking a file adds it to the list of inspected items.
 class TopCachedDialog : public QDialog
@@ -24,3 +27,5 @@ public:
 Q_SIGNALS:
     void inspectRequested(const std::string &path);
 };
+
+} // namespace Cachescope::App

@@ -13,6 +13,7 @@
 
 #include "heatmapwidget.h"
 #include "residency.h"
+#include "uniquefd.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -32,6 +33,8 @@
 #include <string>
 #include <vector>
 
+using namespace Cachescope::App;
+
 namespace
 {
 
@@ -41,25 +44,25 @@ constexpr uint64_t gib = 1024 * mib;
 
 bool makeFile(const std::string &path, uint64_t size, bool writeData)
 {
-    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    Cachescope::UniqueFd fd(open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd.isValid()) {
         std::perror(path.c_str());
         return false;
     }
-    bool ok = ftruncate(fd, off_t(size)) == 0;
+    bool ok = ftruncate(fd.get(), off_t(size)) == 0;
     if (ok && writeData) {
         std::vector<char> block(mib);
         for (size_t i = 0; i < block.size(); ++i) {
             block[i] = char('a' + i % 26);
         }
         for (uint64_t done = 0; ok && done < size; done += block.size()) {
-            ok = pwrite(fd, block.data(), size_t(std::min<uint64_t>(block.size(), size - done)), off_t(done)) > 0;
+            ok = pwrite(fd.get(), block.data(), size_t(std::min<uint64_t>(block.size(), size - done)), off_t(done)) > 0;
         }
-        ok = ok && fdatasync(fd) == 0;
+        ok = ok && fdatasync(fd.get()) == 0;
     }
     // Nothing resident to begin with; the caller reads what it wants in.
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
+    posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+    fd.reset();
     if (!ok) {
         std::perror(path.c_str());
     }
@@ -69,33 +72,31 @@ bool makeFile(const std::string &path, uint64_t size, bool writeData)
 // Exactly these pages into the cache (readahead off).
 void readRange(const std::string &path, uint64_t offset, uint64_t length)
 {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    Cachescope::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.isValid()) {
         return;
     }
-    posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+    posix_fadvise(fd.get(), 0, 0, POSIX_FADV_RANDOM);
     std::vector<char> buffer(mib);
     for (uint64_t done = 0; done < length;) {
-        const ssize_t n = pread(fd, buffer.data(), size_t(std::min<uint64_t>(buffer.size(), length - done)), off_t(offset + done));
+        const ssize_t n = pread(fd.get(), buffer.data(), size_t(std::min<uint64_t>(buffer.size(), length - done)), off_t(offset + done));
         if (n <= 0) {
             break;
         }
         done += uint64_t(n);
     }
-    close(fd);
 }
 
 void writeDirty(const std::string &path, uint64_t offset, uint64_t length)
 {
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
+    Cachescope::UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd.isValid()) {
         return;
     }
     const std::string data(length, 'x');
-    if (pwrite(fd, data.data(), data.size(), off_t(offset)) < 0) {
+    if (pwrite(fd.get(), data.data(), data.size(), off_t(offset)) < 0) {
         std::perror(path.c_str());
     }
-    close(fd);
 }
 
 struct Timing {
@@ -222,10 +223,9 @@ int screenshots(const std::string &dir, const QString &png)
             }
         }
     }
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
+    Cachescope::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.isValid()) {
+        fsync(fd.get());
     }
     unlink(path.c_str());
     return 0;
@@ -319,10 +319,9 @@ int main(int argc, char **argv)
         widget.setCells(16384);
     });
 
-    const int fd = open(big.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
+    Cachescope::UniqueFd fd(open(big.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.isValid()) {
+        fsync(fd.get());
     }
     unlink(small.c_str());
     unlink(big.c_str());

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "filesactions.h"
+
+#include <KActionCollection>
+#include <KLocalizedString>
+#include <KStandardShortcut>
+
+#include <QAction>
+#include <QIcon>
+#include <QMenu>
+#include <QWidget>
+
+namespace Cachescope::App
+{
+
+namespace
+{
+
+QAction *makeAction(QWidget *panel, const char *icon, const QString &text, const QString &toolTip)
+{
+    auto *action = new QAction(QIcon::fromTheme(QLatin1String(icon)), text, panel);
+    action->setToolTip(toolTip);
+    action->setStatusTip(toolTip);
+    return action;
+}
+
+} // namespace
+
+FilesActions::FilesActions(QWidget *panel)
+    : QObject(panel)
+    , addFiles(makeAction(panel, "document-open", i18nc("@action", "Add Files…"), i18nc("@info:tooltip", "Choose files to inspect")))
+    , addFolder(makeAction(panel, "folder-open", i18nc("@action", "Add Folder…"), i18nc("@info:tooltip", "Choose a folder to inspect with everything in it")))
+    , remove(makeAction(panel,
+                        "list-remove",
+                        i18nc("@action", "Remove from List"),
+                        i18nc("@info:tooltip", "Stop inspecting the selected items (the files are not touched)")))
+    , evict(makeAction(panel,
+                       "edit-clear-all",
+                       i18nc("@action", "Evict from Page Cache"),
+                       i18nc("@info:tooltip", "Drop the selected files and folders from the page cache; they stay on disk")))
+    , flushAndEvict(makeAction(panel,
+                               "document-save",
+                               i18nc("@action", "Flush and Evict"),
+                               i18nc("@info:tooltip", "Write dirty pages to disk first, then drop the selected items from the page cache")))
+    , load(makeAction(panel,
+                      "document-import",
+                      i18nc("@action", "Load into Page Cache"),
+                      i18nc("@info:tooltip", "Read the selected files and folders into the page cache")))
+    , topCached(makeAction(panel,
+                           "view-sort-descending",
+                           i18nc("@action", "Top Cached Files…"),
+                           i18nc("@info:tooltip", "List the files with the most pages in the page cache in the selected folders")))
+    , refresh(makeAction(panel, "view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now")))
+    , cancel(makeAction(panel, "process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load")))
+    , showPrivileged(makeAction(panel,
+                                "security-high",
+                                i18nc("@action", "Show with Administrator Rights"),
+                                i18nc("@info:tooltip", "The privileged helper is not available")))
+{
+    showPrivileged->setEnabled(false);
+}
+
+void FilesActions::addTo(KActionCollection *collection)
+{
+    auto add = [collection](const char *name, QAction *action, const QList<QKeySequence> &shortcuts = {}) {
+        collection->addAction(QLatin1String(name), action);
+        if (!shortcuts.isEmpty()) {
+            KActionCollection::setDefaultShortcuts(action, shortcuts);
+        }
+    };
+    add("file_add_files", addFiles, KStandardShortcut::open());
+    add("file_add_folder", addFolder, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)});
+    add("file_remove", remove, {QKeySequence(Qt::Key_Delete)});
+    add("file_evict", evict, {QKeySequence(Qt::CTRL | Qt::Key_E)});
+    add("file_flush_evict", flushAndEvict, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
+    add("file_load", load, {QKeySequence(Qt::CTRL | Qt::Key_L)});
+    add("file_top_cached", topCached, {QKeySequence(Qt::CTRL | Qt::Key_T)});
+    add("view_refresh", refresh, KStandardShortcut::reload());
+    add("file_cancel", cancel, {QKeySequence(Qt::Key_Escape)});
+    add("file_show_privileged", showPrivileged);
+}
+
+void FilesActions::updateEnabled(const Selection &selection, bool busy, bool privilegedHelperAvailable)
+{
+    remove->setEnabled(selection.anyTopLevel);
+    evict->setEnabled(selection.any);
+    flushAndEvict->setEnabled(selection.any);
+    load->setEnabled(selection.any);
+    topCached->setEnabled(selection.anyFolder);
+    cancel->setEnabled(busy);
+    showPrivileged->setEnabled(privilegedHelperAvailable && selection.currentIsHidden);
+}
+
+void FilesActions::fillContextMenu(QMenu &menu, bool currentIsHidden) const
+{
+    menu.addActions({addFiles, addFolder});
+    menu.addSeparator();
+    menu.addActions({evict, flushAndEvict, load, topCached});
+    menu.addSeparator();
+    menu.addActions({refresh, remove});
+    if (currentIsHidden) {
+        menu.addAction(showPrivileged);
+    }
+}
+
+} // namespace Cachescope::App

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include <QObject>
+
+class QAction;
+class QMenu;
+class QWidget;
+class KActionCollection;
+
+namespace Cachescope::App
+{
+
+// The files panel's actions: made once (the context menu and the tests use
+// them before the window puts them in its menus), registered under their
+// names in the window's collection, and enabled by what is selected.
+class FilesActions : public QObject
+{
+    Q_OBJECT
+
+public:
+    // The actions are children of the panel, as the actions of a widget are.
+    explicit FilesActions(QWidget *panel);
+
+    // Registers them under their names (before KXmlGuiWindow::setupGUI):
+    // file_add_files, file_add_folder, file_remove, file_evict,
+    // file_flush_evict, file_load, file_top_cached, view_refresh,
+    // file_cancel, file_show_privileged.
+    void addTo(KActionCollection *collection);
+
+    // What is selected decides what can be done.
+    struct Selection {
+        bool any = false;
+        bool anyTopLevel = false; // only the list's own rows can be removed
+        bool anyFolder = false;
+        bool currentIsHidden = false;
+    };
+    void updateEnabled(const Selection &selection, bool busy, bool privilegedHelperAvailable);
+
+    // The list's context menu.
+    void fillContextMenu(QMenu &menu, bool currentIsHidden) const;
+
+    QAction *const addFiles;
+    QAction *const addFolder;
+    QAction *const remove;
+    QAction *const evict;
+    QAction *const flushAndEvict;
+    QAction *const load;
+    QAction *const topCached;
+    QAction *const refresh;
+    QAction *const cancel;
+    QAction *const showPrivileged;
+};
+
+} // namespace Cachescope::App

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "heatmapmodel.h"
+
+#include <QRect>
+#include <QString>
+
+#include <vector>
+
+class QPainter;
+class QWidget;
+
+namespace Cachescope::App
+{
+
+class HeatmapColors;
+class HeatmapTexts;
+struct HeatmapGrid;
+
+// Draws the detail heatmap onto a painter: the header, the framed panel, the
+// cells (or the hatched "hidden" panel, or a message) and the legend. It
+// holds no state of its own; the widget says what to draw and where.
+class HeatmapPainter
+{
+public:
+    HeatmapPainter(QPainter &painter, const QWidget &widget, const HeatmapColors &colors, const HeatmapGrid &grid);
+
+    // The name in bold, then the numbers; below them the zoom window.
+    void paintHeader(const HeatmapTexts &texts, int lineGap);
+    // The panel the cells live in, framed like a view.
+    void paintPanel();
+    // hovered: the cell under the pointer, outlined; -1 for none.
+    void paintCells(const std::vector<Heatmap::Cell> &cells, int hovered);
+    // Hatching, with the title and the reason over it in textRect.
+    void paintHidden(const HeatmapTexts &texts, const QRect &textRect);
+    // Why there are no cells, in the middle of the panel.
+    void paintMessage(const QString &text);
+    // zoomHint: how to zoom, shown where there is room; empty for none.
+    void paintLegend(const QString &zoomHint);
+
+private:
+    QPainter &m_painter;
+    const QWidget &m_widget;
+    const HeatmapColors &m_colors;
+    const HeatmapGrid &m_grid;
+};
+
+} // namespace Cachescope::App

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "heatmaptexts.h"
+
+#include "format.h"
+
+#include <KLocalizedString>
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace Cachescope::App
+{
+
+namespace
+{
+
+QString formatCount(uint64_t value)
+{
+    return QLocale().toString(qulonglong(value));
+}
+
+QString formatPercent(uint64_t part, uint64_t whole)
+{
+    const double percent = whole == 0 ? 0.0 : 100.0 * double(part) / double(whole);
+    // One decimal, but never "100.0 %" for a file that misses a page, nor
+    // "0.0 %" for one that has one.
+    double shown = std::round(percent * 10.0) / 10.0;
+    if (part > 0 && shown == 0.0) {
+        shown = 0.1;
+    }
+    if (part < whole && shown == 100.0) {
+        shown = 99.9;
+    }
+    return i18nc("@item percentage", "%1%", QLocale().toString(shown, 'f', 1));
+}
+
+} // namespace
+
+QString HeatmapTexts::size(uint64_t bytes)
+{
+    return formatBytes(bytes, ByteStyle::Exact, QLocale());
+}
+
+QString HeatmapTexts::pagesPerCell(const Heatmap::HeatmapCells &cells)
+{
+    if (cells.perPage) {
+        return i18nc("@info zoom scale", "1 cell = 1 page (%1)", size(pageSize()));
+    }
+    const uint64_t count = cells.cells.size();
+    if (count == 0) {
+        return {};
+    }
+    const double pages = double(cells.windowPages) / double(count);
+    if (cells.windowPages % count == 0) {
+        return i18ncp("@info zoom scale",
+                      "1 cell = %1 page (%2)",
+                      "1 cell = %1 pages (%2)",
+                      cells.windowPages / count,
+                      size(cells.windowPages / count * pageSize()));
+    }
+    return i18nc("@info zoom scale", "1 cell ≈ %1 pages (%2)", QLocale().toString(pages, 'f', pages < 10 ? 1 : 0), size(uint64_t(pages * double(pageSize()))));
+}
+
+HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating)
+{
+    HeatmapTexts t;
+    t.name = name;
+    const QString fileSize = size(cells.sizeBytes);
+    if (hidden) {
+        // Never a number about residency here: the kernel did not tell us one.
+        t.details = i18nc("@info header %1 file size", "%1 · residency hidden", fileSize);
+        t.overlayTitle = i18nc("@info residency not visible to this user", "Hidden");
+        // The core's reason is a sentence fragment ("the kernel shows ...").
+        QString reason = QString::fromLocal8Bit(cells.status.hiddenReason.c_str()).trimmed();
+        if (reason.isEmpty()) {
+            t.overlayText = i18nc("@info", "The kernel does not tell this user which pages of this file are cached.");
+        } else {
+            reason[0] = reason[0].toUpper();
+            if (!reason.endsWith(QLatin1Char('.'))) {
+                reason += QLatin1Char('.');
+            }
+            t.overlayText = reason;
+        }
+        return t;
+    }
+    if (cells.totalsKnown) {
+        t.details = i18ncp("@info header: %2 file size, %3 cached pages, %1 all pages, %4 percent",
+                           "%2 · %3 of %1 page cached (%4)",
+                           "%2 · %3 of %1 pages cached (%4)",
+                           cells.filePages,
+                           fileSize,
+                           formatCount(cells.resident),
+                           formatPercent(cells.resident, cells.filePages));
+        if (cells.detail && cells.dirty > 0) {
+            t.details += i18nc("@info header, appended", " · %1 dirty", formatCount(cells.dirty));
+        }
+        if (cells.detail && cells.writeback > 0) {
+            t.details += i18nc("@info header, appended", " · %1 under writeback", formatCount(cells.writeback));
+        }
+    } else {
+        t.details = fileSize;
+    }
+    if (cells.windowPages > 0) {
+        const bool whole = cells.windowFirst == 0 && cells.windowPages == cells.filePages;
+        if (whole) {
+            t.window =
+                i18ncp("@info zoom window: %1 pages, %2 scale", "Whole file, %1 page · %2", "Whole file, %1 pages · %2", cells.filePages, pagesPerCell(cells));
+        } else {
+            t.window = i18nc("@info zoom window: %1–%2 page range, %3 pages in the file, %4 scale",
+                             "Pages %1–%2 of %3 · %4",
+                             formatCount(cells.windowFirst),
+                             formatCount(cells.windowFirst + cells.windowPages - 1),
+                             formatCount(cells.filePages),
+                             pagesPerCell(cells));
+        }
+    }
+    if (cells.privileged) {
+        t.window += i18nc("@info appended to the zoom line", " · shown with administrator rights");
+    } else if (!cells.detail) {
+        t.window += i18nc("@info appended to the zoom line", " · dirty pages unknown (mincore)");
+    }
+    if (updating) {
+        t.window += i18nc("@info appended to the zoom line", " · updating…");
+    }
+    return t;
+}
+
+QStringList HeatmapTexts::legendLabels()
+{
+    return {i18nc("@label legend", "Not cached"),
+            i18nc("@label legend", "Cached"),
+            i18nc("@label legend", "Dirty"),
+            i18nc("@label legend", "Writeback"),
+            i18nc("@label legend", "Hidden")};
+}
+
+QString HeatmapTexts::zoomHint(bool wholeFileView)
+{
+    if (wholeFileView) {
+        return i18nc("@info legend hint", "Scroll to zoom");
+    }
+    return i18nc("@info legend hint", "Scroll to zoom, drag to move");
+}
+
+QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell)
+{
+    const uint64_t page = pageSize();
+    const uint64_t lastPage = cell.firstPage + cell.pages - 1;
+    const uint64_t endByte = std::min((cell.firstPage + cell.pages) * page, std::max<uint64_t>(cells.sizeBytes, cell.firstPage * page + 1));
+    QStringList lines;
+    if (cell.pages == 1) {
+        lines << i18nc("@info:tooltip", "Page %1", formatCount(cell.firstPage));
+    } else {
+        lines << i18ncp("@info:tooltip %2–%3 page range, %1 pages",
+                        "Pages %2–%3 (%1 page)",
+                        "Pages %2–%3 (%1 pages)",
+                        cell.pages,
+                        formatCount(cell.firstPage),
+                        formatCount(lastPage));
+    }
+    lines << i18nc("@info:tooltip byte range", "Bytes %1 to %2 (offset %3)", size(cell.firstPage * page), size(endByte), formatCount(cell.firstPage * page));
+    lines << i18ncp("@info:tooltip %2 cached pages, %1 pages, %3 percent",
+                    "Cached: %2 of %1 page (%3)",
+                    "Cached: %2 of %1 pages (%3)",
+                    cell.pages,
+                    formatCount(cell.resident),
+                    formatPercent(cell.resident, cell.pages));
+    if (cells.detail) {
+        lines << i18ncp("@info:tooltip", "Dirty: %1 page", "Dirty: %1 pages", cell.dirty);
+        lines << i18ncp("@info:tooltip", "Under writeback: %1 page", "Under writeback: %1 pages", cell.writeback);
+    } else {
+        lines << i18nc("@info:tooltip", "Dirty and writeback pages: unknown (mincore)");
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace Cachescope::App

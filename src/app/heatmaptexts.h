@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "heatmapmodel.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+
+namespace Cachescope::App
+{
+
+// Every sentence the detail heatmap shows: the header above the cells (name,
+// numbers, zoom window), the text over the panel when there are no cells
+// (hidden residency, an error, no file), a cell's tooltip and the legend.
+// Apart from the widget so that what it says can be read without painting.
+class HeatmapTexts
+{
+public:
+    QString name;
+    QString details;
+    QString window;
+    QString overlayTitle;
+    QString overlayText;
+
+    // The header and overlay for cells on show. hidden: the kernel hides the
+    // residency from us (and no privileged answer stands in for it);
+    // updating: a worker is reading newer cells.
+    [[nodiscard]] static HeatmapTexts forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating);
+
+    // "1 cell = 4 pages (16 KiB)" and the like.
+    [[nodiscard]] static QString pagesPerCell(const Heatmap::HeatmapCells &cells);
+    // The page and byte range of one cell with its counts.
+    [[nodiscard]] static QString toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell);
+    [[nodiscard]] static QStringList legendLabels();
+    [[nodiscard]] static QString zoomHint(bool wholeFileView);
+    // A size as the heatmap writes it: "320 KiB", not "320.0 KiB", where the unit divides it.
+    [[nodiscard]] static QString size(uint64_t bytes);
+};
+
+} // namespace Cachescope::App

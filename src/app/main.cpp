@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-#include "cachescope_app_debug.h"
 #include "commandline.h"
-#include "format.h"
 #include "mainwindow.h"
+#include "processlimits.h"
 
 #include "cachescope_version.h"
 
@@ -19,41 +18,12 @@
 #include <QDir>
 #include <QIcon>
 
-#include <sys/resource.h>
-
-#include <cerrno>
-
-namespace Cachescope::App
-{
-namespace
-{
-
-// The core's parallel walker holds a directory descriptor open for every
-// folder it is inside, in each of its threads, and the scans, evictions and
-// heatmap files of the window add their own: a deep tree walked by several
-// threads passes the usual soft limit of 1,024 descriptors. The hard limit
-// is ours to use. The library leaves process-wide limits alone, so the
-// program decides here, once, before anything is opened.
-void raiseOpenFileLimit()
-{
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) {
-        return;
-    }
-    limit.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
-        qCWarning(CACHESCOPE_APP) << "cannot raise the limit of open files:" << errnoQText(errno);
-    }
-}
-
-} // namespace
-} // namespace Cachescope::App
-
 int main(int argc, char **argv)
 {
     using namespace Cachescope::App;
 
-    raiseOpenFileLimit();
+    // The window walks folders too (files panel, top cached files).
+    Cachescope::raiseOpenFileLimit();
     // Breeze icons and the KDE icon engine also outside Plasma; must come
     // before the application object.
     KIconTheme::initTheme();

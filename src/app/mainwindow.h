@@ -9,12 +9,12 @@
 
 class KConfigDialog;
 class KMessageWidget;
-class PrivilegedActions;
 class QSplitter;
 
 namespace Cachescope::App
 {
 
+class PrivilegedActions;
 class FilesPanel;
 class MemoryPanel;
 class MemorySampler;

@@ -28,7 +28,9 @@
 
 #include <cerrno>
 
-using namespace Cachescope;
+namespace Cachescope::App
+{
+
 using Privileged::Failure;
 using Privileged::Result;
 
@@ -659,3 +661,5 @@ Histogram PrivilegedActions::histogramFromResidency(const Privileged::FileReside
     }
     return histogram;
 }
+
+} // namespace Cachescope::App

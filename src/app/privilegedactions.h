@@ -17,18 +17,17 @@
 class QAction;
 class QWidget;
 class KActionCollection;
-namespace Cachescope::App
-{
-class HeatmapWidget;
-}
-using Cachescope::App::HeatmapWidget;
-
 namespace Cachescope::Privileged
 {
 struct Result;
 struct FileResidency;
 class RequestQueue;
 }
+
+namespace Cachescope::App
+{
+
+class HeatmapWidget;
 
 // The window's side of the privileged helper: the Memory menu's
 // Drop Caches and Swap actions, and "Show with Administrator Rights" for
@@ -136,3 +135,5 @@ private:
     struct Private;
     std::unique_ptr<Private> d;
 };
+
+} // namespace Cachescope::App

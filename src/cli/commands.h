@@ -57,8 +57,4 @@ residencyFromHelper(const std::vector<int> &fds, int buckets, std::vector<Reside
 // main() of both programs: parses argv (as bytes) and runs the command.
 [[nodiscard]] int runCli(int argc, char **argv);
 
-// Both programs' main() call it first: raises the soft limit of open files
-// to the hard one.
-void raiseOpenFileLimit();
-
 } // namespace Cachescope::Cli

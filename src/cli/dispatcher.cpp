@@ -11,7 +11,6 @@
 #include "cachescope_cli_debug.h"
 #include "cachescope_version.h"
 
-#include <sys/resource.h>
 
 #include <string>
 #include <vector>
@@ -123,22 +122,6 @@ std::string groupActions(const std::string &group)
 }
 
 } // namespace
-
-void raiseOpenFileLimit()
-{
-    // The parallel walker keeps a descriptor open for every folder it is in
-    // (one a thread, the whole path down), and status/evict/load of a deep
-    // tree would otherwise stop at the soft limit (often 1024) with EMFILE.
-    // A program decides such process-wide limits, not the library: so here.
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-        const rlim_t soft = limit.rlim_cur;
-        limit.rlim_cur = limit.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &limit) == 0) {
-            qCDebug(CACHESCOPE_CLI) << "open files: soft limit raised from" << soft << "to" << limit.rlim_max;
-        }
-    }
-}
 
 int runCli(int argc, char **argv)
 {

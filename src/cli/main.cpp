@@ -4,10 +4,11 @@
 // cachescope-cli: the page cache from a shell. See docs/cli.md.
 
 #include "commands.h"
+#include "processlimits.h"
 
 int main(int argc, char **argv)
 {
     // The parallel walker keeps many folder descriptors open at once.
-    Cachescope::Cli::raiseOpenFileLimit();
+    Cachescope::raiseOpenFileLimit();
     return Cachescope::Cli::runCli(argc, argv);
 }

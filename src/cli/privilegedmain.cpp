@@ -9,6 +9,7 @@
 #include "experimentcommand.h"
 #include "pathcodec.h"
 #include "privileged.h"
+#include "processlimits.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -276,7 +277,7 @@ int main(int argc, char **argv)
 {
     // status --privileged and the experiments open files as cachescope-cli
     // does (the parallel walker keeps many folder descriptors open).
-    raiseOpenFileLimit();
+    Cachescope::raiseOpenFileLimit();
     // KAuth waits for the helper's answer in an event loop.
     QCoreApplication application(argc, argv);
     setRunner("drop-caches", runDropCaches);

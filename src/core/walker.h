@@ -121,9 +121,9 @@ struct WalkResult {
 //
 // Open descriptors are bounded by the depth of the trees times the threads,
 // not by their width. It leaves the process's limits alone: a program that
-// walks very deep trees raises RLIMIT_NOFILE itself at start (cachescope-cli
-// and the window do), and where the limit is reached anyway the walker opens
-// folders by path instead of relative to their parent.
+// walks very deep trees calls raiseOpenFileLimit() (processlimits.h) in its
+// main(), as cachescope-cli and the window do; where the limit is reached
+// anyway the walker opens folders by path instead of relative to their parent.
 class Walker
 {
 public:

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 using namespace Cachescope;
+using namespace Cachescope::App;
 using Privileged::Failure;
 using Privileged::Result;
 using Request = PrivilegedActions::Request;

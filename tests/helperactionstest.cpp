@@ -10,8 +10,8 @@
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
-#include "residency.h"
 #include "helpertestsupport.h"
+#include "residency.h"
 #include "testutil.h"
 
 #include <QDBusUnixFileDescriptor>
@@ -222,8 +222,7 @@ private Q_SLOTS:
         QTest::newRow("off: priority key") << off << QVariantMap{{area, QStringLiteral("/x")}, {QStringLiteral("priority"), 5}} << 4201 << bad
                                            << QStringLiteral("Unknown argument 'priority'");
         if (!m_blockLink.empty()) {
-            QTest::newRow("off: symlink to block device")
-                << off << QVariantMap{{area, QString::fromStdString(m_blockLink)}} << 4201 << no << notActive;
+            QTest::newRow("off: symlink to block device") << off << QVariantMap{{area, QString::fromStdString(m_blockLink)}} << 4201 << no << notActive;
             QTest::newRow("on: symlink to block device") << on << QVariantMap{{area, QString::fromStdString(m_blockLink)}} << 4201 << no << notOurs;
             QTest::newRow("off: inactive block device") << off << QVariantMap{{area, QString::fromStdString(m_blockDevice)}} << 4201 << no << notActive;
             QTest::newRow("on: block device never turned off") << on << QVariantMap{{area, QString::fromStdString(m_blockDevice)}} << 4201 << no << notOurs;
@@ -241,8 +240,7 @@ private Q_SLOTS:
                                              << QStringLiteral("Unknown argument 'flags'");
         QTest::newRow("on: regular file") << on << QVariantMap{{area, QString::fromStdString(m_regular)}} << 4201 << no << notOurs;
         if (!m_userSwap.empty()) {
-            QTest::newRow("on: user-owned file with swap signature")
-                << on << QVariantMap{{area, QString::fromStdString(m_userSwap)}} << 4201 << no << notOurs;
+            QTest::newRow("on: user-owned file with swap signature") << on << QVariantMap{{area, QString::fromStdString(m_userSwap)}} << 4201 << no << notOurs;
             QTest::newRow("on: root swap file never turned off") << on << QVariantMap{{area, QString::fromStdString(m_rootSwap)}} << 4201 << no << notOurs;
         }
 
@@ -255,12 +253,12 @@ private Q_SLOTS:
         QTest::newRow("create: size 2^63") << create << QVariantMap{{size, qulonglong(1) << 63}} << 4201 << bad << QStringLiteral("out of range");
         QTest::newRow("create: size 2^64-1") << create << QVariantMap{{size, std::numeric_limits<qulonglong>::max()}} << 4201 << bad
                                              << QStringLiteral("out of range");
-        QTest::newRow("create: size 16 MiB as double") << create << QVariantMap{{size, double(16 << 20)}} << 4201 << bad
-                                                       << QStringLiteral("must be an integer, not double");
-        QTest::newRow("create: size not page-aligned") << create << QVariantMap{{size, qlonglong(16 << 20) + 1}} << 4201 << bad
-                                                       << QStringLiteral("must be a multiple of the page size");
-        QTest::newRow("create: size half a page short") << create << QVariantMap{{size, qlonglong(20 << 20) - 512}} << 4201 << bad
-                                                        << QStringLiteral("must be a multiple of the page size");
+        QTest::newRow("create: size 16 MiB as double")
+            << create << QVariantMap{{size, double(16 << 20)}} << 4201 << bad << QStringLiteral("must be an integer, not double");
+        QTest::newRow("create: size not page-aligned")
+            << create << QVariantMap{{size, qlonglong(16 << 20) + 1}} << 4201 << bad << QStringLiteral("must be a multiple of the page size");
+        QTest::newRow("create: size half a page short")
+            << create << QVariantMap{{size, qlonglong(20 << 20) - 512}} << 4201 << bad << QStringLiteral("must be a multiple of the page size");
         QTest::newRow("create: caller path") << create << QVariantMap{{size, 16 << 20}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}} << 4201 << bad
                                              << QStringLiteral("Unknown argument 'path'");
         QTest::newRow("remove: caller path") << remove << QVariantMap{{QStringLiteral("path"), QStringLiteral("/etc/passwd")}} << 4201 << bad

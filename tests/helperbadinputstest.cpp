@@ -87,8 +87,8 @@ private:
             struct stat st{};
             const bool there = lstat(path.c_str(), &st) == 0;
             const std::optional<std::string> bytes = there && S_ISREG(st.st_mode) ? contentOf(path) : std::nullopt;
-            now.files.push_back(path + ' ' + std::to_string(there ? st.st_mode : 0) + ' ' + std::to_string(st.st_uid) + ' ' + std::to_string(st.st_size)
-                                + ' ' + bytes.value_or(std::string()));
+            now.files.push_back(path + ' ' + std::to_string(there ? st.st_mode : 0) + ' ' + std::to_string(st.st_uid) + ' ' + std::to_string(st.st_size) + ' '
+                                + bytes.value_or(std::string()));
         }
         return now;
     }
@@ -292,7 +292,8 @@ private Q_SLOTS:
             QTest::addRow("state file owned by a user%s", suffix) << QStringLiteral("owner") << all << int(SystemFailure) << untrusted;
             QTest::addRow("state file group-writable%s", suffix) << QStringLiteral("group-writable") << all << int(SystemFailure) << untrusted;
             QTest::addRow("state file world-writable%s", suffix) << QStringLiteral("world-writable") << all << int(SystemFailure) << untrusted;
-            QTest::addRow("state folder a symlink%s", suffix) << QStringLiteral("dir-symlink") << all << int(SystemFailure) << QStringLiteral("not a folder the helper trusts");
+            QTest::addRow("state folder a symlink%s", suffix)
+                << QStringLiteral("dir-symlink") << all << int(SystemFailure) << QStringLiteral("not a folder the helper trusts");
             QTest::addRow("state folder owned by a user%s", suffix) << QStringLiteral("dir-owner") << all << int(SystemFailure) << untrusted;
             QTest::addRow("state file a symlink%s", suffix) << QStringLiteral("file-symlink") << all << int(SystemFailure) << QStringLiteral("Cannot read");
             QTest::addRow("state file a FIFO%s", suffix) << QStringLiteral("fifo") << all << int(SystemFailure) << untrusted;
@@ -304,7 +305,8 @@ private Q_SLOTS:
         QTest::newRow("record whose file was replaced") << QStringLiteral("replaced") << false << int(NotPermitted) << gone;
         QTest::newRow("record whose name is now a symlink") << QStringLiteral("relinked") << false << int(NotPermitted) << gone;
         QTest::newRow("recorded area asked for through a symlink") << QStringLiteral("other-name") << false << int(NotPermitted) << notOurs;
-        QTest::newRow("recorded file now readable by others") << QStringLiteral("readable") << false << int(NotPermitted) << QStringLiteral("let others read memory");
+        QTest::newRow("recorded file now readable by others")
+            << QStringLiteral("readable") << false << int(NotPermitted) << QStringLiteral("let others read memory");
         QTest::newRow("recorded file now a user's") << QStringLiteral("users") << false << int(NotPermitted) << QStringLiteral("belongs to uid 4201");
         QTest::newRow("all: the only record fails") << QStringLiteral("users") << true << int(NotPermitted) << QStringLiteral("belongs to uid 4201");
     }
@@ -462,7 +464,8 @@ private Q_SLOTS:
         const QString remove = QStringLiteral("swapfileremove");
         const QString badFolder = QStringLiteral("is not owned by root or is writable by others");
         for (const QString &action : {create, remove}) {
-            QTest::addRow("%s: folder a symlink", qPrintable(action)) << QStringLiteral("dir-symlink") << action << int(SystemFailure) << QStringLiteral("Cannot open");
+            QTest::addRow("%s: folder a symlink", qPrintable(action))
+                << QStringLiteral("dir-symlink") << action << int(SystemFailure) << QStringLiteral("Cannot open");
             QTest::addRow("%s: folder a user's", qPrintable(action)) << QStringLiteral("dir-owner") << action << int(SystemFailure) << badFolder;
             QTest::addRow("%s: folder group-writable", qPrintable(action)) << QStringLiteral("dir-group") << action << int(SystemFailure) << badFolder;
             QTest::addRow("%s: folder world-writable", qPrintable(action)) << QStringLiteral("dir-world") << action << int(SystemFailure) << badFolder;

@@ -6,7 +6,7 @@
 // tests/helper-fixture.sh, once as cachescope-other (role "refused") and once
 // as cachescope-user (role "allowed"); each test runs in one role only.
 // CACHESCOPE_FIXTURE_DIR holds what the fixture made: active.swap (on, priority
-// 7), inactive.swap (signature, off, not in fstab), rootfile (root, 0644),
+// 7), inactive.swap (signature, off, never turned off by the helper), rootfile (root, 0644),
 // and a folder per user. The experiments' privileged variants are run through
 // cachescope-cli, as a user would: it hands them to cachescope-cli-privileged,
 // which reaches this helper.

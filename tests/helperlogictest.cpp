@@ -297,7 +297,7 @@ private Q_SLOTS:
 
     // docs/helper-security.md rule 7 on the generated policy: allow_any absent or no, allow_inactive
     // no, auth_admin_keep for dropcaches, auth_admin otherwise (residency too:
-// each query reveals what others read, so each is asked for),
+    // each query reveals what others read, so each is asked for),
     // never auth_self or yes; every action has a message.
     void policyDefaults()
     {

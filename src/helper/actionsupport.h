@@ -31,7 +31,8 @@ namespace Cachescope::Helper
 
 // Every action ends here: the developer log, one audit line, then the reply
 // (docs/helper-security.md rule 11).
-[[nodiscard]] KAuth::ActionReply finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
+[[nodiscard]] KAuth::ActionReply
+finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
 // The audit line of one area of an "all" request, before the action's own.
 void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
 

@@ -451,8 +451,9 @@ KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, H
         if (!saved) {
             failures << QStringLiteral("The record of what is still off was not saved: %1").arg(error);
         }
-        reply = refuse(!saved ? SystemFailure : firstFailureCode,
-                       QStringLiteral("Swap is on again on %1 of %2 recorded areas. %3").arg(turnedOn.size()).arg(records->size()).arg(failures.join(QLatin1Char(' '))));
+        reply = refuse(
+            !saved ? SystemFailure : firstFailureCode,
+            QStringLiteral("Swap is on again on %1 of %2 recorded areas. %3").arg(turnedOn.size()).arg(records->size()).arg(failures.join(QLatin1Char(' '))));
     }
     reply.addData(replyTurnedOn, turnedOn);
     reply.addData(replyPriorities, priorities);

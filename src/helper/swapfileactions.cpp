@@ -105,11 +105,12 @@ KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &c
     const uint64_t page = pageSize();
     if (uint64_t(*size.value) % page != 0) {
         // Refused, not rounded: the helper does exactly what was authorized.
-        return finish(context,
-                      action,
-                      caller,
-                      {},
-                      refuse(InvalidArgument, QStringLiteral("Argument '%1' must be a multiple of the page size (%2 bytes).").arg(QString(keySizeBytes)).arg(page)));
+        return finish(
+            context,
+            action,
+            caller,
+            {},
+            refuse(InvalidArgument, QStringLiteral("Argument '%1' must be a multiple of the page size (%2 bytes).").arg(QString(keySizeBytes)).arg(page)));
     }
     const uint64_t bytes = uint64_t(*size.value);
     const QString target = QStringLiteral("experiment,bytes=%1").arg(bytes);

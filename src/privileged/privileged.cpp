@@ -19,6 +19,8 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 namespace Cachescope::Privileged
 {
 
@@ -95,6 +97,14 @@ bool helperAvailable(QString *reason)
     }
     if (!activatable.contains(QString(helperId)) && !bus.interface()->isServiceRegistered(QString(helperId)).value()) {
         return fail(i18nc("@info %1 is the helper's D-Bus name", "The Cachescope helper (%1) is not installed for the system bus.", QString(helperId)));
+    }
+    // docs/helper-security.md rule 6: the helper refuses uid 0, which is also
+    // what KAuth reports for a caller it could not look up. Root needs no
+    // helper, so say so here rather than send a request that will be refused.
+    if (geteuid() == 0) {
+        return fail(i18nc("@info",
+                          "Running as root, Cachescope does not use its helper, which serves other users only. As root, use swapoff, swapon or "
+                          "/proc/sys/vm/drop_caches directly."));
     }
     return true;
 }
@@ -272,10 +282,8 @@ SwapResult toSwapResult(const Result &result)
     const QVariantList areas = result.data.value(replyAreas).toList();
     for (const QVariant &value : areas) {
         const QVariantMap area = value.toMap();
-        out.outcomes.append({area.value(areaName).toString(),
-                             area.value(areaOutcome).toString(),
-                             area.value(areaPriority).toInt(),
-                             area.value(areaMessage).toString()});
+        out.outcomes.append(
+            {area.value(areaName).toString(), area.value(areaOutcome).toString(), area.value(areaPriority).toInt(), area.value(areaMessage).toString()});
     }
     return out;
 }

@@ -633,7 +633,9 @@ private Q_SLOTS:
                     args.insert(keys[random.bounded(keys.size())], randomValue());
                 }
             }
-            const int uid = random.bounded(10) == 0 ? -1 : 4201;
+            // One in ten from an unknown caller: KAuth's -1 or its 0 for "could not look it up".
+            const int roll = int(random.bounded(10));
+            const int uid = roll == 0 ? -1 : (roll == 1 ? 0 : 4201);
             m_log.clear();
             const KAuth::ActionReply reply = call(action, args, uid);
             if (reply.succeeded()) {

@@ -138,7 +138,7 @@ enum HelperError : int {
     Unsupported = 104, // the filesystem cannot hold swap, the kernel lacks a feature
     SystemFailure = 105, // a syscall failed for another reason
     AlreadyDone = 106, // nothing to do (no such swap active, the experiment file exists)
-    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus: fail closed
+    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus (or is 0, KAuth's "unknown"): fail closed
 };
 
 } // namespace Cachescope::HelperProtocol

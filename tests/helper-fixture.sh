@@ -16,7 +16,9 @@
 #     the daemons and the mounts go with the namespace.
 #
 # Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE
-# Exit 77 (ctest: skipped) where it cannot run: not root, tools missing.
+# Exit 77 (ctest: skipped) where it cannot run: not root, tools missing. In CI
+# (CI=true) as root it must run: a fixture that cannot start there fails
+# (exit 1), so that the bus test never passes by skipping.
 set -euo pipefail
 
 build=$1
@@ -24,7 +26,14 @@ test_binary=$2
 rules=$3
 
 say() { printf 'helper-fixture: %s\n' "$*" >&2; }
-skip() { say "skipped: $*"; exit 77; }
+skip() {
+    if [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ]; then
+        say "ERROR: cannot start in CI as root: $*"
+        exit 1
+    fi
+    say "skipped: $*"
+    exit 77
+}
 
 [ "$(id -u)" = 0 ] || skip "needs root (run inside tools/dev)"
 for tool in dbus-daemon dbus-send runuser unshare mkswap swapon swapoff timeout cmake; do

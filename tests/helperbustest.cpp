@@ -6,7 +6,7 @@
 // tests/helper-fixture.sh, once as cachescope-other (role "refused") and once
 // as cachescope-user (role "allowed"); each test runs in one role only.
 // CACHESCOPE_FIXTURE_DIR holds what the fixture made: active.swap (on, priority
-// 7), inactive.swap (signature, off, not in fstab), rootfile (root, 0644),
+// 7), inactive.swap (signature, off, never turned off by the helper), rootfile (root, 0644),
 // and a folder per user. The experiments' privileged variants are run through
 // cachescope-cli, as a user would: it hands them to cachescope-cli-privileged,
 // which reaches this helper.
@@ -61,6 +61,13 @@ std::optional<SwapArea> activeArea(const std::string &path)
         }
     }
     return std::nullopt;
+}
+
+// /proc/swaps as it is now: what a refused request must leave alone.
+std::string swapsNow()
+{
+    std::ifstream in("/proc/swaps");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 uint64_t residentPages(const std::string &path)
@@ -229,6 +236,55 @@ private Q_SLOTS:
         QVERIFY(result.message.contains(QLatin1String("not authorized")));
         QVERIFY(activeArea(swap));
         QCOMPARE(activeArea(swap)->priority, 7);
+    }
+
+    // Every action is refused on the real bus for the refused user, before
+    // the helper does anything: swap on (one area and all), the experiment
+    // swap file made and removed. /proc/swaps stays as it was, no state file.
+    void refusedUserSwapOn()
+    {
+        REQUIRE_ROLE("refused");
+        const std::string before = swapsNow();
+        Privileged::SwapResult result = Privileged::swapOnAll();
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.message.contains(QLatin1String("not authorized")));
+        result = Privileged::swapOn(QString::fromStdString(fixture("inactive.swap")));
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.areas.isEmpty());
+        QCOMPARE(swapsNow(), before);
+        QVERIFY(!activeArea(fixture("inactive.swap")));
+        QVERIFY(access("/run/cachescope/swap-state", F_OK) != 0);
+    }
+
+    void refusedUserSwapFileCreate()
+    {
+        REQUIRE_ROLE("refused");
+        const std::string before = swapsNow();
+        const Privileged::Result result = Privileged::createExperimentSwapFile(32 << 20);
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.message.contains(QLatin1String("not authorized")));
+        QCOMPARE(swapsNow(), before);
+        QVERIFY(!activeArea("/var/lib/cachescope/experiment.swap"));
+    }
+
+    void refusedUserSwapFileRemove()
+    {
+        REQUIRE_ROLE("refused");
+        const std::string before = swapsNow();
+        const Privileged::Result result = Privileged::removeExperimentSwapFile();
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.message.contains(QLatin1String("not authorized")));
+        QCOMPARE(swapsNow(), before);
+    }
+
+    void refusedUserSwapOffAll()
+    {
+        REQUIRE_ROLE("refused");
+        const std::string before = swapsNow();
+        const Privileged::SwapResult result = Privileged::swapOffAll();
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QCOMPARE(swapsNow(), before);
+        QCOMPARE(activeArea(fixture("active.swap"))->priority, 7);
     }
 
     void refusedUserResidency()
@@ -409,6 +465,9 @@ private Q_SLOTS:
         result = Privileged::swapOn(QString::fromStdString(swap));
         QVERIFY2(result.ok(), qPrintable(result.message));
         QCOMPARE(result.priorities, QList<int>{7});
+        QCOMPARE(result.outcomes.size(), 1);
+        QCOMPARE(result.outcomes.front().name, QString::fromStdString(swap));
+        QCOMPARE(result.outcomes.front().outcome, QStringLiteral("on"));
         QVERIFY(activeArea(swap));
         QCOMPARE(activeArea(swap)->priority, 7);
         QVERIFY(access("/run/cachescope/swap-state", F_OK) != 0);
@@ -420,8 +479,34 @@ private Q_SLOTS:
         const std::string swap = fixture("inactive.swap");
         const Privileged::SwapResult result = Privileged::swapOn(QString::fromStdString(swap));
         QCOMPARE(result.failure, Privileged::Failure::Refused);
-        QVERIFY2(result.message.contains(QLatin1String("was not turned off by Cachescope and /etc/fstab does not declare it")), qPrintable(result.message));
+        QVERIFY2(result.message.contains(QLatin1String("was not turned off by Cachescope")), qPrintable(result.message));
         QVERIFY(!activeArea(swap));
+        // Nothing recorded: swap on for all has nothing to do.
+        const Privileged::SwapResult all = Privileged::swapOnAll();
+        QCOMPARE(all.failure, Privileged::Failure::NothingToDo);
+        QVERIFY(!activeArea(swap));
+    }
+
+    // docs/helper-security.md rule 4: another name for an active area (a
+    // symlink the user made) is not the kernel's name, and the refusal is the
+    // same sentence as for a path that does not exist.
+    void swapOffByAnotherNameRefused()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string swap = fixture("active.swap");
+        const std::string link = fixture("user/link.swap");
+        unlink(link.c_str());
+        QCOMPARE(symlink(swap.c_str(), link.c_str()), 0);
+        const std::string before = swapsNow();
+        const Privileged::SwapResult throughLink = Privileged::swapOff(QString::fromStdString(link));
+        const Privileged::SwapResult missing = Privileged::swapOff(QString::fromStdString(fixture("user/no-such.swap")));
+        unlink(link.c_str());
+        QCOMPARE(throughLink.failure, Privileged::Failure::Refused);
+        QCOMPARE(missing.failure, Privileged::Failure::Refused);
+        QVERIFY2(throughLink.message.contains(QLatin1String("is not an active swap area the helper may turn off")), qPrintable(throughLink.message));
+        QCOMPARE(QString(missing.message).replace(QLatin1String("no-such.swap"), QLatin1String("link.swap")), throughLink.message);
+        QCOMPARE(swapsNow(), before);
+        QCOMPARE(activeArea(swap)->priority, 7);
     }
 
     void experimentSwapFile()

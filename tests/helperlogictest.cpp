@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // The privileged helper's pure decisions on fixture figures: the swapoff
-// will-it-fit rule, matching areas by identity, fstab, the state file, the
+// will-it-fit rule, matching areas by identity, the state file, the
 // filesystems an experiment swap file may live on, and the generated polkit
 // policy's defaults (docs/helper-security.md rule 7).
 
@@ -160,61 +160,6 @@ private Q_SLOTS:
         QVERIFY(!Helper::findArea(confusing, active));
     }
 
-    void parseFstab_data()
-    {
-        QTest::addColumn<QByteArray>("text");
-        QTest::addColumn<QStringList>("sources");
-        QTest::addColumn<QList<int>>("priorities"); // -100: none given
-
-        QTest::newRow("empty") << QByteArray() << QStringList() << QList<int>();
-        QTest::newRow("debian unconfigured") << QByteArray("# UNCONFIGURED FSTAB FOR BASE SYSTEM\n") << QStringList() << QList<int>();
-        QTest::newRow("typical") << QByteArray(
-            "UUID=1b2c /               ext4    errors=remount-ro 0       1\n"
-            "UUID=77aa-01 none            swap    sw              0       0\n"
-            "/swapfile none swap defaults,pri=5 0 0\n")
-                                 << QStringList{QStringLiteral("UUID=77aa-01"), QStringLiteral("/swapfile")} << QList<int>{-100, 5};
-        QTest::newRow("octal escape, tabs, comment after")
-            << QByteArray("/var/swap\\040file\tnone\tswap\tpri=-1,noauto # test\n") << QStringList{QStringLiteral("/var/swap file")} << QList<int>{-1};
-        QTest::newRow("bad priority ignored") << QByteArray("/dev/sda3 none swap pri=abc 0 0\n/dev/sda4 none swap pri=99999\n")
-                                              << QStringList{QStringLiteral("/dev/sda3"), QStringLiteral("/dev/sda4")} << QList<int>{-100, -100};
-        QTest::newRow("too few or too many fields") << QByteArray("/dev/sda3 none\n/dev/sda5 none swap sw 0 0 extra\n") << QStringList() << QList<int>();
-        QTest::newRow("no final newline") << QByteArray("LABEL=swap none swap sw") << QStringList{QStringLiteral("LABEL=swap")} << QList<int>{-100};
-    }
-    void parseFstab()
-    {
-        QFETCH(QByteArray, text);
-        QFETCH(QStringList, sources);
-        QFETCH(QList<int>, priorities);
-        const std::vector<FstabSwap> swaps = parseFstabSwaps(std::string_view(text.constData(), size_t(text.size())));
-        QCOMPARE(int(swaps.size()), sources.size());
-        for (size_t i = 0; i < swaps.size(); ++i) {
-            QCOMPARE(QString::fromStdString(swaps[i].source), sources[int(i)]);
-            QCOMPARE(swaps[i].priority.value_or(-100), priorities[int(i)]);
-        }
-    }
-
-    void fstabSourcePath_data()
-    {
-        QTest::addColumn<QString>("source");
-        QTest::addColumn<QString>("path"); // empty: refused
-        QTest::newRow("uuid") << QStringLiteral("UUID=77aa-01") << QStringLiteral("/dev/disk/by-uuid/77aa-01");
-        QTest::newRow("quoted label") << QStringLiteral("LABEL=\"swap\"") << QStringLiteral("/dev/disk/by-label/swap");
-        QTest::newRow("partuuid") << QStringLiteral("PARTUUID=abc") << QStringLiteral("/dev/disk/by-partuuid/abc");
-        QTest::newRow("partlabel") << QStringLiteral("PARTLABEL=x") << QStringLiteral("/dev/disk/by-partlabel/x");
-        QTest::newRow("absolute") << QStringLiteral("/dev/sda3") << QStringLiteral("/dev/sda3");
-        QTest::newRow("uuid escaping the folder") << QStringLiteral("UUID=../../sda") << QString();
-        QTest::newRow("uuid ..") << QStringLiteral("UUID=..") << QString();
-        QTest::newRow("empty uuid") << QStringLiteral("UUID=") << QString();
-        QTest::newRow("relative") << QStringLiteral("swapfile") << QString();
-    }
-    void fstabSourcePath()
-    {
-        QFETCH(QString, source);
-        QFETCH(QString, path);
-        const std::optional<std::string> got = Helper::fstabSourcePath(source.toStdString());
-        QCOMPARE(got ? QString::fromStdString(*got) : QString(), path);
-    }
-
     void stateRoundTrip()
     {
         const std::vector<SwapRecord> records{
@@ -351,7 +296,8 @@ private Q_SLOTS:
     }
 
     // docs/helper-security.md rule 7 on the generated policy: allow_any absent or no, allow_inactive
-    // no, auth_admin_keep for dropcaches and residency, auth_admin otherwise,
+    // no, auth_admin_keep for dropcaches, auth_admin otherwise (residency too:
+    // each query reveals what others read, so each is asked for),
     // never auth_self or yes; every action has a message.
     void policyDefaults()
     {
@@ -374,7 +320,7 @@ private Q_SLOTS:
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
         const QMap<QString, QString> expected{
             {QStringLiteral("org.kde.cachescope.dropcaches"), QStringLiteral("auth_admin_keep")},
-            {QStringLiteral("org.kde.cachescope.residency"), QStringLiteral("auth_admin_keep")},
+            {QStringLiteral("org.kde.cachescope.residency"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapoff"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapon"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfilecreate"), QStringLiteral("auth_admin")},
@@ -388,6 +334,10 @@ private Q_SLOTS:
             QVERIFY(action.value(QStringLiteral("allow_any"), QStringLiteral("no")) == QLatin1String("no"));
             QVERIFY2(action.value(QStringLiteral("message")).size() > 40, qPrintable(it.key()));
         }
+        // The residency message says what an answer reveals; swapon promises nothing from /etc/fstab.
+        const QString residencyMessage = actions[QStringLiteral("org.kde.cachescope.residency")].value(QStringLiteral("message"));
+        QVERIFY2(residencyMessage.contains(QLatin1String("inode")) && residencyMessage.contains(QLatin1String("recently read")), qPrintable(residencyMessage));
+        QVERIFY(!actions[QStringLiteral("org.kde.cachescope.swapon")].value(QStringLiteral("message")).contains(QLatin1String("fstab")));
     }
 };
 

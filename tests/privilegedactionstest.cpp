@@ -232,13 +232,14 @@ private Q_SLOTS:
                                             "Reading the residency with administrator rights failed: There is no system D-Bus to reach the Cachescope "
                                             "helper.")
                                      << true;
-        const QString notOff = QStringLiteral("Cachescope has turned no swap area off, and /etc/fstab declares none that is off.");
+        const QString notOff = QStringLiteral("Cachescope has not turned off any swap area, so there is nothing to turn on again.");
         QTest::newRow("nothing to do") << Request::SwapOnAgain << Privileged::resultOf(AlreadyDone, notOff, none) << Failure::NothingToDo
                                        << QStringLiteral("Turning swap on again: nothing to do. ") + notOff << false;
         const QString tmpfs = QStringLiteral("/var/lib/cachescope is on tmpfs, which cannot hold swap.");
         QTest::newRow("unsupported") << Request::CreateSwapFile << Privileged::resultOf(Unsupported, tmpfs, none) << Failure::Unsupported
                                      << QStringLiteral("Creating the experiment swap file failed: ") + tmpfs << true;
-        const QString refused = QStringLiteral("/home/x/swap is not a swap area Cachescope turned off or /etc/fstab declares.");
+        const QString refused = QStringLiteral(
+            "'/home/x/swap' was not turned off by Cachescope: the helper turns on only the areas it turned off itself, named exactly as it recorded them.");
         QTest::newRow("refused") << Request::SwapOnAgain << Privileged::resultOf(NotPermitted, refused, none) << Failure::Refused
                                  << QStringLiteral("Turning swap on again failed: ") + refused << true;
         QTest::newRow("invalid") << Request::DropDentriesAndInodes

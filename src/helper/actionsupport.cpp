@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <string_view>
 #include <thread>
 
 namespace Cachescope::Helper
@@ -30,31 +31,33 @@ KAuth::ActionReply refuse(int code, const QString &message)
     return reply;
 }
 
-KAuth::ActionReply finish(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply)
+KAuth::ActionReply finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)
 {
     // The developer's view of the decision; the sentence holds caller strings
     // only as quoteForMessage() filtered them.
     if (reply.failed()) {
-        qCInfo(CACHESCOPE_HELPER) << action << "uid" << callerUid << "target" << target << "refused with code" << reply.error() << ":"
+        qCInfo(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "target" << target << "refused with code" << reply.error() << ":"
                                   << reply.errorDescription();
     } else {
-        qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << "target" << target << "done";
+        qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "target" << target << "done";
     }
-    logArea(context, action, callerUid, target, reply);
+    logArea(context, action, caller, target, reply);
     return reply;
 }
 
-void logArea(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply)
+void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)
 {
     if (context.log) {
-        context.log(auditLine(QLatin1String(action), callerUid, target, reply));
+        context.log(auditLine(QLatin1String(action), caller, target, reply));
     }
 }
 
-std::optional<KAuth::ActionReply> refuseUnknownCaller(int callerUid)
+std::optional<KAuth::ActionReply> refuseUnknownCaller(const Caller &caller)
 {
-    if (callerUid < 0) {
-        return refuse(CallerUnknown, QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses."));
+    if (!caller.uid) {
+        return refuse(CallerUnknown,
+                      QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses. (Root is not served either: "
+                                     "it can do this without the helper.)"));
     }
     return std::nullopt;
 }
@@ -86,7 +89,7 @@ std::optional<std::vector<ActiveArea>> activeAreas(const HelperContext &context,
     for (const SwapArea &area : *swaps) {
         struct stat st;
         ActiveArea active{area, std::nullopt};
-        if (lstat(area.filename.c_str(), &st) == 0) {
+        if (!std::string_view(area.filename).ends_with(" (deleted)") && lstat(area.filename.c_str(), &st) == 0) {
             active.identity = areaIdentity(st);
         }
         areas.push_back(std::move(active));
@@ -103,29 +106,40 @@ std::vector<std::optional<AreaIdentity>> identitiesOf(const std::vector<ActiveAr
     return identities;
 }
 
+std::optional<size_t> areaNamed(const std::vector<ActiveArea> &areas, const std::string &name)
+{
+    for (size_t i = 0; i < areas.size(); ++i) {
+        if (areas[i].area.filename == name) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
 std::string OpenedArea::procPath() const
 {
     return "/proc/self/fd/" + std::to_string(fd.get());
 }
 
-bool openArea(const std::string &path, OpenedArea &opened, QString *error, const QString &shownName)
+int openArea(const std::string &path, OpenedArea &opened)
 {
     opened.fd.reset(open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!opened.fd.isValid() || fstat(opened.fd.get(), &opened.st) != 0) {
-        *error = QStringLiteral("%1: %2.").arg(shownName, errnoQText(errno));
-        return false;
+        const int error = errno;
+        opened.fd.reset();
+        return error;
     }
     if (S_ISLNK(opened.st.st_mode)) {
-        *error = QStringLiteral("%1 is a symbolic link: name the swap area itself.").arg(shownName);
-        return false;
+        opened.fd.reset();
+        return ELOOP;
     }
     const std::optional<AreaIdentity> identity = areaIdentity(opened.st);
     if (!identity) {
-        *error = QStringLiteral("%1 is neither a regular file nor a block device, so it cannot be a swap area.").arg(shownName);
-        return false;
+        opened.fd.reset();
+        return ENODEV;
     }
     opened.identity = *identity;
-    return true;
+    return 0;
 }
 
 int runSwapOffWithProgress(HelperContext &context, const std::string &path, const QString &shownName)

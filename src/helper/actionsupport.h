@@ -31,14 +31,16 @@ namespace Cachescope::Helper
 
 // Every action ends here: the developer log, one audit line, then the reply
 // (docs/helper-security.md rule 11).
-[[nodiscard]] KAuth::ActionReply finish(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply);
+[[nodiscard]] KAuth::ActionReply
+finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
 // The audit line of one area of an "all" request, before the action's own.
-void logArea(HelperContext &context, const char *action, int callerUid, const QString &target, const KAuth::ActionReply &reply);
+void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
 
 // docs/helper-security.md rule 6: the uid comes from D-Bus
-// (KAuth::HelperSupport::callerUid() in the glue), never from the arguments.
-// Unknown means refused: fail closed.
-[[nodiscard]] std::optional<KAuth::ActionReply> refuseUnknownCaller(int callerUid);
+// (KAuth::HelperSupport::callerUid() in the glue, through
+// callerFromKAuthUid()), never from the arguments. Unknown means refused:
+// fail closed.
+[[nodiscard]] std::optional<KAuth::ActionReply> refuseUnknownCaller(const Caller &caller);
 
 // "blockdev=8:3" or "dev=8:1,ino=12": an area named by numbers the helper
 // found, never by a caller string (docs/helper-security.md rule 11).
@@ -54,9 +56,15 @@ struct ActiveArea {
 
 // docs/helper-security.md rule 4: the areas the kernel lists, each
 // identified by lstat() of the kernel's own name: device number for a
-// partition, device and inode for a file.
+// partition, device and inode for a file. A file deleted while it is swap
+// is listed as "<name> (deleted)": that name no longer leads to the area
+// and may be any other file, so such an area has no identity and the helper
+// leaves it alone.
 [[nodiscard]] std::optional<std::vector<ActiveArea>> activeAreas(const HelperContext &context, QString *error);
 [[nodiscard]] std::vector<std::optional<AreaIdentity>> identitiesOf(const std::vector<ActiveArea> &areas);
+// docs/helper-security.md rule 4: the index of the area whose kernel name is
+// exactly `name`, compared as bytes before anything is looked up.
+[[nodiscard]] std::optional<size_t> areaNamed(const std::vector<ActiveArea> &areas, const std::string &name);
 
 // A path opened with O_PATH | O_NOFOLLOW: the helper then works on exactly
 // this inode through /proc/self/fd/N, so that renaming or replacing the name
@@ -69,9 +77,12 @@ struct OpenedArea {
     AreaIdentity identity;
 };
 
-// Opens path as an OpenedArea of a regular file or block device; false with
-// a sentence naming shownName in *error otherwise.
-[[nodiscard]] bool openArea(const std::string &path, OpenedArea &opened, QString *error, const QString &shownName);
+// Opens path as an OpenedArea of a regular file or block device. Returns 0,
+// or errno: ELOOP for a symbolic link, ENODEV for anything that cannot be
+// a swap area. Callers pass only names the kernel or the state file gave
+// them, never a caller's string (docs/helper-security.md rule 4), and
+// their refusals do not tell one errno from another.
+[[nodiscard]] int openArea(const std::string &path, OpenedArea &opened);
 
 // docs/helper-security.md rule 10: swapoff can run for minutes. The syscall
 // runs on a thread while this one reports SwapUsed falling, which also keeps

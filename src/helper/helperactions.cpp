@@ -27,6 +27,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <limits>
 
 namespace Cachescope::Helper
 {
@@ -70,7 +71,22 @@ int SystemCalls::swapOn(const std::string &path, int flags)
     return ::swapon(path.c_str(), flags) == 0 ? 0 : errno;
 }
 
-QString auditLine(const QString &action, int callerUid, const QString &target, const KAuth::ActionReply &reply)
+QString Caller::text() const
+{
+    return uid ? QString::number(*uid) : QStringLiteral("unknown");
+}
+
+Caller callerFromKAuthUid(int kauthUid)
+{
+    // The same 32 bits, read as the unsigned uid_t they came from.
+    const uint32_t uid = static_cast<uint32_t>(kauthUid);
+    if (uid == 0 || uid == std::numeric_limits<uint32_t>::max()) {
+        return Caller{std::nullopt};
+    }
+    return Caller{uid};
+}
+
+QString auditLine(const QString &action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)
 {
     QString result = QStringLiteral("ok");
     if (reply.failed()) {
@@ -78,7 +94,7 @@ QString auditLine(const QString &action, int callerUid, const QString &target, c
     }
     return QStringLiteral("cachescope-helper: action=%1 uid=%2 target=%3 result=%4 code=%5")
         .arg(action)
-        .arg(callerUid)
+        .arg(caller.text())
         .arg(target.isEmpty() ? QStringLiteral("-") : target, result)
         .arg(reply.failed() ? reply.error() : 0);
 }
@@ -178,34 +194,34 @@ CheckedDescriptor checkDescriptor(const QVariantMap &args, const QString &key)
 
 } // namespace
 
-KAuth::ActionReply dropCachesAction(const QVariantMap &args, int callerUid, HelperContext &context)
+KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "dropcaches";
-    if (auto refused = refuseUnknownCaller(callerUid)) {
-        return finish(context, action, callerUid, {}, *refused);
+    if (auto refused = refuseUnknownCaller(caller)) {
+        return finish(context, action, caller, {}, *refused);
     }
     // docs/helper-security.md rule 9: keys, type and range before anything else.
     if (auto problem = checkKeys(args, {keyLevel}, {keyLevel})) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
     }
     // docs/helper-security.md rule 2: an integer checked against {1, 2, 3}.
     const IntegerArgument level = integerArgument(args, keyLevel, 1, 3);
     if (!level.value) {
         return finish(context,
                       action,
-                      callerUid,
+                      caller,
                       {},
                       refuse(InvalidArgument, level.error + QStringLiteral(" Use 1 (page cache), 2 (dentries and inodes) or 3 (both).")));
     }
     const QString target = QStringLiteral("level=%1").arg(*level.value);
-    qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ": sync, then drop_caches level" << *level.value;
+    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ": sync, then drop_caches level" << *level.value;
     const QVariantMap before = memoryFigures(context.procRoot);
     context.system->syncAll();
     const int error = context.system->dropCaches(int(*level.value));
     if (error != 0) {
         return finish(context,
                       action,
-                      callerUid,
+                      caller,
                       target,
                       refuse(SystemFailure, QStringLiteral("Writing to /proc/sys/vm/drop_caches failed: %1.").arg(errnoQText(error))));
     }
@@ -213,21 +229,21 @@ KAuth::ActionReply dropCachesAction(const QVariantMap &args, int callerUid, Help
     reply.addData(keyLevel, int(*level.value));
     reply.addData(replyBefore, before);
     reply.addData(replyAfter, memoryFigures(context.procRoot));
-    return finish(context, action, callerUid, target, reply);
+    return finish(context, action, caller, target, reply);
 }
 
-KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, HelperContext &context)
+KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "residency";
-    if (auto refused = refuseUnknownCaller(callerUid)) {
-        return finish(context, action, callerUid, {}, *refused);
+    if (auto refused = refuseUnknownCaller(caller)) {
+        return finish(context, action, caller, {}, *refused);
     }
     if (args.size() > maxArguments) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, *checkKeys(args, {}, {})));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *checkKeys(args, {}, {})));
     }
     const IntegerArgument count = integerArgument(args, keyCount, 1, maxDescriptors);
     if (!count.value) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, count.error));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, count.error));
     }
     const QString target = QStringLiteral("fds=%1").arg(*count.value);
     std::vector<QString> keys{keyCount, keyBuckets};
@@ -237,13 +253,13 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, Helpe
         required.push_back(keys.back());
     }
     if (auto problem = checkKeys(args, keys, required)) {
-        return finish(context, action, callerUid, target, refuse(InvalidArgument, *problem));
+        return finish(context, action, caller, target, refuse(InvalidArgument, *problem));
     }
     int buckets = 64;
     if (args.contains(keyBuckets)) {
         const IntegerArgument bucketArg = integerArgument(args, keyBuckets, 1, maxBuckets);
         if (!bucketArg.value) {
-            return finish(context, action, callerUid, target, refuse(InvalidArgument, bucketArg.error));
+            return finish(context, action, caller, target, refuse(InvalidArgument, bucketArg.error));
         }
         buckets = int(*bucketArg.value);
     }
@@ -255,11 +271,11 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, Helpe
     for (int i = 0; i < *count.value; ++i) {
         CheckedDescriptor checked = checkDescriptor(args, descriptorKey(i));
         if (checked.fd < 0) {
-            return finish(context, action, callerUid, target, refuse(InvalidArgument, checked.problem));
+            return finish(context, action, caller, target, refuse(InvalidArgument, checked.problem));
         }
         files.push_back(std::move(checked));
     }
-    qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ":" << files.size() << "descriptors checked, histograms of" << buckets << "buckets";
+    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << files.size() << "descriptors checked, histograms of" << buckets << "buckets";
 
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
     for (size_t i = 0; i < files.size(); ++i) {
@@ -274,7 +290,7 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, Helpe
             return finish(
                 context,
                 action,
-                callerUid,
+                caller,
                 target,
                 refuse(SystemFailure, QStringLiteral("Residency of descriptor '%1' failed: %2.").arg(descriptorKey(index), QString::fromStdString(why))));
         }
@@ -295,7 +311,7 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, Helpe
     }
     reply.addData(keyCount, int(files.size()));
     reply.addData(keyBuckets, buckets);
-    return finish(context, action, callerUid, target, reply);
+    return finish(context, action, caller, target, reply);
 }
 
 } // namespace Cachescope::Helper

@@ -14,7 +14,9 @@
 #include <QString>
 #include <QVariantMap>
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace Cachescope::Helper
@@ -37,6 +39,20 @@ public:
     [[nodiscard]] virtual int swapOn(const std::string &path, int flags);
 };
 
+// The caller as D-Bus names it (docs/helper-security.md rule 6). KAuth's
+// HelperSupport::callerUid() is an int: a lookup that failed (the caller
+// disconnected, the bus did not answer) comes back as 0, and uids above
+// INT_MAX come back negative. callerFromKAuthUid() undoes both: the bits are
+// read back as the unsigned uid they are, and 0 (KAuth's "could not look it
+// up", indistinguishable from root) and (uid_t)-1 (no uid at all) become
+// unknown. Root needs no helper, so nothing is lost by refusing uid 0.
+struct Caller {
+    std::optional<uint32_t> uid; // nullopt: unknown, refused
+    // "4201", or "unknown": the audit line's and the developer log's spelling.
+    [[nodiscard]] QString text() const;
+};
+[[nodiscard]] Caller callerFromKAuthUid(int kauthUid);
+
 struct HelperContext {
     SystemCalls *system = nullptr;
     // Where the helper reads and keeps things. The helper executable keeps
@@ -45,7 +61,6 @@ struct HelperContext {
     // The root-owned record of what the helper turned off (docs/helper-security.md rule 4).
     std::string stateDir = "/run/cachescope";
     std::string stateFile = "/run/cachescope/swap-state";
-    std::string fstabPath = "/etc/fstab";
     std::string experimentDir = HelperProtocol::experimentSwapDir;
     long long maxExperimentBytes = HelperProtocol::maxExperimentSwapBytes;
     // docs/helper-security.md rule 10: progress while swapoff runs (SwapUsed
@@ -58,19 +73,19 @@ struct HelperContext {
 
 // The fixed-format audit line (docs/helper-security.md rule 11): numbers and helper-chosen words
 // only, never a caller string.
-// "cachescope-helper: action=<a> uid=<n> target=<t> result=<ok|refused|failed> code=<n>"
-[[nodiscard]] QString auditLine(const QString &action, int callerUid, const QString &target, const KAuth::ActionReply &reply);
+// "cachescope-helper: action=<a> uid=<n|unknown> target=<t> result=<ok|refused|failed> code=<n>"
+[[nodiscard]] QString auditLine(const QString &action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
 // Writes it to syslog (authpriv) and stderr.
 void writeAuditLine(const QString &line);
 
 // One function per polkit action (docs/helper-security.md rule 1):
 // dropcaches and residency in helperactions.cpp, swapoff and swapon in
 // swapactions.cpp, the experiment swap file in swapfileactions.cpp.
-[[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, int callerUid, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, int callerUid, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply residencyAction(const QVariantMap &args, int callerUid, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 
 } // namespace Cachescope::Helper

@@ -41,27 +41,6 @@ std::vector<std::string_view> splitWhitespace(std::string_view line)
     return fields;
 }
 
-// fstab and mtab write a space as \040, a tab as \011 and a backslash as \134.
-std::string decodeOctal(std::string_view text)
-{
-    std::string out;
-    out.reserve(text.size());
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size()) {
-            const char a = text[i + 1];
-            const char b = text[i + 2];
-            const char c = text[i + 3];
-            if (a >= '0' && a <= '3' && b >= '0' && b <= '7' && c >= '0' && c <= '7') {
-                out.push_back(char((a - '0') * 64 + (b - '0') * 8 + (c - '0')));
-                i += 3;
-                continue;
-            }
-        }
-        out.push_back(text[i]);
-    }
-    return out;
-}
-
 template<typename T>
 std::optional<T> parseNumber(std::string_view text)
 {
@@ -264,78 +243,6 @@ std::optional<size_t> findArea(const AreaIdentity &target, const std::vector<std
         if (candidates[i] && *candidates[i] == target) {
             return i;
         }
-    }
-    return std::nullopt;
-}
-
-std::vector<FstabSwap> parseFstabSwaps(std::string_view text)
-{
-    std::vector<FstabSwap> swaps;
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = text.size();
-        }
-        std::string_view line = text.substr(start, end - start);
-        start = end + 1;
-        const size_t hash = line.find('#');
-        if (hash != std::string_view::npos) {
-            line = line.substr(0, hash);
-        }
-        const std::vector<std::string_view> fields = splitWhitespace(line);
-        if (fields.size() < 3 || fields.size() > 6 || fields[2] != "swap") {
-            continue;
-        }
-        FstabSwap entry;
-        entry.source = decodeOctal(fields[0]);
-        if (fields.size() >= 4) {
-            std::string_view options = fields[3];
-            while (!options.empty()) {
-                const size_t comma = options.find(',');
-                const std::string_view option = options.substr(0, comma);
-                options = comma == std::string_view::npos ? std::string_view() : options.substr(comma + 1);
-                if (option == "noauto") {
-                    entry.noauto = true;
-                } else if (option.substr(0, 4) == "pri=") {
-                    entry.priority = parseNumber<int>(option.substr(4));
-                    if (entry.priority && (*entry.priority < -1 || *entry.priority > 32767)) {
-                        entry.priority.reset();
-                    }
-                }
-            }
-        }
-        swaps.push_back(std::move(entry));
-        if (end == text.size()) {
-            break;
-        }
-    }
-    return swaps;
-}
-
-std::optional<std::string> fstabSourcePath(const std::string &source)
-{
-    static const std::pair<const char *, const char *> tags[] = {
-        {"UUID=", "/dev/disk/by-uuid/"},
-        {"LABEL=", "/dev/disk/by-label/"},
-        {"PARTUUID=", "/dev/disk/by-partuuid/"},
-        {"PARTLABEL=", "/dev/disk/by-partlabel/"},
-    };
-    for (const auto &[tag, dir] : tags) {
-        const size_t length = strlen(tag);
-        if (source.compare(0, length, tag) == 0) {
-            std::string value = source.substr(length);
-            if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-                value = value.substr(1, value.size() - 2);
-            }
-            if (value.empty() || value.find('/') != std::string::npos || value == "." || value == "..") {
-                return std::nullopt;
-            }
-            return std::string(dir) + value;
-        }
-    }
-    if (!source.empty() && source.front() == '/') {
-        return source;
     }
     return std::nullopt;
 }

@@ -4,8 +4,8 @@
 
 // The helper's pure decisions, apart from any syscall that changes the
 // system, so that each is unit-tested on fixture figures: argument checks,
-// the swapoff will-it-fit rule, matching areas by device and inode, /etc/fstab,
-// the state file, which filesystems may hold the experiment swap file.
+// the swapoff will-it-fit rule, matching areas by device and inode, the
+// state file, which filesystems may hold the experiment swap file.
 
 #include "procfs.h"
 
@@ -85,22 +85,6 @@ struct AreaIdentity {
 // Index in `candidates` of the entry with the same identity; nullopt if none.
 // Candidates without an identity (the file vanished) never match.
 [[nodiscard]] std::optional<size_t> findArea(const AreaIdentity &target, const std::vector<std::optional<AreaIdentity>> &candidates);
-
-// --- /etc/fstab ----------------------------------------------------------------
-
-struct FstabSwap {
-    std::string source; // as written, octal escapes decoded: /dev/sda3, UUID=..., /swapfile
-    std::optional<int> priority; // pri=N
-    bool noauto = false;
-};
-
-// The swap entries of an fstab text. Malformed lines are skipped: fstab is
-// the administrator's file, and a line we cannot read must not grant anything.
-[[nodiscard]] std::vector<FstabSwap> parseFstabSwaps(std::string_view text);
-
-// The path that names the source: UUID=x -> /dev/disk/by-uuid/x, LABEL=,
-// PARTUUID=, PARTLABEL= likewise; an absolute path as is; nullopt otherwise.
-[[nodiscard]] std::optional<std::string> fstabSourcePath(const std::string &source);
 
 // --- The state file: what the helper turned off --------------------------------
 

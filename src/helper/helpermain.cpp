@@ -40,34 +40,36 @@ public:
     // system-bus-name subject of the D-Bus message's sender (it ignores the
     // caller id the client supplies), and a denial returns at once without
     // calling us. Inside each slot the caller's uid is taken from D-Bus
-    // (HelperSupport::callerUid) and an unknown uid is refused (fail closed).
+    // (HelperSupport::callerUid, read back by callerFromKAuthUid: KAuth's 0
+    // for "could not look it up" is unknown, not root) and an unknown uid is
+    // refused (fail closed).
     // docs/helper-security.md rule 14: KAuth runs one action at a time (a second call gets
     // HelperBusyError) and exits the helper after 10 s idle.
     // docs/helper-security.md rule 1: one slot per polkit action, nothing generic.
 public Q_SLOTS:
     KAuth::ActionReply dropcaches(const QVariantMap &args)
     {
-        return dropCachesAction(args, KAuth::HelperSupport::callerUid(), m_context);
+        return dropCachesAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
     KAuth::ActionReply swapoff(const QVariantMap &args)
     {
-        return swapOffAction(args, KAuth::HelperSupport::callerUid(), m_context);
+        return swapOffAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
     KAuth::ActionReply swapon(const QVariantMap &args)
     {
-        return swapOnAction(args, KAuth::HelperSupport::callerUid(), m_context);
+        return swapOnAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
     KAuth::ActionReply swapfilecreate(const QVariantMap &args)
     {
-        return swapFileCreateAction(args, KAuth::HelperSupport::callerUid(), m_context);
+        return swapFileCreateAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
     KAuth::ActionReply swapfileremove(const QVariantMap &args)
     {
-        return swapFileRemoveAction(args, KAuth::HelperSupport::callerUid(), m_context);
+        return swapFileRemoveAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
     KAuth::ActionReply residency(const QVariantMap &args)
     {
-        return residencyAction(args, KAuth::HelperSupport::callerUid(), m_context);
+        return residencyAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
 
 private:

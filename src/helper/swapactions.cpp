@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace Cachescope::Helper
@@ -52,30 +53,48 @@ bool ensureStateDir(const HelperContext &context, QString *error)
 
 std::optional<std::vector<SwapRecord>> loadState(const HelperContext &context, QString *error)
 {
-    const UniqueFd fd(open(context.stateFile.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    // docs/helper-security.md rule 4: the folder and then the file, neither
+    // through a symbolic link, both root's and writable only by root.
+    const QString stateFile = QString::fromStdString(context.stateFile);
+    const UniqueFd dirFd(open(context.stateDir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dirFd.isValid()) {
+        if (errno == ENOENT) {
+            return std::vector<SwapRecord>();
+        }
+        *error = QStringLiteral("%1 is not a folder the helper trusts (%2).").arg(QString::fromStdString(context.stateDir), errnoQText(errno));
+        return std::nullopt;
+    }
+    struct stat st;
+    if (fstat(dirFd.get(), &st) != 0 || st.st_uid != 0 || (st.st_mode & 022) != 0) {
+        *error = QStringLiteral("%1 is not a folder owned by root and writable only by root; the helper does not trust it.")
+                     .arg(QString::fromStdString(context.stateDir));
+        return std::nullopt;
+    }
+    const size_t slash = context.stateFile.rfind('/');
+    const std::string name = slash == std::string::npos ? context.stateFile : context.stateFile.substr(slash + 1);
+    const UniqueFd fd(openat(dirFd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
     if (!fd.isValid()) {
         if (errno == ENOENT) {
             return std::vector<SwapRecord>();
         }
-        *error = QStringLiteral("Cannot read %1: %2.").arg(QString::fromStdString(context.stateFile), errnoQText(errno));
+        *error = QStringLiteral("Cannot read %1: %2.").arg(stateFile, errnoQText(errno));
         return std::nullopt;
     }
-    struct stat st;
     std::string text;
     if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) != 0 || st.st_size > (1 << 20)) {
-        *error = QStringLiteral("%1 is not a root-owned state file; the helper does not trust it.").arg(QString::fromStdString(context.stateFile));
+        *error = QStringLiteral("%1 is not a root-owned state file of at most 1 MiB; the helper does not trust it.").arg(stateFile);
         return std::nullopt;
     }
     text.resize(size_t(st.st_size));
     const ssize_t got = text.empty() ? 0 : pread(fd.get(), text.data(), text.size(), 0);
     if (got != ssize_t(text.size())) {
-        *error = QStringLiteral("Cannot read %1.").arg(QString::fromStdString(context.stateFile));
+        *error = QStringLiteral("Cannot read %1.").arg(stateFile);
         return std::nullopt;
     }
     QString parseError;
     std::optional<std::vector<SwapRecord>> records = parseSwapState(text, &parseError);
     if (!records) {
-        *error = QStringLiteral("%1 is damaged (%2).").arg(QString::fromStdString(context.stateFile), parseError);
+        *error = QStringLiteral("%1 is damaged (%2).").arg(stateFile, parseError);
     }
     return records;
 }
@@ -126,51 +145,113 @@ KAuth::ActionReply swapOffArea(HelperContext &context, const SwapArea &area, con
 
 // What swapoff and swapon check first: a caller we know, only the keys
 // 'area' and 'all', and exactly one of them. A refusal (logged), or nothing.
-std::optional<KAuth::ActionReply> refuseBadSwapRequest(const QVariantMap &args, int callerUid, HelperContext &context, const char *action)
+std::optional<KAuth::ActionReply> refuseBadSwapRequest(const QVariantMap &args, const Caller &caller, HelperContext &context, const char *action)
 {
-    if (auto refused = refuseUnknownCaller(callerUid)) {
-        return finish(context, action, callerUid, {}, *refused);
+    if (auto refused = refuseUnknownCaller(caller)) {
+        return finish(context, action, caller, {}, *refused);
     }
     if (auto problem = checkKeys(args, {keyArea, keyAll}, {})) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
     }
     if (args.contains(keyArea) == args.contains(keyAll)) {
         return finish(context,
                       action,
-                      callerUid,
+                      caller,
                       {},
                       refuse(InvalidArgument, QStringLiteral("Give either 'area' (one swap area) or 'all' (true), not both and not neither.")));
     }
     return std::nullopt;
 }
 
-// /etc/fstab as text, at most about 1 MiB; empty when it cannot be read.
-std::string readFstab(const HelperContext &context)
+// docs/helper-security.md rule 4: one sentence for every name the helper
+// does not take, whatever the reason (not listed, gone, a symbolic link, a
+// different file now), so that a refusal never tells whether a path exists.
+QString notAnActiveArea(const QString &shownName)
 {
-    std::string text;
-    const UniqueFd fd(open(context.fstabPath.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.isValid()) {
-        char buffer[65536];
-        ssize_t got;
-        while ((got = read(fd.get(), buffer, sizeof buffer)) > 0 && text.size() < (1 << 20)) {
-            text.append(buffer, size_t(got));
-        }
+    return QStringLiteral("%1 is not an active swap area the helper may turn off: it takes only a name exactly as /proc/swaps lists it.").arg(shownName);
+}
+
+QString notTurnedOffByUs(const QString &shownName)
+{
+    return QStringLiteral("%1 was not turned off by Cachescope: the helper turns on only the areas it turned off itself, named exactly as it recorded them.")
+        .arg(shownName);
+}
+
+// What became of one recorded area in swapon.
+struct AreaResult {
+    QLatin1StringView outcome; // outcomeOn, outcomeAlreadyOn, outcomeGone or outcomeFailed
+    int code = 0; // the HelperError of a failure
+    QString message; // for people; empty when turned on
+    QString target; // the audit target: numbers only
+};
+
+// docs/helper-security.md rule 4: turns on one area the helper recorded,
+// when it is still exactly that file or device. Looks up only the recorded
+// name, never a caller's.
+AreaResult turnOnRecorded(HelperContext &context, const SwapRecord &record, const std::vector<ActiveArea> &active)
+{
+    const QString shownName = QString::fromStdString(record.path);
+    AreaResult result{outcomeFailed, 0, {}, deviceText(record.identity)};
+    if (findArea(record.identity, identitiesOf(active))) {
+        result.outcome = outcomeAlreadyOn;
+        result.message = QStringLiteral("Swap on %1 is already on.").arg(shownName);
+        return result;
     }
-    return text;
+    OpenedArea opened;
+    const int openError = openArea(record.path, opened);
+    const bool gone = openError == ENOENT || openError == ENOTDIR || openError == ELOOP || openError == ENODEV;
+    if (gone || (openError == 0 && !(opened.identity == record.identity))) {
+        result.outcome = outcomeGone;
+        result.message =
+            QStringLiteral("The swap area Cachescope turned off at %1 is gone or was replaced, so the helper does not turn swap on there.").arg(shownName);
+        return result;
+    }
+    if (openError != 0) {
+        result.code = SystemFailure;
+        result.message = QStringLiteral("Cannot open %1: %2.").arg(shownName, errnoQText(openError));
+        return result;
+    }
+    // Swap on a file others can read would expose other processes' memory.
+    if (!opened.identity.blockDevice && (opened.st.st_uid != 0 || (opened.st.st_mode & 077) != 0)) {
+        result.code = NotPermitted;
+        result.message = QStringLiteral("%1 belongs to uid %2 with mode %3: swap there would let others read memory, so the helper refuses.")
+                             .arg(shownName)
+                             .arg(opened.st.st_uid)
+                             .arg(QString::number(opened.st.st_mode & 07777, 8));
+        return result;
+    }
+    qCDebug(CACHESCOPE_HELPER) << "swapon:" << result.target << "was turned off by the helper, priority" << record.priority;
+    const int swapError = context.system->swapOn(opened.procPath(), swapOnFlags(record.priority));
+    if (swapError != 0) {
+        const QString why = swapError == EINVAL ? QStringLiteral("it has no valid swap signature or Linux cannot swap there") : errnoQText(swapError);
+        result.code = SystemFailure;
+        result.message = QStringLiteral("Turning on swap on %1 failed: %2.").arg(shownName, why);
+        return result;
+    }
+    result.outcome = outcomeOn;
+    return result;
+}
+
+QVariantMap areaReport(const SwapRecord &record, const AreaResult &result)
+{
+    return {{QString(areaName), QString::fromStdString(record.path)},
+            {QString(areaOutcome), QString(result.outcome)},
+            {QString(areaPriority), record.priority},
+            {QString(areaMessage), result.message}};
 }
 
 } // namespace
 
-KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperContext &context)
+KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapoff";
-    if (auto refused = refuseBadSwapRequest(args, callerUid, context, action)) {
+    if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
         return *refused;
     }
     QString error;
     const std::optional<std::vector<ActiveArea>> active = activeAreas(context, &error);
     if (!active) {
-        return finish(context, action, callerUid, {}, refuse(SystemFailure, error));
+        return finish(context, action, caller, {}, refuse(SystemFailure, error));
     }
 
     // docs/helper-security.md rule 4: only areas in /proc/swaps, matched by device number or inode.
@@ -179,7 +260,7 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
     OpenedArea callerArea;
     if (args.contains(keyAll)) {
         if (auto problem = checkTrueFlag(args, keyAll)) {
-            return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
+            return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
         }
         target = QStringLiteral("all");
         for (size_t i = 0; i < active->size(); ++i) {
@@ -188,26 +269,24 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
             }
         }
         if (targets.empty()) {
-            return finish(context, action, callerUid, target, refuse(AlreadyDone, QStringLiteral("No swap area is active, so there is nothing to turn off.")));
+            return finish(context, action, caller, target, refuse(AlreadyDone, QStringLiteral("No swap area is active, so there is nothing to turn off.")));
         }
     } else {
         const std::optional<std::string> path = pathArgument(args, keyArea, &error);
         if (!path) {
-            return finish(context, action, callerUid, {}, refuse(InvalidArgument, error));
+            return finish(context, action, caller, {}, refuse(InvalidArgument, error));
         }
-        const QString shownName = quoteForMessage(QString::fromStdString(*path));
-        if (!openArea(*path, callerArea, &error, shownName)) {
-            return finish(context, action, callerUid, {}, refuse(NotPermitted, error));
+        // docs/helper-security.md rule 4: the caller's name is compared with
+        // the kernel's names as a string first; a name the kernel does not
+        // list is never looked up as root. Then the listed name is opened
+        // without following links and must still be the area the kernel's
+        // name led to. Every other case gets the same sentence.
+        const std::optional<size_t> index = areaNamed(*active, *path);
+        const bool matches = index && (*active)[*index].identity && openArea(*path, callerArea) == 0 && callerArea.identity == *(*active)[*index].identity;
+        if (!matches) {
+            return finish(context, action, caller, {}, refuse(NotPermitted, notAnActiveArea(quoteForMessage(QString::fromStdString(*path)))));
         }
         target = deviceText(callerArea.identity);
-        const std::optional<size_t> index = findArea(callerArea.identity, identitiesOf(*active));
-        if (!index) {
-            return finish(context,
-                          action,
-                          callerUid,
-                          target,
-                          refuse(NotPermitted, QStringLiteral("%1 is not an active swap area: /proc/swaps does not list it.").arg(shownName)));
-        }
         targets.push_back(*index);
     }
 
@@ -219,18 +298,18 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
     std::string memError;
     const std::optional<MemInfo> memInfo = readMemInfo(context.procRoot, &memError);
     if (!memInfo) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, QString::fromStdString(memError)));
+        return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(memError)));
     }
     const SwapOffFit fit = swapOffFit(swapUsed, *memInfo);
-    qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ":" << targets.size() << "area(s) with" << swapUsed << "bytes in use, available"
+    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << targets.size() << "area(s) with" << swapUsed << "bytes in use, available"
                                << fit.availableBytes << "margin" << fit.marginBytes << (fit.fits ? "fits" : "does not fit");
     if (!fit.fits) {
-        return finish(context, action, callerUid, target, refuse(NotEnoughMemory, describeSwapOffMisfit(fit)));
+        return finish(context, action, caller, target, refuse(NotEnoughMemory, describeSwapOffMisfit(fit)));
     }
 
     std::optional<std::vector<SwapRecord>> records = loadState(context, &error);
     if (!records) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned off.")));
+        return finish(context, action, caller, target, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned off.")));
     }
     QStringList turnedOff;
     QVariantList priorities;
@@ -241,7 +320,7 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
         const OpenedArea *opened = &callerArea;
         if (args.contains(keyAll)) {
             // Opened by the kernel's name and checked again: still the same inode.
-            if (!openArea(area.area.filename, kernelArea, &error, QString::fromStdString(area.area.filename)) || !(kernelArea.identity == *area.identity)) {
+            if (openArea(area.area.filename, kernelArea) != 0 || !(kernelArea.identity == *area.identity)) {
                 continue;
             }
             opened = &kernelArea;
@@ -260,11 +339,11 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
             }
         }
         if (step.failed()) {
-            logArea(context, action, callerUid, deviceText(*area.identity), step);
-            return finish(context, action, callerUid, target, step);
+            logArea(context, action, caller, deviceText(*area.identity), step);
+            return finish(context, action, caller, target, step);
         }
         if (args.contains(keyAll)) {
-            logArea(context, action, callerUid, deviceText(*area.identity), step);
+            logArea(context, action, caller, deviceText(*area.identity), step);
         }
     }
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
@@ -272,146 +351,114 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, int callerUid, HelperC
     reply.addData(replyPriorities, priorities);
     reply.addData(replySwapUsedBefore, qulonglong(usedBefore));
     reply.addData(replySwapUsedAfter, qulonglong(swapUsedNow(context.procRoot)));
-    return finish(context, action, callerUid, target, reply);
+    return finish(context, action, caller, target, reply);
 }
 
-KAuth::ActionReply swapOnAction(const QVariantMap &args, int callerUid, HelperContext &context)
+KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapon";
-    if (auto refused = refuseBadSwapRequest(args, callerUid, context, action)) {
+    if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
         return *refused;
     }
     QString error;
     std::optional<std::vector<SwapRecord>> records = loadState(context, &error);
     if (!records) {
-        return finish(context, action, callerUid, {}, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned on.")));
+        return finish(context, action, caller, {}, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned on.")));
     }
     const std::optional<std::vector<ActiveArea>> active = activeAreas(context, &error);
     if (!active) {
-        return finish(context, action, callerUid, {}, refuse(SystemFailure, error));
-    }
-
-    struct Candidate {
-        std::string path;
-        int priority = -1;
-        bool fromState = false;
-    };
-    std::vector<Candidate> candidates;
-    QString target;
-    if (args.contains(keyAll)) {
-        if (auto problem = checkTrueFlag(args, keyAll)) {
-            return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
-        }
-        target = QStringLiteral("all");
-        if (records->empty()) {
-            return finish(context,
-                          action,
-                          callerUid,
-                          target,
-                          refuse(AlreadyDone, QStringLiteral("Cachescope has not turned off any swap area, so there is nothing to turn on again.")));
-        }
-        for (const SwapRecord &record : *records) {
-            candidates.push_back({record.path, record.priority, true});
-        }
-    } else {
-        const std::optional<std::string> path = pathArgument(args, keyArea, &error);
-        if (!path) {
-            return finish(context, action, callerUid, {}, refuse(InvalidArgument, error));
-        }
-        candidates.push_back({*path, -1, false});
+        return finish(context, action, caller, {}, refuse(SystemFailure, error));
     }
 
     QStringList turnedOn;
     QVariantList priorities;
-    for (Candidate &candidate : candidates) {
-        const QString shownName = candidate.fromState ? QString::fromStdString(candidate.path) : quoteForMessage(QString::fromStdString(candidate.path));
-        OpenedArea opened;
-        if (!openArea(candidate.path, opened, &error, shownName)) {
-            return finish(context, action, callerUid, target, refuse(NotPermitted, error));
+    QVariantList areas;
+    if (!args.contains(keyAll)) {
+        const std::optional<std::string> path = pathArgument(args, keyArea, &error);
+        if (!path) {
+            return finish(context, action, caller, {}, refuse(InvalidArgument, error));
         }
-        const QString areaTarget = deviceText(opened.identity);
-        if (target.isEmpty()) {
-            target = areaTarget;
-        }
-        // docs/helper-security.md rule 4: never a caller-chosen file. Only what the helper recorded
-        // turning off, or what the administrator declared in /etc/fstab.
-        std::vector<std::optional<AreaIdentity>> recorded;
-        for (const SwapRecord &record : *records) {
-            recorded.push_back(record.identity);
-        }
-        const std::optional<size_t> recordIndex = findArea(opened.identity, recorded);
-        bool known = false;
-        if (recordIndex) {
-            known = true;
-            candidate.priority = (*records)[*recordIndex].priority;
-        } else if (!candidate.fromState) {
-            for (const FstabSwap &entry : parseFstabSwaps(readFstab(context))) {
-                const std::optional<std::string> sourcePath = fstabSourcePath(entry.source);
-                struct stat st;
-                // The administrator's names (UUID= links made by udev) may be followed.
-                if (!sourcePath || stat(sourcePath->c_str(), &st) != 0) {
-                    continue;
-                }
-                const std::optional<AreaIdentity> identity = areaIdentity(st);
-                if (identity && *identity == opened.identity) {
-                    known = true;
-                    candidate.priority = entry.priority.value_or(-1);
-                    break;
-                }
-            }
-        }
-        if (!known) {
-            return finish(
-                context,
-                action,
-                callerUid,
-                areaTarget,
-                refuse(NotPermitted,
-                       QStringLiteral("%1 was not turned off by Cachescope and /etc/fstab does not declare it as swap; the helper turns on only those.")
-                           .arg(shownName)));
-        }
-        if (findArea(opened.identity, identitiesOf(*active))) {
-            return finish(context, action, callerUid, areaTarget, refuse(AlreadyDone, QStringLiteral("Swap on %1 is already on.").arg(shownName)));
-        }
-        // Swap on a file others can read would expose other processes' memory.
-        if (!opened.identity.blockDevice && (opened.st.st_uid != 0 || (opened.st.st_mode & 077) != 0)) {
-            return finish(context,
-                          action,
-                          callerUid,
-                          areaTarget,
-                          refuse(NotPermitted,
-                                 QStringLiteral("%1 belongs to uid %2 with mode %3: swap there would let others read memory, so the helper refuses.")
-                                     .arg(shownName)
-                                     .arg(opened.st.st_uid)
-                                     .arg(QString::number(opened.st.st_mode & 07777, 8))));
-        }
-        qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ":" << areaTarget
-                                   << (recordIndex ? "was turned off by the helper" : "is declared in fstab") << ", priority" << candidate.priority;
-        const int swapError = context.system->swapOn(opened.procPath(), swapOnFlags(candidate.priority));
-        if (swapError != 0) {
-            const QString why = swapError == EINVAL ? QStringLiteral("it has no valid swap signature or Linux cannot swap there") : errnoQText(swapError);
-            return finish(context,
-                          action,
-                          callerUid,
-                          areaTarget,
-                          refuse(SystemFailure, QStringLiteral("Turning on swap on %1 failed: %2.").arg(shownName, why)));
-        }
-        std::erase_if(*records, [&opened](const SwapRecord &record) {
-            return record.identity == opened.identity;
+        // docs/helper-security.md rule 4: only a name exactly as the helper
+        // recorded it turning it off; nothing else is looked up. One area:
+        // a refusal changes nothing, the record included.
+        const auto record = std::find_if(records->begin(), records->end(), [&path](const SwapRecord &candidate) {
+            return candidate.path == *path;
         });
-        turnedOn << shownName;
-        priorities << candidate.priority;
-        if (args.contains(keyAll)) {
-            logArea(context, action, callerUid, areaTarget, KAuth::ActionReply::SuccessReply());
+        if (record == records->end()) {
+            return finish(context, action, caller, {}, refuse(NotPermitted, notTurnedOffByUs(quoteForMessage(QString::fromStdString(*path)))));
+        }
+        const AreaResult result = turnOnRecorded(context, *record, *active);
+        if (result.outcome == outcomeAlreadyOn) {
+            return finish(context, action, caller, result.target, refuse(AlreadyDone, result.message));
+        }
+        if (result.outcome == outcomeGone) {
+            return finish(context, action, caller, result.target, refuse(NotPermitted, result.message));
+        }
+        if (result.outcome == outcomeFailed) {
+            return finish(context, action, caller, result.target, refuse(result.code, result.message));
+        }
+        turnedOn << QString::fromStdString(record->path);
+        priorities << record->priority;
+        areas << areaReport(*record, result);
+        const QString target = result.target;
+        records->erase(record);
+        if (!saveState(context, *records, &error)) {
+            return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Swap is on again, but %1").arg(error)));
+        }
+        KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+        reply.addData(replyTurnedOn, turnedOn);
+        reply.addData(replyPriorities, priorities);
+        reply.addData(replyAreas, areas);
+        return finish(context, action, caller, target, reply);
+    }
+
+    if (auto problem = checkTrueFlag(args, keyAll)) {
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
+    }
+    const QString target = QStringLiteral("all");
+    if (records->empty()) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(AlreadyDone, QStringLiteral("Cachescope has not turned off any swap area, so there is nothing to turn on again.")));
+    }
+    // Area by area: one that fails does not keep the others off. Records of
+    // areas already on or gone are dropped, a failure keeps its record for
+    // another try, and the state is saved whatever happened.
+    std::vector<SwapRecord> kept;
+    QStringList failures;
+    int firstFailureCode = 0;
+    for (const SwapRecord &record : *records) {
+        const AreaResult result = turnOnRecorded(context, record, *active);
+        areas << areaReport(record, result);
+        if (result.outcome == outcomeOn) {
+            turnedOn << QString::fromStdString(record.path);
+            priorities << record.priority;
+            logArea(context, action, caller, result.target, KAuth::ActionReply::SuccessReply());
+        } else if (result.outcome == outcomeFailed) {
+            kept.push_back(record);
+            failures << result.message;
+            firstFailureCode = firstFailureCode != 0 ? firstFailureCode : result.code;
+            logArea(context, action, caller, result.target, refuse(result.code, result.message));
+        } else {
+            logArea(context, action, caller, result.target, refuse(result.outcome == outcomeAlreadyOn ? AlreadyDone : NotPermitted, result.message));
         }
     }
-    if (!saveState(context, *records, &error)) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, QStringLiteral("Swap is on again, but %1").arg(error)));
-    }
+    const bool saved = saveState(context, kept, &error);
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    if (!failures.isEmpty() || !saved) {
+        if (!saved) {
+            failures << QStringLiteral("The record of what is still off was not saved: %1").arg(error);
+        }
+        reply = refuse(
+            !saved ? SystemFailure : firstFailureCode,
+            QStringLiteral("Swap is on again on %1 of %2 recorded areas. %3").arg(turnedOn.size()).arg(records->size()).arg(failures.join(QLatin1Char(' '))));
+    }
     reply.addData(replyTurnedOn, turnedOn);
     reply.addData(replyPriorities, priorities);
-    return finish(context, action, callerUid, target, reply);
+    reply.addData(replyAreas, areas);
+    return finish(context, action, caller, target, reply);
 }
 
 } // namespace Cachescope::Helper

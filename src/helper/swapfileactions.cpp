@@ -88,22 +88,31 @@ int writeSwapFile(int fd, uint64_t bytes, uint64_t page)
 
 } // namespace
 
-KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, int callerUid, HelperContext &context)
+KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapfilecreate";
-    if (auto refused = refuseUnknownCaller(callerUid)) {
-        return finish(context, action, callerUid, {}, *refused);
+    if (auto refused = refuseUnknownCaller(caller)) {
+        return finish(context, action, caller, {}, *refused);
     }
     if (auto problem = checkKeys(args, {keySizeBytes}, {keySizeBytes})) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
     }
     // docs/helper-security.md rule 5: bounded size.
     const IntegerArgument size = integerArgument(args, keySizeBytes, minExperimentSwapBytes, context.maxExperimentBytes);
     if (!size.value) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, size.error));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, size.error));
     }
     const uint64_t page = pageSize();
-    const uint64_t bytes = uint64_t(*size.value) / page * page;
+    if (uint64_t(*size.value) % page != 0) {
+        // Refused, not rounded: the helper does exactly what was authorized.
+        return finish(
+            context,
+            action,
+            caller,
+            {},
+            refuse(InvalidArgument, QStringLiteral("Argument '%1' must be a multiple of the page size (%2 bytes).").arg(QString(keySizeBytes)).arg(page)));
+    }
+    const uint64_t bytes = uint64_t(*size.value);
     const QString target = QStringLiteral("experiment,bytes=%1").arg(bytes);
     const QString path = QString::fromStdString(experimentPath(context));
 
@@ -111,19 +120,19 @@ KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, int callerUid, 
     bool missing = false;
     const UniqueFd dirFd = openExperimentDir(context, true, &error, &missing);
     if (!dirFd.isValid()) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, error));
+        return finish(context, action, caller, target, refuse(SystemFailure, error));
     }
     // docs/helper-security.md rule 5: refuse filesystems that cannot hold
     // swap, with a clear message.
     struct statfs fs;
     if (fstatfs(dirFd.get(), &fs) != 0) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, QStringLiteral("Cannot inspect %1: %2.").arg(path, errnoQText(errno))));
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Cannot inspect %1: %2.").arg(path, errnoQText(errno))));
     }
     if (auto problem = swapFilesystemProblem((long long)fs.f_type)) {
-        return finish(context, action, callerUid, target, refuse(Unsupported, *problem));
+        return finish(context, action, caller, target, refuse(Unsupported, *problem));
     }
     if (auto problem = experimentSizeProblem((long long)bytes, context.maxExperimentBytes, uint64_t(fs.f_bavail) * uint64_t(fs.f_bsize))) {
-        return finish(context, action, callerUid, target, refuse(InvalidArgument, *problem));
+        return finish(context, action, caller, target, refuse(InvalidArgument, *problem));
     }
     // docs/helper-security.md rule 5: the fixed path, created here with mode
     // 0600 and owner root.
@@ -133,19 +142,19 @@ KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, int callerUid, 
         if (openErrno == EEXIST) {
             return finish(context,
                           action,
-                          callerUid,
+                          caller,
                           target,
                           refuse(AlreadyDone, QStringLiteral("An experiment swap file already exists at %1; remove it first.").arg(path)));
         }
-        return finish(context, action, callerUid, target, refuse(SystemFailure, QStringLiteral("Cannot create %1: %2.").arg(path, errnoQText(openErrno))));
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Cannot create %1: %2.").arg(path, errnoQText(openErrno))));
     }
     // A failure once the file exists: it is closed and removed again, then refused.
     auto removeAgain = [&](int code, const QString &message) {
         fd.reset();
         unlinkat(dirFd.get(), experimentSwapName, 0);
-        return finish(context, action, callerUid, target, refuse(code, message));
+        return finish(context, action, caller, target, refuse(code, message));
     };
-    qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ": writing" << bytes << "bytes of swap file";
+    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ": writing" << bytes << "bytes of swap file";
     const int writeErrno = writeSwapFile(fd.get(), bytes, page);
     if (writeErrno != 0) {
         return removeAgain(SystemFailure, QStringLiteral("Writing the swap file %1 failed: %2; it was removed again.").arg(path, errnoQText(writeErrno)));
@@ -159,17 +168,17 @@ KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, int callerUid, 
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
     reply.addData(replyPath, path);
     reply.addData(replySizeBytes, qulonglong(bytes));
-    return finish(context, action, callerUid, target, reply);
+    return finish(context, action, caller, target, reply);
 }
 
-KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, HelperContext &context)
+KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapfileremove";
-    if (auto refused = refuseUnknownCaller(callerUid)) {
-        return finish(context, action, callerUid, {}, *refused);
+    if (auto refused = refuseUnknownCaller(caller)) {
+        return finish(context, action, caller, {}, *refused);
     }
     if (auto problem = checkKeys(args, {}, {})) {
-        return finish(context, action, callerUid, {}, refuse(InvalidArgument, *problem));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
     }
     const QString target = QStringLiteral("experiment");
     const QString path = QString::fromStdString(experimentPath(context));
@@ -179,7 +188,7 @@ KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, 
     if (!dirFd.isValid()) {
         return finish(context,
                       action,
-                      callerUid,
+                      caller,
                       target,
                       missing ? refuse(AlreadyDone, QStringLiteral("There is no experiment swap file.")) : refuse(SystemFailure, error));
     }
@@ -188,21 +197,21 @@ KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, 
     if (!opened.fd.isValid()) {
         const int openErrno = errno;
         if (openErrno == ENOENT) {
-            return finish(context, action, callerUid, target, refuse(AlreadyDone, QStringLiteral("There is no experiment swap file.")));
+            return finish(context, action, caller, target, refuse(AlreadyDone, QStringLiteral("There is no experiment swap file.")));
         }
-        return finish(context, action, callerUid, target, refuse(SystemFailure, QStringLiteral("Cannot open %1: %2.").arg(path, errnoQText(openErrno))));
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Cannot open %1: %2.").arg(path, errnoQText(openErrno))));
     }
     if (fstat(opened.fd.get(), &opened.st) != 0 || !S_ISREG(opened.st.st_mode) || opened.st.st_uid != 0) {
         return finish(context,
                       action,
-                      callerUid,
+                      caller,
                       target,
                       refuse(NotPermitted, QStringLiteral("%1 is not a root-owned regular file; the helper leaves it alone.").arg(path)));
     }
     opened.identity = *areaIdentity(opened.st);
     const std::optional<std::vector<ActiveArea>> active = activeAreas(context, &error);
     if (!active) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, error));
+        return finish(context, action, caller, target, refuse(SystemFailure, error));
     }
     const std::optional<size_t> index = findArea(opened.identity, identitiesOf(*active));
     if (index) {
@@ -211,23 +220,23 @@ KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, int callerUid, 
         std::string memError;
         const std::optional<MemInfo> memInfo = readMemInfo(context.procRoot, &memError);
         const SwapOffFit fit = swapOffFit((*active)[*index].area.usedBytes, memInfo.value_or(MemInfo()));
-        qCDebug(CACHESCOPE_HELPER) << action << "uid" << callerUid << ": the file is active," << fit.swapUsedBytes << "bytes in use,"
+        qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ": the file is active," << fit.swapUsedBytes << "bytes in use,"
                                    << (fit.fits ? "fits" : "does not fit");
         if (!memInfo || !fit.fits) {
-            return finish(context, action, callerUid, target, refuse(NotEnoughMemory, memInfo ? describeSwapOffMisfit(fit) : QString::fromStdString(memError)));
+            return finish(context, action, caller, target, refuse(NotEnoughMemory, memInfo ? describeSwapOffMisfit(fit) : QString::fromStdString(memError)));
         }
         const int swapError = runSwapOffWithProgress(context, opened.procPath(), path);
         if (swapError != 0) {
-            return finish(context, action, callerUid, target, swapOffFailure(swapError, path));
+            return finish(context, action, caller, target, swapOffFailure(swapError, path));
         }
     }
     if (unlinkat(dirFd.get(), experimentSwapName, 0) != 0) {
-        return finish(context, action, callerUid, target, refuse(SystemFailure, QStringLiteral("Cannot remove %1: %2.").arg(path, errnoQText(errno))));
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Cannot remove %1: %2.").arg(path, errnoQText(errno))));
     }
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
     reply.addData(replyPath, path);
     reply.addData(replyWasActive, index.has_value());
-    return finish(context, action, callerUid, target, reply);
+    return finish(context, action, caller, target, reply);
 }
 
 } // namespace Cachescope::Helper

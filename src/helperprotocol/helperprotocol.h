@@ -37,7 +37,7 @@ inline constexpr QLatin1StringView actionResidency{"org.kde.cachescope.residency
 inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or 3
 inline constexpr QLatin1StringView keyArea{"area"}; // swapoff/swapon: absolute path of one area
 inline constexpr QLatin1StringView keyAll{"all"}; // swapoff/swapon: bool true = every area
-inline constexpr QLatin1StringView keySizeBytes{"sizeBytes"}; // swapfilecreate: qint64
+inline constexpr QLatin1StringView keySizeBytes{"sizeBytes"}; // swapfilecreate: qint64, a multiple of the page size
 inline constexpr QLatin1StringView keyCount{"count"}; // residency: number of descriptors
 inline constexpr QLatin1StringView keyBuckets{"buckets"}; // residency: histogram buckets
 
@@ -59,6 +59,20 @@ inline constexpr QLatin1StringView replyTurnedOn{"turnedOn"}; // swapon, as turn
 inline constexpr QLatin1StringView replyPriorities{"priorities"};
 inline constexpr QLatin1StringView replySwapUsedBefore{"swapUsedBefore"};
 inline constexpr QLatin1StringView replySwapUsedAfter{"swapUsedAfter"};
+// swapon: besides turnedOn and priorities (the areas now on), every area it
+// looked at, in the order of the state file: a QVariantList of QVariantMaps
+// with the keys below. Outcomes: on (turned on now), alreadyOn and gone (the
+// record was dropped: the area is active, or its file is gone or was
+// replaced), failed (the record is kept; message says why).
+inline constexpr QLatin1StringView replyAreas{"areas"};
+inline constexpr QLatin1StringView areaName{"name"};
+inline constexpr QLatin1StringView areaOutcome{"outcome"};
+inline constexpr QLatin1StringView areaPriority{"priority"};
+inline constexpr QLatin1StringView areaMessage{"message"};
+inline constexpr QLatin1StringView outcomeOn{"on"};
+inline constexpr QLatin1StringView outcomeAlreadyOn{"alreadyOn"};
+inline constexpr QLatin1StringView outcomeGone{"gone"};
+inline constexpr QLatin1StringView outcomeFailed{"failed"};
 // swapfilecreate: path and sizeBytes; swapfileremove: path and wasActive.
 inline constexpr QLatin1StringView replyPath{"path"};
 inline constexpr QLatin1StringView replySizeBytes{"sizeBytes"};
@@ -124,7 +138,7 @@ enum HelperError : int {
     Unsupported = 104, // the filesystem cannot hold swap, the kernel lacks a feature
     SystemFailure = 105, // a syscall failed for another reason
     AlreadyDone = 106, // nothing to do (no such swap active, the experiment file exists)
-    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus: fail closed
+    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus (or is 0, KAuth's "unknown"): fail closed
 };
 
 } // namespace Cachescope::HelperProtocol

@@ -5,8 +5,8 @@
 #include "cachescope_privileged_debug.h"
 #include "helperprotocol.h"
 
-#include "format.h"
 #include "procfs.h"
+#include "residency.h"
 
 #include <KAuth/ActionReply>
 #include <KAuth/ExecuteJob>
@@ -19,6 +19,8 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 namespace Cachescope::Privileged
 {
 
@@ -26,38 +28,21 @@ using namespace HelperProtocol;
 
 namespace
 {
-KAuth::Action makeAction(QLatin1StringView name, const QVariantMap &arguments, const QString &message)
+KAuth::Action makeAction(QLatin1StringView name, const QVariantMap &arguments)
 {
     KAuth::Action action{QString(name)};
     action.setHelperId(QString(helperId));
     action.setArguments(arguments);
-    // docs/helper-security.md rule 8: the dialog says exactly what will happen.
-    action.setDetailsV2({{KAuth::Action::AuthDetail::DetailMessage, message}});
+    // docs/helper-security.md rule 8: no DetailMessage. polkitd would show a
+    // client's text instead of the actions file's own message, so any program
+    // could ask for swapoff under a reassuring sentence; the policy's
+    // messages are exact and are the only ones shown.
     return action;
 }
 
 uint64_t number(const QVariantMap &map, QLatin1StringView key)
 {
     return map.value(key).toULongLong();
-}
-
-QString pathOfExperimentSwapFile()
-{
-    return QString::fromLatin1(experimentSwapPath);
-}
-
-QString levelText(int level)
-{
-    switch (level) {
-    case 1:
-        return i18nc("@info authentication message", "Drop the page cache");
-    case 2:
-        return i18nc("@info authentication message", "Drop the dentry and inode caches");
-    case 3:
-        return i18nc("@info authentication message", "Drop the page cache and the dentry and inode caches");
-    default:
-        return i18nc("@info authentication message", "Drop caches (level %1)", level);
-    }
 }
 
 Result runSynchronously(KAuth::Action action)
@@ -113,6 +98,14 @@ bool helperAvailable(QString *reason)
     if (!activatable.contains(QString(helperId)) && !bus.interface()->isServiceRegistered(QString(helperId)).value()) {
         return fail(i18nc("@info %1 is the helper's D-Bus name", "The Cachescope helper (%1) is not installed for the system bus.", QString(helperId)));
     }
+    // docs/helper-security.md rule 6: the helper refuses uid 0, which is also
+    // what KAuth reports for a caller it could not look up. Root needs no
+    // helper, so say so here rather than send a request that will be refused.
+    if (geteuid() == 0) {
+        return fail(i18nc("@info",
+                          "Running as root, Cachescope does not use its helper, which serves other users only. As root, use swapoff, swapon or "
+                          "/proc/sys/vm/drop_caches directly."));
+    }
     return true;
 }
 
@@ -125,7 +118,7 @@ std::chrono::milliseconds swapOffTimeout(uint64_t swapUsedBytes)
 
 KAuth::Action dropCachesAction(int level)
 {
-    KAuth::Action action = makeAction(actionDropCaches, {{QString(keyLevel), level}}, levelText(level));
+    KAuth::Action action = makeAction(actionDropCaches, {{QString(keyLevel), level}});
     // sync() first can take long with much unsaved data.
     action.setTimeout(std::chrono::minutes(10));
     return action;
@@ -142,10 +135,7 @@ KAuth::Action swapOffAction(const QString &area)
     // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
     const std::optional<MemInfo> memInfo = readMemInfo();
     const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
-    KAuth::Action action = makeAction(actionSwapOff,
-                                      arguments,
-                                      area.isEmpty() ? i18nc("@info authentication message", "Turn off all swap")
-                                                     : i18nc("@info authentication message", "Turn off swap on %1", area));
+    KAuth::Action action = makeAction(actionSwapOff, arguments);
     action.setTimeout(swapOffTimeout(used));
     return action;
 }
@@ -158,22 +148,17 @@ KAuth::Action swapOnAction(const QString &area)
     } else {
         arguments.insert(QString(keyArea), area);
     }
-    KAuth::Action action = makeAction(actionSwapOn,
-                                      arguments,
-                                      area.isEmpty() ? i18nc("@info authentication message", "Turn swap on again where Cachescope turned it off")
-                                                     : i18nc("@info authentication message", "Turn on swap on %1", area));
+    KAuth::Action action = makeAction(actionSwapOn, arguments);
     action.setTimeout(std::chrono::minutes(2));
     return action;
 }
 
 KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes)
 {
-    KAuth::Action action = makeAction(actionSwapFileCreate,
-                                      {{QString(keySizeBytes), sizeBytes}},
-                                      i18nc("@info authentication message; %1 is a size, %2 a path",
-                                            "Create a swap file of %1 at %2 and turn swap on there",
-                                            formatBytes(uint64_t(std::max<qint64>(sizeBytes, 0)), ByteStyle::Exact, QLocale()),
-                                            pathOfExperimentSwapFile()));
+    // The helper takes only whole pages and does not round: round down here,
+    // as the size was always meant.
+    const qint64 page = qint64(pageSize());
+    KAuth::Action action = makeAction(actionSwapFileCreate, {{QString(keySizeBytes), sizeBytes / page * page}});
     // Writing up to 4 GiB of zeros.
     action.setTimeout(std::chrono::minutes(15));
     return action;
@@ -181,8 +166,7 @@ KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes)
 
 KAuth::Action removeExperimentSwapFileAction()
 {
-    KAuth::Action action =
-        makeAction(actionSwapFileRemove, {}, i18nc("@info authentication message", "Turn off swap on %1 and delete the file", pathOfExperimentSwapFile()));
+    KAuth::Action action = makeAction(actionSwapFileRemove, {});
     action.setTimeout(swapOffTimeout(maxExperimentSwapBytes));
     return action;
 }
@@ -195,12 +179,7 @@ KAuth::Action residencyAction(const QList<int> &fds, int buckets)
         // (a separate a{sh} argument); QDBusUnixFileDescriptor dups the fd.
         arguments.insert(descriptorKey(i), QVariant::fromValue(QDBusUnixFileDescriptor(fds[i])));
     }
-    KAuth::Action action = makeAction(actionResidency,
-                                      arguments,
-                                      i18ncp("@info authentication message",
-                                             "Read the page-cache residency of %1 file you opened",
-                                             "Read the page-cache residency of %1 files you opened",
-                                             fds.size()));
+    KAuth::Action action = makeAction(actionResidency, arguments);
     action.setTimeout(std::chrono::minutes(2));
     return action;
 }
@@ -299,6 +278,12 @@ SwapResult toSwapResult(const Result &result)
     const QVariantList priorities = result.data.value(replyPriorities).toList();
     for (const QVariant &priority : priorities) {
         out.priorities << priority.toInt();
+    }
+    const QVariantList areas = result.data.value(replyAreas).toList();
+    for (const QVariant &value : areas) {
+        const QVariantMap area = value.toMap();
+        out.outcomes.append(
+            {area.value(areaName).toString(), area.value(areaOutcome).toString(), area.value(areaPriority).toInt(), area.value(areaMessage).toString()});
     }
     return out;
 }

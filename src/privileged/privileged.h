@@ -79,9 +79,18 @@ struct DropCachesResult : Result {
     MemoryFigures after;
 };
 
+// swapon: what became of one area the helper had recorded turning off.
+struct SwapAreaOutcome {
+    QString name;
+    QString outcome; // HelperProtocol::outcomeOn, outcomeAlreadyOn, outcomeGone or outcomeFailed
+    int priority = -1;
+    QString message; // the helper's sentence; empty when turned on
+};
+
 struct SwapResult : Result {
     QStringList areas; // the kernel's names of the areas turned off / on
     QList<int> priorities;
+    QList<SwapAreaOutcome> outcomes; // swapon: every recorded area it looked at
 };
 
 struct FileResidency {
@@ -111,11 +120,13 @@ struct ResidencyResult : Result {
 // area: a path listed in /proc/swaps (a partition or a swap file).
 [[nodiscard]] SwapResult swapOff(const QString &area);
 [[nodiscard]] SwapResult swapOffAll();
-// area: one Cachescope turned off, or one /etc/fstab declares.
+// area: one Cachescope turned off, named as it recorded it (the kernel's name).
 [[nodiscard]] SwapResult swapOn(const QString &area);
-// Everything Cachescope turned off, with the old priorities.
+// Everything Cachescope turned off, with the old priorities, area by area:
+// outcomes says what became of each.
 [[nodiscard]] SwapResult swapOnAll();
-// /var/lib/cachescope/experiment.swap, sizeBytes between 16 MiB and 4 GiB.
+// /var/lib/cachescope/experiment.swap, sizeBytes between 16 MiB and 4 GiB
+// (rounded down to whole pages).
 [[nodiscard]] Result createExperimentSwapFile(qint64 sizeBytes);
 [[nodiscard]] Result removeExperimentSwapFile();
 // Open read-only descriptors of regular files (at most 64); the descriptors

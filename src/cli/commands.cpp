@@ -39,10 +39,11 @@ std::vector<Command> privilegedCommands()
         {{"swap off",
           "[AREA]",
           "turn swap off: one area or all (needs administrator rights)",
-          "Turns off the swap area AREA (a device or file listed in /proc/swaps), or\n"
-          "all of them without AREA, through the privileged helper. Refused up front\n"
-          "when the swapped-out pages would not fit in memory. The helper records\n"
-          "what it turned off, with its priority, so that 'swap on' restores it.",
+          "Turns off the swap area AREA, named exactly as /proc/swaps lists it (not\n"
+          "through a link), or all of them without AREA, through the privileged\n"
+          "helper. Refused up front when the swapped-out pages would not fit in\n"
+          "memory. The helper records what it turned off, with its priority, so that\n"
+          "'swap on' restores it.",
           withCommonOptions({}),
           "  cachescope-cli swap off\n"
           "  cachescope-cli swap off /dev/vda3\n",
@@ -53,7 +54,8 @@ std::vector<Command> privilegedCommands()
           "[AREA]",
           "turn swap back on (needs administrator rights)",
           "Turns on again the swap areas Cachescope turned off (all without AREA), with\n"
-          "their old priorities, or an area /etc/fstab declares. Never any other file.",
+          "their old priorities, area by area. AREA is named exactly as Cachescope\n"
+          "recorded it. Never any other area: an administrator has 'swapon -a'.",
           withCommonOptions({}),
           "  cachescope-cli swap on\n",
           0,

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
+//
+// The walker against one hostile tree. Longer than our usual 800 lines on
+// purpose: the tree (a 1,000-level nest deeper than PATH_MAX, 100,000 entries
+// in one folder, special files) takes seconds to build, so every case shares
+// the one test class that builds it once, and QtTest runs one class per
+// executable.
 
 #include "walker.h"
 #include "testutil.h"

@@ -88,15 +88,7 @@ private Q_SLOTS:
         // The real meminfo, an empty swaps: the fake /proc of most tests.
         std::filesystem::copy_file("/proc/meminfo", m_fakeProc + "/meminfo");
         writeFile(m_fakeProc + "/swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
-        m_context.system = &m_system;
-        m_context.procRoot = m_fakeProc;
-        m_context.stateDir = m_dir + "/run";
-        m_context.stateFile = m_dir + "/run/swap-state";
-        m_context.experimentDir = m_dir + "/experiment";
-        m_context.maxExperimentBytes = 32 << 20;
-        m_context.log = [this](const QString &line) {
-            m_log << line;
-        };
+        useTestFolders(m_context, m_dir, m_fakeProc, m_system, m_log);
 
         m_regular = m_dir + "/regular";
         TestUtil::makeColdFile(m_regular, 1 << 20);

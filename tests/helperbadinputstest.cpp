@@ -151,15 +151,7 @@ private Q_SLOTS:
         std::filesystem::create_directories(m_dir + "/proc");
         std::filesystem::copy_file("/proc/meminfo", m_dir + "/proc/meminfo");
         writeFile(m_dir + "/proc/swaps", swapsHeader);
-        m_context.system = &m_system;
-        m_context.procRoot = m_dir + "/proc";
-        m_context.stateDir = m_dir + "/run";
-        m_context.stateFile = m_dir + "/run/swap-state";
-        m_context.experimentDir = m_dir + "/experiment";
-        m_context.maxExperimentBytes = 32 << 20;
-        m_context.log = [this](const QString &line) {
-            m_log << line;
-        };
+        useTestFolders(m_context, m_dir, m_dir + "/proc", m_system, m_log);
         m_rootSwap = m_dir + "/root.swap";
         makeSwapFile(m_rootSwap, 0);
         m_userSwap = m_dir + "/user.swap";
@@ -360,7 +352,10 @@ private Q_SLOTS:
         } else if (kind == QLatin1String("dir-owner")) {
             QCOMPARE(chown(context.stateDir.c_str(), 4201, 4201), 0);
         } else if (kind == QLatin1String("dir-symlink")) {
-            writeState(HelperContext{.stateDir = elsewhere, .stateFile = elsewhere + "/swap-state"}, {record});
+            HelperContext elsewhereContext;
+            elsewhereContext.stateDir = elsewhere;
+            elsewhereContext.stateFile = elsewhere + "/swap-state";
+            writeState(elsewhereContext, {record});
             std::filesystem::remove_all(context.stateDir);
             std::filesystem::create_symlink(elsewhere, context.stateDir);
         } else if (kind == QLatin1String("file-symlink")) {

@@ -100,4 +100,20 @@ inline const QRegularExpression
     auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency) uid=(\\d+|unknown) "
                                "target=[A-Za-z0-9=:,.-]+ result=(ok|refused|failed) code=\\d+$"));
 
+// Points an in-process helper context at a test's own folder: /proc files
+// under procRoot, the state and the experiment swap file under dir, the
+// recording system calls, and the audit lines into log.
+inline void useTestFolders(Helper::HelperContext &context, const std::string &dir, const std::string &procRoot, RecordingSystem &system, QStringList &log)
+{
+    context.system = &system;
+    context.procRoot = procRoot;
+    context.stateDir = dir + "/run";
+    context.stateFile = dir + "/run/swap-state";
+    context.experimentDir = dir + "/experiment";
+    context.maxExperimentBytes = 32 << 20;
+    context.log = [&log](const QString &line) {
+        log << line;
+    };
+}
+
 } // namespace Cachescope::HelperTest

@@ -191,6 +191,7 @@ enum class RunAs {
 enum class Needs {
     Nothing,
     NoSystemBus, // runs cachescope-cli-privileged, which must find no helper
+    Root, // runs cachescope-cli-privileged as root, which acts without the helper
 };
 } // namespace
 
@@ -403,6 +404,10 @@ private Q_SLOTS:
         add("usage-drop-caches", QStringLiteral("drop-caches --json 7"));
         add("help", QStringLiteral("status --json --help"));
         add("version", QStringLiteral("--json --version"));
+        // the commands of the privileged helper as root, which needs none
+        // (docs/helper-security.md rule 15); last, as they drop caches
+        add("status-privileged-root", QStringLiteral("status --json --privileged {file}"), RunAs::Self, Needs::Root);
+        add("drop-caches-root", QStringLiteral("drop-caches --json 1"), RunAs::Self, Needs::Root, 600000);
     }
 
     void keys()
@@ -416,6 +421,12 @@ private Q_SLOTS:
         }
         if (needs == Needs::NoSystemBus && QFile::exists(QStringLiteral("/run/dbus/system_bus_socket"))) {
             QSKIP("a system bus runs here: the privileged commands would reach a helper");
+        }
+        if (needs == Needs::Root && !TestUtil::isRoot()) {
+            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+        }
+        if (needs == Needs::NoSystemBus && TestUtil::isRoot()) {
+            QSKIP("as root the privileged commands act directly, without a helper: the *-root rows and clitest cover them");
         }
         const QString name = QString::fromLatin1(QTest::currentDataTag());
         const TestUtil::RunResult result = runCli(arguments, runAs, timeoutMs);

@@ -107,6 +107,9 @@ private Q_SLOTS:
         if (exitCode == 1 && QFile::exists(QStringLiteral("/run/dbus/system_bus_socket"))) {
             QSKIP("a system bus runs here: tests/helperbustest.cpp covers the helper end to end");
         }
+        if (exitCode == 1 && TestUtil::isRoot()) {
+            QSKIP("as root the commands act directly, without a helper: the *AsRoot tests cover them");
+        }
         const TestUtil::RunResult result = TestUtil::run(TestUtil::cliPath(), arguments, 30000);
         QVERIFY(!result.timedOut);
         QCOMPARE(result.exitCode, exitCode);
@@ -702,6 +705,86 @@ private Q_SLOTS:
         QCOMPARE(denied.exitCode, 1);
         QVERIFY2(denied.err.contains(QByteArray(QByteArray::fromStdString(locked) + ": Permission denied")), denied.err.constData());
         rmdir(locked.c_str());
+    }
+
+    // Root needs no helper (docs/helper-security.md rule 15): the commands
+    // run the helper's own actions in the CLI's process, with no bus and no
+    // polkit, and work where no system bus runs at all. Last: with the caches
+    // dropped, MemFree can exceed MemAvailable for a while, which meminfoJson
+    // would see.
+    void dropCachesAsRoot()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+        }
+        const std::string path = m_dir + "/dropped-as-root";
+        TestUtil::makeColdFile(path, 256 * P);
+        // Resident, and not held mapped: drop_caches leaves mapped pages alone.
+        TestUtil::readRange(path, 0, 256 * P);
+        QVERIFY2(TestUtil::pagesNow(path).residentOrReclaimed() > 0, "the file's pages did not become resident");
+
+        const auto result = cli({QStringLiteral("drop-caches"), QStringLiteral("1")}, 600000);
+        QVERIFY(!result.timedOut);
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QVERIFY2(!result.err.contains("not available"), result.err.constData());
+        QCOMPARE(TestUtil::pagesNow(path).resident, quint64(0));
+        if (const auto fincore = TestUtil::fincoreResidentPages(path)) {
+            QCOMPARE(*fincore, quint64(0));
+        }
+    }
+
+    void swapOnAsRootWithNothingRecorded()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+        }
+        // Only where nothing is recorded: a record would be turned on for real.
+        QFile state(QStringLiteral("/run/cachescope/swap-state"));
+        if (state.open(QIODevice::ReadOnly)) {
+            const QList<QByteArray> lines = state.readAll().split('\n');
+            for (const QByteArray &line : lines) {
+                if (line.startsWith("block ") || line.startsWith("file ")) {
+                    QSKIP("Cachescope has recorded swap areas it turned off here; swap on would turn them on");
+                }
+            }
+        }
+        const auto result = cli({QStringLiteral("swap"), QStringLiteral("on")}, 120000);
+        QVERIFY(!result.timedOut);
+        // The helper's own answer, from its action run in this process: there
+        // is nothing to do (which the CLI reports, as it does a helper's, with
+        // status 1 and the sentence).
+        QVERIFY2(result.err.contains("swap on: Cachescope has not turned off any swap area, so there is nothing to turn on again."), result.err.constData());
+        QVERIFY2(!result.err.contains("not available"), result.err.constData());
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY(result.out.isEmpty());
+    }
+
+    void statusPrivilegedAsRoot()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+        }
+        const std::string path = m_dir + "/privileged-status-as-root";
+        TestUtil::makeColdFile(path, 64 * P);
+        const TestUtil::HeldPages half(path, 0, 32 * P);
+
+        const auto result = cli({QStringLiteral("status"), QStringLiteral("--json"), QStringLiteral("--privileged"), q(path)});
+        QVERIFY(!result.timedOut);
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const QJsonObject json = jsonOf(result);
+        QCOMPARE(json.value(QLatin1String("privileged")).toBool(false), true);
+        const QJsonArray files = json.value(QLatin1String("files")).toArray();
+        QCOMPARE(files.size(), 1);
+        const QJsonObject file = files.at(0).toObject();
+        QCOMPARE(file.value(QLatin1String("path")).toString(), q(path));
+        QCOMPARE(number(file, "pages"), quint64(64));
+        QCOMPARE(number(file, "resident"), quint64(32));
+
+        // Text: the row with the page counts.
+        const auto text = cli({QStringLiteral("status"), QStringLiteral("--privileged"), q(path)});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        const QByteArray row = rowFor(text.out, QByteArray::fromStdString(path));
+        QVERIFY2(row.contains(" 32/64 "), row.constData());
     }
 };
 

@@ -89,11 +89,18 @@ private:
     std::string m_dir;
 
     // Everything here is about the plain test environment, without a helper.
-    void skipIfHelperThere(const PrivilegedActions &actions)
+    // QSKIP leaves only the function it is in, so the test returns itself
+    // when this says it is skipped: the checks trigger every action, which
+    // as root would then act for real (docs/helper-security.md rule 15).
+    [[nodiscard]] bool skippedAsHelperThere(const PrivilegedActions &actions)
     {
-        if (actions.isAvailable()) {
-            QSKIP("A system bus with the Cachescope helper is reachable here; these checks are for its absence");
+        if (!actions.isAvailable()) {
+            return false;
         }
+        QTest::qSkip("The Cachescope helper is reachable here, or this runs as root, which acts without it; these checks are for its absence",
+                     __FILE__,
+                     __LINE__);
+        return true;
     }
 
 private Q_SLOTS:
@@ -105,7 +112,9 @@ private Q_SLOTS:
     void actionsExistDisabledWithReason()
     {
         PrivilegedActions actions;
-        skipIfHelperThere(actions);
+        if (skippedAsHelperThere(actions)) {
+            return;
+        }
         QVERIFY(!actions.unavailableReason().isEmpty());
         qInfo() << "Helper unavailable:" << actions.unavailableReason();
         KActionCollection collection(static_cast<QObject *>(nullptr));
@@ -125,10 +134,31 @@ private Q_SLOTS:
         QCOMPARE(actions.unavailableReason(), reason);
     }
 
+    // As root the Memory menu works with no helper and no bus: the client acts
+    // directly (docs/helper-security.md rule 15).
+    void actionsEnabledAsRoot()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs root");
+        }
+        PrivilegedActions actions;
+        QVERIFY(actions.isAvailable());
+        QVERIFY(actions.unavailableReason().isEmpty());
+        KActionCollection collection(static_cast<QObject *>(nullptr));
+        actions.setUpActions(&collection);
+        for (const char *name : actionNames) {
+            QAction *action = collection.action(QLatin1String(name));
+            QVERIFY2(action, name);
+            QVERIFY2(action->isEnabled(), name);
+        }
+    }
+
     void triggeringDisabledActionDoesNothing()
     {
         PrivilegedActions actions;
-        skipIfHelperThere(actions);
+        if (skippedAsHelperThere(actions)) {
+            return;
+        }
         actions.setConfirmationsEnabled(false);
         KActionCollection collection(static_cast<QObject *>(nullptr));
         actions.setUpActions(&collection);
@@ -149,6 +179,23 @@ private Q_SLOTS:
         // The client queue itself: both callbacks run, the first one first.
         Privileged::RequestQueue queue;
         QStringList order;
+        if (TestUtil::isRoot()) {
+            // As root the queue runs the helper's own actions in this process
+            // (docs/helper-security.md rule 15), in a thread: requests its
+            // checks refuse, so that nothing on this machine changes.
+            queue.enqueue(Privileged::dropCachesAction(7), [&order](const Result &result) {
+                QCOMPARE(result.failure, Failure::InvalidRequest);
+                order << QStringLiteral("first");
+            });
+            queue.enqueue(Privileged::swapOnAction(QStringLiteral("/nonexistent/never-recorded.swap")), [&order](const Result &result) {
+                QVERIFY(!result.ok());
+                QVERIFY(result.failure != Failure::Unavailable);
+                order << QStringLiteral("second");
+            });
+            QTRY_COMPARE(order, (QStringList{QStringLiteral("first"), QStringLiteral("second")}));
+            QCOMPARE(queue.pending(), 0);
+            return;
+        }
         queue.enqueue(Privileged::dropCachesAction(1), [&order](const Result &result) {
             QCOMPARE(result.failure, Failure::Unavailable);
             order << QStringLiteral("first");
@@ -164,7 +211,9 @@ private Q_SLOTS:
     void requestsWithoutHelperReportInOrder()
     {
         PrivilegedActions actions;
-        skipIfHelperThere(actions);
+        if (skippedAsHelperThere(actions)) {
+            return;
+        }
         actions.setConfirmationsEnabled(false);
         QSignalSpy messages(&actions, &PrivilegedActions::message);
         QSignalSpy busy(&actions, &PrivilegedActions::busyChanged);
@@ -452,7 +501,9 @@ private Q_SLOTS:
     void residencyWithoutHelperSaysWhy()
     {
         PrivilegedActions actions;
-        skipIfHelperThere(actions);
+        if (skippedAsHelperThere(actions)) {
+            return;
+        }
         const std::string path = m_dir + "/plain.bin";
         TestUtil::makeColdFile(path, 1 * mib);
         QSignalSpy messages(&actions, &PrivilegedActions::message);

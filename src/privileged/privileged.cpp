@@ -3,6 +3,7 @@
 
 #include "privileged.h"
 #include "cachescope_privileged_debug.h"
+#include "helperactions.h"
 #include "helperprotocol.h"
 
 #include "procfs.h"
@@ -16,9 +17,13 @@
 #include <QDBusConnectionInterface>
 #include <QDBusUnixFileDescriptor>
 #include <QFileInfo>
+#include <QThread>
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 
+#include <syslog.h>
 #include <unistd.h>
 
 namespace Cachescope::Privileged
@@ -45,8 +50,69 @@ uint64_t number(const QVariantMap &map, QLatin1StringView key)
     return map.value(key).toULongLong();
 }
 
+// docs/helper-security.md rule 15: root needs no authorization, so it does not
+// ask the helper (which refuses uid 0, KAuth's "could not look the caller up")
+// and acts in this process, through the helper's own action functions: the
+// same argument checks, the same refusals, the same state file.
+bool actsDirectly()
+{
+    return geteuid() == 0;
+}
+
+using HelperAction = KAuth::ActionReply (*)(const QVariantMap &, const Helper::Caller &, Helper::HelperContext &);
+
+HelperAction helperActionNamed(const QString &name)
+{
+    static const std::pair<QLatin1StringView, HelperAction> actions[] = {
+        {actionDropCaches, Helper::dropCachesAction},
+        {actionSwapOff, Helper::swapOffAction},
+        {actionSwapOn, Helper::swapOnAction},
+        {actionSwapFileCreate, Helper::swapFileCreateAction},
+        {actionSwapFileRemove, Helper::swapFileRemoveAction},
+        {actionResidency, Helper::residencyAction},
+    };
+    for (const auto &[actionName, function] : actions) {
+        if (name == actionName) {
+            return function;
+        }
+    }
+    return nullptr;
+}
+
+// The helper's work for root, in this process. progress gets what the helper
+// would send as KAuth progress data.
+Result performDirectly(const QString &actionName, const QVariantMap &arguments, const std::function<void(const QVariantMap &)> &progress)
+{
+    const HelperAction perform = helperActionNamed(actionName);
+    if (!perform) {
+        return resultOf(KAuth::ActionReply::NoSuchActionError, actionName, {});
+    }
+    qCDebug(CACHESCOPE_PRIVILEGED) << "running as root:" << actionName << "in this process, without the helper";
+    Helper::SystemCalls system;
+    // The helper's own defaults: /proc, /run/cachescope, /var/lib/cachescope.
+    Helper::HelperContext context;
+    context.system = &system;
+    context.progress = progress;
+    // The audit line goes to syslog as the helper's does, not to stderr: the
+    // CLI's output stays its own.
+    context.log = [](const QString &line) {
+        syslog(LOG_AUTHPRIV | LOG_NOTICE, "%s", line.toUtf8().constData());
+    };
+    const Helper::Caller root{0};
+    const KAuth::ActionReply reply = perform(arguments, root, context);
+    // As KAuth's ExecuteJob takes a reply from the bus: a failure's code and
+    // sentence, a success's data.
+    if (reply.failed()) {
+        return resultOf(reply.errorCode(), reply.errorDescription(), {});
+    }
+    return resultOf(0, QString(), reply.data());
+}
+
 Result runSynchronously(KAuth::Action action)
 {
+    if (actsDirectly()) {
+        return performDirectly(action.name(), action.arguments(), {});
+    }
     QString reason;
     if (!helperAvailable(&reason)) {
         qCDebug(CACHESCOPE_PRIVILEGED) << action.name() << "not sent:" << reason;
@@ -79,6 +145,10 @@ MemoryFigures MemoryFigures::fromVariantMap(const QVariantMap &map)
 
 bool helperAvailable(QString *reason)
 {
+    // docs/helper-security.md rule 15: root acts directly, with no bus and no polkit.
+    if (actsDirectly()) {
+        return true;
+    }
     auto fail = [reason](const QString &why) {
         if (reason) {
             *reason = why;
@@ -97,14 +167,6 @@ bool helperAvailable(QString *reason)
     }
     if (!activatable.contains(QString(helperId)) && !bus.interface()->isServiceRegistered(QString(helperId)).value()) {
         return fail(i18nc("@info %1 is the helper's D-Bus name", "The Cachescope helper (%1) is not installed for the system bus.", QString(helperId)));
-    }
-    // docs/helper-security.md rule 6: the helper refuses uid 0, which is also
-    // what KAuth reports for a caller it could not look up. Root needs no
-    // helper, so say so here rather than send a request that will be refused.
-    if (geteuid() == 0) {
-        return fail(i18nc("@info",
-                          "Running as root, Cachescope does not use its helper, which serves other users only. As root, use swapoff, swapon or "
-                          "/proc/sys/vm/drop_caches directly."));
     }
     return true;
 }
@@ -367,7 +429,14 @@ RequestQueue::RequestQueue(QObject *parent)
 {
 }
 
-RequestQueue::~RequestQueue() = default;
+RequestQueue::~RequestQueue()
+{
+    // A root request still running in its thread ends before the queue goes.
+    if (m_directWorker) {
+        m_directWorker->wait();
+        delete m_directWorker;
+    }
+}
 
 void RequestQueue::enqueue(const KAuth::Action &action, Callback done)
 {
@@ -391,6 +460,10 @@ void RequestQueue::startNext()
     Request request = std::move(m_requests.front());
     m_requests.pop_front();
     m_running = true;
+    if (actsDirectly()) {
+        startDirectly(std::move(request));
+        return;
+    }
     QString reason;
     if (!helperAvailable(&reason)) {
         qCDebug(CACHESCOPE_PRIVILEGED) << request.action.name() << "not sent:" << reason;
@@ -413,6 +486,35 @@ void RequestQueue::startNext()
         startNext();
     });
     job->start();
+}
+
+void RequestQueue::startDirectly(Request request)
+{
+    // As root, the helper's work runs in this process (actsDirectly), in a
+    // thread of its own: sync() and swapoff can take minutes, and the window
+    // stays responsive meanwhile, as it does while the helper works.
+    const QString name = request.action.name();
+    auto result = std::make_shared<Result>();
+    auto reportProgress = [this, name](const QVariantMap &data) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, name, data] {
+                Q_EMIT progress(name, data);
+            },
+            Qt::QueuedConnection);
+    };
+    m_directWorker = QThread::create([name, arguments = request.action.arguments(), result, reportProgress] {
+        *result = performDirectly(name, arguments, reportProgress);
+    });
+    connect(m_directWorker, &QThread::finished, this, [this, result, done = std::move(request.done)] {
+        m_directWorker->deleteLater();
+        m_directWorker = nullptr;
+        if (done) {
+            done(*result);
+        }
+        startNext();
+    });
+    m_directWorker->start();
 }
 
 } // namespace Cachescope::Privileged

@@ -9,6 +9,10 @@
 // for every failure: not authorized, cancelled, busy, not enough memory for
 // swapoff, timeout, ...
 //
+// Run as root, nothing goes to the helper: root needs no authorization, so
+// each request runs the helper's own action in this process, with its checks
+// (docs/helper-security.md rule 15).
+//
 // Synchronous calls (for the CLI) run a nested event loop until the helper
 // answers. The window uses RequestQueue, which runs one request at a time
 // (the helper refuses a second concurrent one) and reports asynchronously.
@@ -25,6 +29,8 @@
 #include <deque>
 #include <functional>
 #include <vector>
+
+class QThread;
 
 namespace KAuth
 {
@@ -112,7 +118,9 @@ struct ResidencyResult : Result {
 
 // Whether the helper can be reached at all: the polkit policy and the D-Bus
 // service are installed and a system bus answers. When not, *reason says why
-// (for a disabled menu entry's tooltip).
+// (for a disabled menu entry's tooltip). Always true as root: root needs no
+// helper, and every call below then runs the helper's own action in this
+// process (docs/helper-security.md rule 15).
 [[nodiscard]] bool helperAvailable(QString *reason = nullptr);
 
 // level: 1 page cache, 2 dentries and inodes, 3 both.
@@ -173,8 +181,11 @@ private:
         KAuth::Action action;
         Callback done;
     };
+    // As root: the helper's action in this process, in m_directWorker.
+    void startDirectly(Request request);
     std::deque<Request> m_requests;
     bool m_running = false;
+    QThread *m_directWorker = nullptr;
 };
 
 } // namespace Cachescope::Privileged

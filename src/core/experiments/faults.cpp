@@ -74,6 +74,9 @@ char *touchedBuffer(uint64_t size)
     return static_cast<char *>(memory);
 }
 
+// Runs in the forked child, which counts only its own faults: it closes its
+// descriptors by hand (no UniqueFd), since it leaves with _exit and only what
+// it does between the two getrusage calls may cost faults.
 [[noreturn]] void childMain(int writeFd, Method method, const std::string &path, const FaultsParameters &p)
 {
     ChildReport report;

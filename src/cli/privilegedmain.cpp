@@ -39,22 +39,36 @@ int failed(std::string_view command, const Privileged::Result &result)
     return ExitFailures;
 }
 
+// The memory figures drop-caches reports, declared once for its text table
+// (a row each, before and after, in this order: what a drop changes first;
+// those without a label are JSON only) and its JSON ("before" and "after").
+struct MemoryFigure {
+    const char *label;
+    const char *jsonKey;
+    uint64_t Privileged::MemoryFigures::*value;
+};
+constexpr MemoryFigure memoryFigures[] = {
+    {"cached", "cached", &Privileged::MemoryFigures::cached},
+    {"buffers", "buffers", &Privileged::MemoryFigures::buffers},
+    {"free", "mem_free", &Privileged::MemoryFigures::memFree},
+    {"available", "mem_available", &Privileged::MemoryFigures::memAvailable},
+    {"dirty", "dirty", &Privileged::MemoryFigures::dirty},
+    {nullptr, "mem_total", &Privileged::MemoryFigures::memTotal},
+};
+
 void appendMemoryJson(std::string &json, const char *key, const Privileged::MemoryFigures &m)
 {
     json += '"';
     json += key;
     json += "\":{";
-    appendJsonNumber(json, "mem_total", m.memTotal);
-    json += ',';
-    appendJsonNumber(json, "mem_free", m.memFree);
-    json += ',';
-    appendJsonNumber(json, "mem_available", m.memAvailable);
-    json += ',';
-    appendJsonNumber(json, "buffers", m.buffers);
-    json += ',';
-    appendJsonNumber(json, "cached", m.cached);
-    json += ',';
-    appendJsonNumber(json, "dirty", m.dirty);
+    bool first = true;
+    for (const MemoryFigure &figure : memoryFigures) {
+        if (!first) {
+            json += ',';
+        }
+        first = false;
+        appendJsonNumber(json, figure.jsonKey, m.*figure.value);
+    }
     json += '}';
 }
 
@@ -92,14 +106,12 @@ int runDropCaches(Context &context, const ParsedArgs &args)
     static const char *const what[] = {"", "the page cache", "the dentry and inode caches", "the page cache and the dentry and inode caches"};
     out += std::string("Dropped ") + what[level] + " (level " + std::to_string(level) + ").\n\n";
     out += padRight("", 12) + padLeft("before", 12) + padLeft("after", 12) + '\n';
-    const auto row = [&](const char *name, uint64_t before, uint64_t after) {
-        out += padRight(name, 12) + padLeft(sizeText(before, context.rawBytes), 12) + padLeft(sizeText(after, context.rawBytes), 12) + '\n';
-    };
-    row("cached", result.before.cached, result.after.cached);
-    row("buffers", result.before.buffers, result.after.buffers);
-    row("free", result.before.memFree, result.after.memFree);
-    row("available", result.before.memAvailable, result.after.memAvailable);
-    row("dirty", result.before.dirty, result.after.dirty);
+    for (const MemoryFigure &figure : memoryFigures) {
+        if (figure.label) {
+            out += padRight(figure.label, 12) + padLeft(sizeText(result.before.*figure.value, context.rawBytes), 12)
+                + padLeft(sizeText(result.after.*figure.value, context.rawBytes), 12) + '\n';
+        }
+    }
     return ExitSuccess;
 }
 

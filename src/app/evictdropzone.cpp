@@ -3,10 +3,9 @@
 
 #include "evictdropzone.h"
 
-#include "cachescope_app_debug.h"
+#include "droppedurls.h"
 
 #include <KLocalizedString>
-#include <KUrlMimeData>
 
 #include <QDragEnterEvent>
 #include <QIcon>
@@ -135,16 +134,10 @@ void EvictDropZone::dragLeaveEvent(QDragLeaveEvent *)
 void EvictDropZone::dropEvent(QDropEvent *event)
 {
     setHighlighted(false);
-    const QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
-    if (urls.isEmpty()) {
-        qCDebug(CACHESCOPE_APP) << "drop refused, no URLs in" << event->mimeData()->formats();
-        event->ignore();
-        return;
+    const QList<QUrl> urls = acceptDroppedUrls(event);
+    if (!urls.isEmpty()) {
+        Q_EMIT urlsDropped(urls);
     }
-    // Copy, never Move: a file manager must not delete what was dropped here.
-    event->setDropAction(Qt::CopyAction);
-    event->accept();
-    Q_EMIT urlsDropped(urls);
 }
 
 } // namespace Cachescope::App

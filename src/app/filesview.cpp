@@ -3,10 +3,9 @@
 
 #include "filesview.h"
 
-#include "cachescope_app_debug.h"
+#include "droppedurls.h"
 
 #include <KLocalizedString>
-#include <KUrlMimeData>
 
 #include <QDragEnterEvent>
 #include <QMimeData>
@@ -73,16 +72,10 @@ void FilesView::dropEvent(QDropEvent *event)
 {
     m_dragOver = false;
     viewport()->update();
-    const QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
-    if (urls.isEmpty()) {
-        qCDebug(CACHESCOPE_APP) << "drop refused, no URLs in" << event->mimeData()->formats();
-        event->ignore();
-        return;
+    const QList<QUrl> urls = acceptDroppedUrls(event);
+    if (!urls.isEmpty()) {
+        Q_EMIT urlsDropped(urls);
     }
-    // Copy, never Move: the file manager must keep its files.
-    event->setDropAction(Qt::CopyAction);
-    event->accept();
-    Q_EMIT urlsDropped(urls);
 }
 
 void FilesView::paintEvent(QPaintEvent *event)

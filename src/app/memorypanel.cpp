@@ -221,14 +221,7 @@ void MemoryPanel::setUpPlot()
     plot->moveLayer(plot->layer(QStringLiteral("grid")), plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
 
     // The legend goes under the plot, in one row, so that it hides no data.
-    plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->take(plot->legend);
-    plot->plotLayout()->addElement(1, 0, plot->legend);
-    plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot->legend->setBorderPen(Qt::NoPen);
-    plot->legend->setMargins(QMargins(0, 4, 0, 0));
-    plot->legend->setRowSpacing(0);
+    PlotStyle::placeLegendBelow(plot, plot->axisRect(), 1);
     plot->legend->setColumnSpacing(16);
 
     // Hovering shows the values at that moment; the explanation of the
@@ -238,6 +231,11 @@ void MemoryPanel::setUpPlot()
               "Memory over the last minutes. Used is the total minus the available memory, as in the table below. Buffers and cache show what the "
               "kernel can give back when programs need it; cache it cannot drop, such as shared memory, counts as used. Dirty and writeback (right "
               "scale) are data waiting to be written to disk and being written. Hover over the plot for the values at a moment."));
+    trackHover(plot);
+}
+
+void MemoryPanel::trackHover(QCustomPlot *plot)
+{
     plot->setMouseTracking(true);
     plot->installEventFilter(this);
     connect(plot, &QCustomPlot::mouseMove, this, [this, plot](QMouseEvent *event) {
@@ -295,14 +293,7 @@ void MemoryPanel::setUpRatesPlot()
     leftAxis(minorRect)->setRange(0, 1);
     leftAxis(majorRect)->setRange(0, 10);
 
-    plot->legend->setVisible(true);
-    diskRect->insetLayout()->take(plot->legend);
-    plot->plotLayout()->addElement(1, 0, plot->legend);
-    plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot->legend->setBorderPen(Qt::NoPen);
-    plot->legend->setMargins(QMargins(0, 4, 0, 0));
-    plot->legend->setRowSpacing(0);
+    PlotStyle::placeLegendBelow(plot, diskRect, 1);
     plot->legend->setColumnSpacing(16);
 
     plot->setWhatsThis(
@@ -310,11 +301,7 @@ void MemoryPanel::setUpRatesPlot()
               "How busy the page cache is, from /proc/vmstat. Disk reads and writes: data moved between the cache and the disks. Minor faults: a "
               "program touched a page that was already in memory. Major faults: it had to wait for the disk. Refaults: file pages read again soon "
               "after the kernel evicted them, a sign that the cache is too small for what runs."));
-    plot->setMouseTracking(true);
-    plot->installEventFilter(this);
-    connect(plot, &QCustomPlot::mouseMove, this, [this, plot](QMouseEvent *event) {
-        showHover(plot, event->position().toPoint());
-    });
+    trackHover(plot);
 }
 
 void MemoryPanel::setUpTimeAxis()

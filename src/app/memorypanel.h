@@ -114,6 +114,8 @@ private:
     void replot();
     void replotRates();
     void showHover(QCustomPlot *plot, const QPoint &position);
+    // Values under the pointer (showHover) and the leave event for plot.
+    void trackHover(QCustomPlot *plot);
     [[nodiscard]] const MemorySample *sampleNear(double key) const;
     [[nodiscard]] QString timeText(double key) const;
     // A size as the table and the tooltips show it.

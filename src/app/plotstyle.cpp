@@ -110,6 +110,18 @@ void apply(QCustomPlot *plot)
     plot->legend->setFont(font);
 }
 
+void placeLegendBelow(QCustomPlot *plot, QCPAxisRect *rect, int row)
+{
+    plot->legend->setVisible(true);
+    rect->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(row, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(row, 0.001);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(0, 4, 0, 0));
+    plot->legend->setRowSpacing(0);
+}
+
 void follow(QCustomPlot *plot, const std::function<void()> &restyled)
 {
     apply(plot);

@@ -11,6 +11,7 @@
 
 #include <functional>
 
+class QCPAxisRect;
 class QCustomPlot;
 
 namespace Cachescope::App
@@ -51,6 +52,11 @@ void apply(QCustomPlot *plot);
 // then restyled (for what the plot's owner drew in palette colours itself:
 // markers, error bars), then a replot.
 void follow(QCustomPlot *plot, const std::function<void()> &restyled = {});
+
+// Moves the legend out of rect's inset into the plot's layout row `row`
+// under the plots, filled a row at a time and kept as low as it can be, so
+// that it hides no data.
+void placeLegendBelow(QCustomPlot *plot, QCPAxisRect *rect, int row);
 
 } // namespace PlotStyle
 

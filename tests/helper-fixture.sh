@@ -145,6 +145,9 @@ make_swap "$scratch/inactive.swap" 16
 swapon -p 7 "$scratch/active.swap"
 dd if=/dev/urandom of="$scratch/rootfile" bs=1M count=8 status=none
 chmod 0644 "$scratch/rootfile"
+# Root may read it, the allowed user may not: the helper opens paths as the caller.
+mkdir -m 0700 "$scratch/private"
+printf 'secret\n' >"$scratch/private/secret"
 sync
 
 # --- The bus and polkitd -----------------------------------------------------

@@ -17,6 +17,7 @@
 #include "residency.h"
 #include "testutil.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -395,6 +396,41 @@ private Q_SLOTS:
         struct stat st;
         QVERIFY(stat(path.c_str(), &st) == 0);
         QCOMPARE(file.inode, uint64_t(st.st_ino));
+    }
+
+    // A file on a FUSE mount whose daemon never answers an open (made by the
+    // fixture): the helper's reader for it is abandoned at the deadline, the
+    // request ends with that error for that file only, and swap on and drop
+    // caches still answer within their own deadlines.
+    void hangingFuseDoesNotStopTheHelper()
+    {
+        REQUIRE_ROLE("allowed");
+        const QString fuseDir = qEnvironmentVariable("CACHESCOPE_FUSE_DIR");
+        if (fuseDir.isEmpty()) {
+            QSKIP("no FUSE mount (the fixture says why; in CI it fails instead)");
+        }
+        QElapsedTimer timer;
+        timer.start();
+        const Privileged::ResidencyResult result =
+            Privileged::residencyOfPaths({(fuseDir + QStringLiteral("/file")).toUtf8(), QByteArray::fromStdString(fixture("rootfile"))}, 8);
+        const qint64 residencyMs = timer.elapsed();
+        QVERIFY2(result.ok(), qPrintable(result.message));
+        QCOMPARE(result.files.size(), size_t(2));
+        QVERIFY2(result.files[0].error.contains(QLatin1String("did not answer within 10 s")), qPrintable(result.files[0].error));
+        QVERIFY2(result.files[1].error.isEmpty(), qPrintable(result.files[1].error));
+        QCOMPARE(result.files[1].sizeBytes, uint64_t(8 << 20));
+        QVERIFY2(residencyMs < 20000, qPrintable(QString::number(residencyMs)));
+
+        const std::string swap = fixture("active.swap");
+        timer.restart();
+        const Privileged::SwapResult off = Privileged::swapOff(QString::fromStdString(swap));
+        QVERIFY2(off.ok(), qPrintable(off.message));
+        const Privileged::SwapResult on = Privileged::swapOn(QString::fromStdString(swap));
+        QVERIFY2(on.ok(), qPrintable(on.message));
+        QCOMPARE(activeArea(swap)->priority, 7);
+        const Privileged::DropCachesResult dropped = Privileged::dropCaches(1);
+        QVERIFY2(dropped.ok(), qPrintable(dropped.message));
+        QVERIFY2(timer.elapsed() < 60000, qPrintable(QString::number(timer.elapsed())));
     }
 
     // More paths than one call takes, one of them twice, one relative: the

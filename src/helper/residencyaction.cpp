@@ -290,6 +290,12 @@ ChildAnswer readAsCaller(const ChildJob &job)
         }
     }
     close_range(4, ~0U, 0);
+    // The helper's standard streams may be a pipe someone reads to its end.
+    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) != 0 || dup2(null, 1) != 1 || dup2(null, 2) != 2) {
+        _exit(1);
+    }
+    close(null);
     const std::string bytes = encode(readAsCaller(job));
     size_t written = 0;
     while (written < bytes.size()) {

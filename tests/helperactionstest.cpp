@@ -10,16 +10,15 @@
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
-#include "sealedreply.h"
 #include "helpertestsupport.h"
 #include "residency.h"
 #include "testutil.h"
 #include "uniquefd.h"
 
 #include <QElapsedTimer>
-#include <QScopeGuard>
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <fcntl.h>
@@ -285,9 +284,8 @@ private Q_SLOTS:
                                           << QStringLiteral("must be an absolute path");
         QTest::newRow("res: extra path1") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}} << 4201
                                           << bad << QStringLiteral("Unknown argument 'path1'");
-        QTest::newRow("res: same path twice") << res
-                                              << QVariantMap{{count, 2}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}}
-                                              << 4201 << bad << QStringLiteral("names a path given before");
+        QTest::newRow("res: same path twice") << res << QVariantMap{{count, 2}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}} << 4201
+                                              << bad << QStringLiteral("names a path given before");
         QTest::newRow("res: fd0 key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("fd0"), 3}} << 4201 << bad
                                       << QStringLiteral("Unknown argument 'fd0'");
         QTest::newRow("res: buckets 0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 0}} << 4201 << bad
@@ -295,14 +293,14 @@ private Q_SLOTS:
         QTest::newRow("res: buckets 5000") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 5000}} << 4201
                                            << bad << QStringLiteral("out of range (1 to 4096)");
         QTest::newRow("res: count 2.0") << res << QVariantMap{{count, 2.0}} << 4201 << bad << QStringLiteral("must be an integer, not double");
-        QTest::newRow("res: buckets '8'") << res
-                                          << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), QStringLiteral("8")}}
+        QTest::newRow("res: buckets '8'") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), QStringLiteral("8")}}
                                           << 4201 << bad << QStringLiteral("must be an integer, not QString");
-        QTest::newRow("res: buckets 8.0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 8.0}} << 4201
-                                          << bad << QStringLiteral("must be an integer, not double");
-        QTest::newRow("res: buckets -8") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), -8}} << 4201
-                                         << bad << QStringLiteral("out of range");
-        QTest::newRow("res: path key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}}
+        QTest::newRow("res: buckets 8.0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 8.0}} << 4201 << bad
+                                          << QStringLiteral("must be an integer, not double");
+        QTest::newRow("res: buckets -8") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), -8}} << 4201 << bad
+                                         << QStringLiteral("out of range");
+        QTest::newRow("res: path key") << res
+                                       << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}}
                                        << 4201 << bad << QStringLiteral("Unknown argument 'path'");
     }
     void badInputs()
@@ -339,19 +337,6 @@ private Q_SLOTS:
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=4201 target=level=2 result=ok code=0")});
     }
 
-    // A residency reply opened with the key of its request.
-    QList<SealedFileResult> openedReply(const KAuth::ActionReply &reply, const QByteArray &key)
-    {
-        const Sealed sealed{reply.data().value(QStringLiteral("nonce")).toByteArray(),
-                            reply.data().value(QStringLiteral("sealed")).toByteArray(),
-                            reply.data().value(QStringLiteral("tag")).toByteArray()};
-        const std::optional<QByteArray> plaintext = unseal(key, sealed);
-        if (!plaintext) {
-            return {};
-        }
-        return parseFileResults(*plaintext, maxPathsPerCall, maxBuckets).value_or(QList<SealedFileResult>{});
-    }
-
     KAuth::ActionReply residencyOf(const QList<QByteArray> &paths, const QByteArray &key, int buckets = 8)
     {
         QVariantMap args{{QStringLiteral("count"), int(paths.size())}, {QStringLiteral("buckets"), buckets}, {QStringLiteral("key"), key}};
@@ -384,7 +369,7 @@ private Q_SLOTS:
         // The bad one second: every path is read, not only the first.
         const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular), path}, key);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const QList<SealedFileResult> files = openedReply(reply, key);
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
         QCOMPARE(files.size(), 2);
         QVERIFY2(files[0].error.isEmpty(), qPrintable(files[0].error));
         QCOMPARE(files[0].sizeBytes, quint64(1 << 20));
@@ -400,13 +385,13 @@ private Q_SLOTS:
         const QByteArray key(32, 'a');
         const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)}, key);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        QCOMPARE(openedReply(reply, key).size(), 1);
-        QCOMPARE(openedReply(reply, QByteArray(32, 'b')).size(), 0);
+        QCOMPARE(openedResidencyReply(reply, key).size(), 1);
+        QCOMPARE(openedResidencyReply(reply, QByteArray(32, 'b')).size(), 0);
         KAuth::ActionReply changed = reply;
         QByteArray ciphertext = reply.data().value(QStringLiteral("sealed")).toByteArray();
         ciphertext[5] = char(ciphertext[5] ^ 1);
         changed.addData(QStringLiteral("sealed"), ciphertext);
-        QCOMPARE(openedReply(changed, key).size(), 0);
+        QCOMPARE(openedResidencyReply(changed, key).size(), 0);
     }
 
     // docs/helper-security.md rule 14: without cachestat (forced here), a
@@ -431,7 +416,7 @@ private Q_SLOTS:
         const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(sparse), QByteArray::fromStdString(m_regular)}, key);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QVERIFY(timer.elapsed() < 5000);
-        const QList<SealedFileResult> files = openedReply(reply, key);
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
         QCOMPARE(files.size(), 2);
         QVERIFY2(files[0].error.contains(QLatin1String("without cachestat(2) the helper reads at most 1048576 pages")), qPrintable(files[0].error));
         QVERIFY2(files[1].error.isEmpty(), qPrintable(files[1].error));
@@ -452,7 +437,7 @@ private Q_SLOTS:
         const QByteArray key(32, 'd');
         const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)}, key);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const QList<SealedFileResult> files = openedReply(reply, key);
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.contains(QLatin1String("did not answer within 0 s")), qPrintable(files[0].error));
     }
@@ -475,7 +460,7 @@ private Q_SLOTS:
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         const Histogram rootView = histogramOfPath(path, 8);
         QVERIFY(rootView.known());
-        const QList<SealedFileResult> files = openedReply(reply, key);
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.isEmpty(), qPrintable(files[0].error));
         const QList<quint64> histogram = files[0].histogram;

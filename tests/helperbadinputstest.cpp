@@ -19,7 +19,6 @@
 #include "helperlogic.h"
 #include "helperprotocol.h"
 #include "helpertestsupport.h"
-#include "sealedreply.h"
 #include "testutil.h"
 
 #include <QElapsedTimer>
@@ -541,16 +540,6 @@ private Q_SLOTS:
 
     // --- residency: paths the helper must not read, arguments it must refuse -----
 
-    // The sealed reply of a residency call, opened with its key.
-    static QList<SealedFileResult> openedReply(const KAuth::ActionReply &reply, const QByteArray &key)
-    {
-        const Sealed sealed{reply.data().value(QStringLiteral("nonce")).toByteArray(),
-                            reply.data().value(QStringLiteral("sealed")).toByteArray(),
-                            reply.data().value(QStringLiteral("tag")).toByteArray()};
-        const std::optional<QByteArray> plaintext = unseal(key, sealed);
-        return plaintext ? parseFileResults(*plaintext, maxPathsPerCall, maxBuckets).value_or(QList<SealedFileResult>{}) : QList<SealedFileResult>{};
-    }
-
     // Each a path the helper answers with an error of its own, never reading
     // it: the call succeeds, the file's answer carries the refusal.
     void residencyPathRefused_data()
@@ -565,8 +554,8 @@ private Q_SLOTS:
         QTest::newRow("a procfs file") << QStringLiteral("proc") << QStringLiteral("is on procfs");
         QTest::newRow("a procfs file through a symlink") << QStringLiteral("proc-link") << QStringLiteral("is on procfs");
         QTest::newRow("a sysfs file") << QStringLiteral("sys") << QStringLiteral("is on sysfs");
-        QTest::newRow("an 8 EiB sparse file on the mincore path") << QStringLiteral("sparse")
-                                                                  << QStringLiteral("pages; without cachestat(2) the helper reads at most");
+        QTest::newRow("an 8 EiB sparse file on the mincore path")
+            << QStringLiteral("sparse") << QStringLiteral("pages; without cachestat(2) the helper reads at most");
         QTest::newRow("a file the caller cannot read (root could)") << QStringLiteral("private") << QStringLiteral("Permission denied");
         QTest::newRow("a name that is not there") << QStringLiteral("missing") << QStringLiteral("No such file");
     }
@@ -639,13 +628,15 @@ private Q_SLOTS:
         const QByteArray key(sealKeyBytes, 'b');
         QElapsedTimer timer;
         timer.start();
-        const KAuth::ActionReply reply = residencyAction(
-            {{QStringLiteral("count"), 1}, {QStringLiteral("buckets"), 8}, {QStringLiteral("key"), key}, {QStringLiteral("path0"), QByteArray::fromStdString(path)}},
-            Caller{4201},
-            m_context);
+        const KAuth::ActionReply reply = residencyAction({{QStringLiteral("count"), 1},
+                                                          {QStringLiteral("buckets"), 8},
+                                                          {QStringLiteral("key"), key},
+                                                          {QStringLiteral("path0"), QByteArray::fromStdString(path)}},
+                                                         Caller{4201},
+                                                         m_context);
         QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed()))); // nothing blocks, nothing runs long
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const QList<SealedFileResult> files = openedReply(reply, key);
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.contains(message), qPrintable(files[0].error));
         QCOMPARE(files[0].sizeBytes, quint64(0));

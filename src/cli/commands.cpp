@@ -127,7 +127,11 @@ bool privilegedResidencyAvailable()
     return privilegedResidencyFunction != nullptr;
 }
 
-bool residencyFromHelper(const std::vector<std::string> &paths, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error)
+bool residencyFromHelper(const std::vector<std::string> &paths,
+                         int buckets,
+                         std::vector<Residency> &residencies,
+                         std::vector<Histogram> &histograms,
+                         std::string &error)
 {
     if (!privilegedResidencyFunction) {
         error = "the privileged helper is not reachable from this program";

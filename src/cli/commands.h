@@ -45,16 +45,16 @@ void setRunner(std::string_view name, int (*run)(Context &context, const ParsedA
 // one Histogram) per path (a Residency with an error where the helper could
 // not read that file), or returns false with a sentence in error. Set only in
 // cachescope-cli-privileged.
-using PrivilegedResidency = bool (*)(const std::vector<std::string> &paths,
-                                     int buckets,
-                                     std::vector<Residency> &residencies,
-                                     std::vector<Histogram> &histograms,
-                                     std::string &error);
+using PrivilegedResidency =
+    bool (*)(const std::vector<std::string> &paths, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
 void setPrivilegedResidency(PrivilegedResidency function);
 [[nodiscard]] bool privilegedResidencyAvailable();
 // Calls the function set; without one, fails with a sentence in error.
-[[nodiscard]] bool
-residencyFromHelper(const std::vector<std::string> &paths, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
+[[nodiscard]] bool residencyFromHelper(const std::vector<std::string> &paths,
+                                       int buckets,
+                                       std::vector<Residency> &residencies,
+                                       std::vector<Histogram> &histograms,
+                                       std::string &error);
 
 // Whether this command line must run in cachescope-cli-privileged.
 [[nodiscard]] bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args);

@@ -137,8 +137,8 @@ inline constexpr quint32 sealedFormatVersion = 1;
     out.setVersion(QDataStream::Qt_6_0);
     out << sealedFormatVersion << qint32(files.size());
     for (const SealedFileResult &file : files) {
-        out << file.error << file.device << file.inode << file.sizeBytes << file.pages << file.resident << file.method << file.detail << file.hidden << file.dirty
-            << file.writeback << file.histogram;
+        out << file.error << file.device << file.inode << file.sizeBytes << file.pages << file.resident << file.method << file.detail << file.hidden
+            << file.dirty << file.writeback << file.histogram;
     }
     return bytes;
 }
@@ -158,8 +158,8 @@ inline constexpr quint32 sealedFormatVersion = 1;
     QList<SealedFileResult> files;
     for (qint32 i = 0; i < count; ++i) {
         SealedFileResult file;
-        in >> file.error >> file.device >> file.inode >> file.sizeBytes >> file.pages >> file.resident >> file.method >> file.detail >> file.hidden >> file.dirty
-            >> file.writeback >> file.histogram;
+        in >> file.error >> file.device >> file.inode >> file.sizeBytes >> file.pages >> file.resident >> file.method >> file.detail >> file.hidden
+            >> file.dirty >> file.writeback >> file.histogram;
         if (in.status() != QDataStream::Ok || file.histogram.size() > maxBucketCount) {
             return std::nullopt;
         }

@@ -437,8 +437,9 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
         return;
     }
     const int clampedBuckets = std::clamp(buckets, 1, HelperProtocol::maxBuckets);
-    const Privileged::ResidencyRequest request =
-        Privileged::residencyAction({QByteArray::fromStdString(std::filesystem::absolute(path).string())}, clampedBuckets);
+    std::error_code noFolder; // the path is then sent as it is, and the helper refuses it if relative
+    const std::filesystem::path absolute = std::filesystem::absolute(path, noFolder);
+    const Privileged::ResidencyRequest request = Privileged::residencyAction({QByteArray::fromStdString(noFolder ? path : absolute.string())}, clampedBuckets);
 
     requestStarted();
     if (d->outstanding > 1) {

@@ -15,7 +15,9 @@
 #     them; when PID 1 of the namespace (this script) exits, the kernel kills
 #     the daemons and the mounts go with the namespace.
 #
-# Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE
+# Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE [FUSE_DAEMON]
+# FUSE_DAEMON (tests/fuse-never-answers.c) is mounted under the scratch folder
+# for the hang test; without it that test is skipped (in CI: a failure).
 # Exit 77 (ctest: skipped) where it cannot run: not root, tools missing. In CI
 # (CI=true) as root it must run: a fixture that cannot start there fails
 # (exit 1), so that the bus test never passes by skipping.
@@ -24,6 +26,7 @@ set -euo pipefail
 build=$1
 test_binary=$2
 rules=$3
+fuse_daemon=${4:-}
 
 say() { printf 'helper-fixture: %s\n' "$*" >&2; }
 skip() {
@@ -59,6 +62,9 @@ fi
 scratch="$build/test-scratch/helper-fixture"
 dbus_pid=
 polkit_pid=
+fuse_pid=
+fuse_dir=
+monitor_pid=
 
 # Every swap area under our folders, as this namespace's /proc/swaps names them.
 our_swaps() {
@@ -78,6 +84,18 @@ cleanup() {
         say "turning off swap left on $area"
         swapoff "$area" || say "ERROR: swapoff $area failed"
     done < <(our_swaps)
+    [ -n "$monitor_pid" ] && kill "$monitor_pid" 2>/dev/null
+    # The FUSE daemon first: its death ends every request still waiting on
+    # it (a reader the helper abandoned), then the mount goes. SIGKILL: on
+    # SIGTERM libfuse waits for its worker, which never returns from open.
+    [ -n "$fuse_pid" ] && kill -KILL "$fuse_pid" 2>/dev/null && wait "$fuse_pid" 2>/dev/null
+    if [ -n "$fuse_dir" ]; then
+        umount -l "$fuse_dir" 2>/dev/null || fusermount3 -u -z "$fuse_dir" 2>/dev/null
+        if grep -q " $fuse_dir " /proc/self/mountinfo; then
+            say "ERROR: $fuse_dir is still mounted"
+            status=1
+        fi
+    fi
     [ -n "$polkit_pid" ] && kill "$polkit_pid" 2>/dev/null
     [ -n "$dbus_pid" ] && kill "$dbus_pid" 2>/dev/null
     if [ -n "$(our_swaps)" ]; then
@@ -145,6 +163,9 @@ make_swap "$scratch/inactive.swap" 16
 swapon -p 7 "$scratch/active.swap"
 dd if=/dev/urandom of="$scratch/rootfile" bs=1M count=8 status=none
 chmod 0644 "$scratch/rootfile"
+# Root may read it, the allowed user may not: the helper opens paths as the caller.
+mkdir -m 0700 "$scratch/private"
+printf 'secret\n' >"$scratch/private/secret"
 sync
 
 # --- The bus and polkitd -----------------------------------------------------
@@ -162,16 +183,72 @@ name_owned() {
 for _ in $(seq 100); do name_owned org.freedesktop.PolicyKit1 && break; sleep 0.1; done
 name_owned org.freedesktop.PolicyKit1 || { say "ERROR: polkitd did not start (see $log)"; exit 1; }
 
+# --- A FUSE file system whose daemon never answers an open -------------------
+if [ -n "$fuse_daemon" ] && [ -x "$fuse_daemon" ] && [ -c /dev/fuse ]; then
+    fuse_dir=$scratch/fuse
+    mkdir -m 0755 "$fuse_dir"
+    "$fuse_daemon" "$fuse_dir" >>"$log" 2>&1 &
+    fuse_pid=$!
+    for _ in $(seq 100); do grep -q " $fuse_dir " /proc/self/mountinfo && break; sleep 0.1; done
+    grep -q " $fuse_dir " /proc/self/mountinfo || { say "ERROR: the FUSE daemon did not mount (see $log)"; exit 1; }
+elif [ "${CI:-}" = true ]; then
+    say "ERROR: no FUSE daemon or no /dev/fuse: the hang test cannot run in CI"
+    exit 1
+else
+    say "note: no FUSE daemon (libfuse3 not found at build time) or no /dev/fuse: the hang test is skipped"
+fi
+
 # --- The tests, as each user -------------------------------------------------
 run_as() { # USER ROLE
     timeout --kill-after=10 600 runuser -u "$1" -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="/home/$1" LANG=C.UTF-8 \
-        QT_QPA_PLATFORM=offscreen CACHESCOPE_HELPER_ROLE="$2" CACHESCOPE_FIXTURE_DIR="$scratch" "$test_binary"
+        QT_QPA_PLATFORM=offscreen CACHESCOPE_HELPER_ROLE="$2" CACHESCOPE_FIXTURE_DIR="$scratch" CACHESCOPE_FUSE_DIR="$fuse_dir" "$test_binary"
 }
 status=0
 say "as cachescope-other (refused)"
 run_as cachescope-other refused || status=1
+# Another user listens to every signal of the helper while the allowed user
+# asks for residency: it must receive the replies (KAuth broadcasts them)
+# and nothing readable in them.
+listened=$scratch/other-listens.log
+runuser -u cachescope-other -- dbus-monitor --system "type='signal',sender='org.kde.cachescope'" >"$listened" 2>&1 &
+monitor_pid=$!
+sleep 1 # its match rule in place before the first request; none seen fails the check below
 say "as cachescope-user (allowed)"
 run_as cachescope-user allowed || status=1
+kill "$monitor_pid" 2>/dev/null || true
+wait "$monitor_pid" 2>/dev/null || true
+monitor_pid=
+inode=$(stat -c %i "$scratch/rootfile")
+if ! python3 - "$listened" "$inode" "$scratch" <<'PY'; then
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+inode, scratch = int(sys.argv[2]), sys.argv[3]
+# Only the signals about residency: the other actions' replies name swap
+# areas and sizes, which are no secret.
+messages = re.split(r"\n(?=signal )", text)
+residency = [m for m in messages if "org.kde.cachescope.residency" in m]
+text = "\n".join(residency)
+stream = "".join(re.findall(r"(?<![0-9A-Za-z])[0-9a-f]{2}(?![0-9A-Za-z])", text))
+def utf16(word):
+    return word.encode("utf-16-be").hex()
+signals = len(residency)
+problems = []
+if signals == 0 or utf16("sealed") not in stream:
+    problems.append("the listener received no residency reply at all (%d signals about residency): the check proves nothing" % signals)
+for word in ("inode", "device", "histogram", "resident", "sizeBytes", "fd0"):
+    if utf16(word) in stream or word in text:
+        problems.append("plaintext key %r reached the other user" % word)
+if inode.to_bytes(8, "big").hex() in stream:
+    problems.append("rootfile's inode reached the other user")
+if scratch in text or scratch.encode().hex() in stream or utf16(scratch) in stream:
+    problems.append("a path reached the other user")
+for problem in problems:
+    print("helper-fixture: ERROR: " + problem, file=sys.stderr)
+print("helper-fixture: the other user received %d signals about residency, none readable" % signals, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+    status=1
+fi
 
 # The fixture's own checks: the swap area is back with its priority, and the
 # helper wrote its fixed-format audit lines.

@@ -13,10 +13,12 @@
 #include "helpertestsupport.h"
 #include "residency.h"
 #include "testutil.h"
+#include "uniquefd.h"
 
-#include <QDBusUnixFileDescriptor>
+#include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <fcntl.h>
@@ -138,7 +140,9 @@ private Q_SLOTS:
         const QString all = QStringLiteral("all");
         const QString size = QStringLiteral("sizeBytes");
         const QString count = QStringLiteral("count");
-        const QString fd0 = QStringLiteral("fd0");
+        const QString path0 = QStringLiteral("path0");
+        const QString sealKey = QStringLiteral("key");
+        const QByteArray key(32, 'k');
         const QString dc = QStringLiteral("dropcaches");
         const QString off = QStringLiteral("swapoff");
         const QString on = QStringLiteral("swapon");
@@ -152,7 +156,7 @@ private Q_SLOTS:
         for (int i = 0; i < 75; ++i) {
             tooMany.insert(QStringLiteral("k%1").arg(i), i);
         }
-        const QVariant goodFd = QVariant::fromValue(QDBusUnixFileDescriptor(keep(open(m_regular.c_str(), O_RDONLY | O_CLOEXEC))));
+        const QVariant goodPath = QByteArray::fromStdString(m_regular);
 
         // drop_caches
         QTest::newRow("dc: no level") << dc << QVariantMap{} << 4201 << bad << QStringLiteral("Missing argument 'level'");
@@ -180,7 +184,7 @@ private Q_SLOTS:
         // docs/helper-security.md rule 6: KAuth's 0 means "could not look the
         // caller up", never root; (uid_t)-1 (-1 as KAuth's int) is no uid.
         // Every action refuses both, before it looks at its arguments.
-        const QVariantMap validArgs[] = {{{level, 1}}, {{all, true}}, {{all, true}}, {{size, 16 << 20}}, {}, {{count, 1}, {fd0, goodFd}}};
+        const QVariantMap validArgs[] = {{{level, 1}}, {{all, true}}, {{all, true}}, {{size, 16 << 20}}, {}, {{count, 1}, {path0, goodPath}, {sealKey, key}}};
         const QString actionNames[] = {dc, off, on, create, remove, res};
         for (int i = 0; i < 6; ++i) {
             for (const int kauthUid : {0, -1}) {
@@ -260,29 +264,44 @@ private Q_SLOTS:
         // residency
         QTest::newRow("res: nothing") << res << QVariantMap{} << 4201 << bad << QStringLiteral("Missing argument 'count'");
         QTest::newRow("res: count 0") << res << QVariantMap{{count, 0}} << 4201 << bad << QStringLiteral("out of range");
-        QTest::newRow("res: count 65") << res << QVariantMap{{count, 65}} << 4201 << bad << QStringLiteral("out of range (1 to 64)");
+        QTest::newRow("res: count 17") << res << QVariantMap{{count, 17}} << 4201 << bad << QStringLiteral("out of range (1 to 16)");
         QTest::newRow("res: count '1'") << res << QVariantMap{{count, QStringLiteral("1")}} << 4201 << bad << QStringLiteral("must be an integer");
-        QTest::newRow("res: fd0 missing") << res << QVariantMap{{count, 1}} << 4201 << bad << QStringLiteral("Missing argument 'fd0'");
-        QTest::newRow("res: fd0 int") << res << QVariantMap{{count, 1}, {fd0, 0}} << 4201 << bad << QStringLiteral("must be a file descriptor, not int");
-        QTest::newRow("res: fd0 path") << res << QVariantMap{{count, 1}, {fd0, QStringLiteral("/etc/shadow")}} << 4201 << bad
-                                       << QStringLiteral("must be a file descriptor, not QString");
-        QTest::newRow("res: fd0 invalid") << res << QVariantMap{{count, 1}, {fd0, QVariant::fromValue(QDBusUnixFileDescriptor())}} << 4201 << bad
-                                          << QStringLiteral("not an open file descriptor");
-        QTest::newRow("res: extra fd1") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("fd1"), goodFd}} << 4201 << bad
-                                        << QStringLiteral("Unknown argument 'fd1'");
-        QTest::newRow("res: buckets 0") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), 0}} << 4201 << bad
+        QTest::newRow("res: path0 missing") << res << QVariantMap{{count, 1}, {sealKey, key}} << 4201 << bad << QStringLiteral("Missing argument 'path0'");
+        QTest::newRow("res: key missing") << res << QVariantMap{{count, 1}, {path0, goodPath}} << 4201 << bad << QStringLiteral("Missing argument 'key'");
+        QTest::newRow("res: key short") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, QByteArray(31, 'k')}} << 4201 << bad
+                                        << QStringLiteral("must be 32 random bytes");
+        QTest::newRow("res: key string") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, QString(32, QLatin1Char('k'))}} << 4201 << bad
+                                         << QStringLiteral("must be 32 random bytes");
+        QTest::newRow("res: path0 int") << res << QVariantMap{{count, 1}, {path0, 0}, {sealKey, key}} << 4201 << bad
+                                        << QStringLiteral("must be the bytes of a path (QByteArray), not int");
+        QTest::newRow("res: path0 QString") << res << QVariantMap{{count, 1}, {path0, QStringLiteral("/etc/shadow")}, {sealKey, key}} << 4201 << bad
+                                            << QStringLiteral("not QString");
+        QTest::newRow("res: path0 relative") << res << QVariantMap{{count, 1}, {path0, QByteArray("etc/shadow")}, {sealKey, key}} << 4201 << bad
+                                             << QStringLiteral("must be an absolute path");
+        QTest::newRow("res: path0 NUL") << res << QVariantMap{{count, 1}, {path0, QByteArray("/etc\0/shadow", 12)}, {sealKey, key}} << 4201 << bad
+                                        << QStringLiteral("without NUL");
+        QTest::newRow("res: path0 empty") << res << QVariantMap{{count, 1}, {path0, QByteArray()}, {sealKey, key}} << 4201 << bad
+                                          << QStringLiteral("must be an absolute path");
+        QTest::newRow("res: extra path1") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}} << 4201
+                                          << bad << QStringLiteral("Unknown argument 'path1'");
+        QTest::newRow("res: same path twice") << res << QVariantMap{{count, 2}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}} << 4201
+                                              << bad << QStringLiteral("names a path given before");
+        QTest::newRow("res: fd0 key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("fd0"), 3}} << 4201 << bad
+                                      << QStringLiteral("Unknown argument 'fd0'");
+        QTest::newRow("res: buckets 0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 0}} << 4201 << bad
                                         << QStringLiteral("out of range");
-        QTest::newRow("res: buckets 5000") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), 5000}} << 4201 << bad
-                                           << QStringLiteral("out of range (1 to 4096)");
+        QTest::newRow("res: buckets 5000") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 5000}} << 4201
+                                           << bad << QStringLiteral("out of range (1 to 4096)");
         QTest::newRow("res: count 2.0") << res << QVariantMap{{count, 2.0}} << 4201 << bad << QStringLiteral("must be an integer, not double");
-        QTest::newRow("res: buckets '8'") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), QStringLiteral("8")}} << 4201 << bad
-                                          << QStringLiteral("must be an integer, not QString");
-        QTest::newRow("res: buckets 8.0") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), 8.0}} << 4201 << bad
+        QTest::newRow("res: buckets '8'") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), QStringLiteral("8")}}
+                                          << 4201 << bad << QStringLiteral("must be an integer, not QString");
+        QTest::newRow("res: buckets 8.0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 8.0}} << 4201 << bad
                                           << QStringLiteral("must be an integer, not double");
-        QTest::newRow("res: buckets -8") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("buckets"), -8}} << 4201 << bad
+        QTest::newRow("res: buckets -8") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), -8}} << 4201 << bad
                                          << QStringLiteral("out of range");
-        QTest::newRow("res: path key") << res << QVariantMap{{count, 1}, {fd0, goodFd}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}} << 4201 << bad
-                                       << QStringLiteral("Unknown argument 'path'");
+        QTest::newRow("res: path key") << res
+                                       << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}}
+                                       << 4201 << bad << QStringLiteral("Unknown argument 'path'");
     }
     void badInputs()
     {
@@ -318,37 +337,113 @@ private Q_SLOTS:
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=4201 target=level=2 result=ok code=0")});
     }
 
-    void refusedDescriptors_data()
+    KAuth::ActionReply residencyOf(const QList<QByteArray> &paths, const QByteArray &key, int buckets = 8)
     {
-        QTest::addColumn<int>("fd");
+        QVariantMap args{{QStringLiteral("count"), int(paths.size())}, {QStringLiteral("buckets"), buckets}, {QStringLiteral("key"), key}};
+        for (int i = 0; i < paths.size(); ++i) {
+            args.insert(pathKey(i), paths[i]);
+        }
+        return call(QStringLiteral("residency"), args);
+    }
+
+    // Each path that is no regular file in the page cache gets its own error
+    // inside the sealed reply; the good path next to it is answered.
+    void refusedPaths_data()
+    {
+        QTest::addColumn<QByteArray>("path");
         QTest::addColumn<QString>("message");
         const std::string fifo = m_dir + "/fifo";
         QVERIFY(mkfifo(fifo.c_str(), 0600) == 0);
-        QTest::newRow("FIFO") << keep(open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) << QStringLiteral("is a FIFO, not a regular file");
-        QTest::newRow("directory") << keep(open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) << QStringLiteral("is a directory, not a regular file");
-        QTest::newRow("O_PATH regular file") << keep(open(m_regular.c_str(), O_PATH | O_CLOEXEC)) << QStringLiteral("opened with O_PATH");
-        QTest::newRow("O_PATH directory") << keep(open(m_dir.c_str(), O_PATH | O_CLOEXEC)) << QStringLiteral("opened with O_PATH");
-        QTest::newRow("write-only") << keep(open(m_regular.c_str(), O_WRONLY | O_CLOEXEC)) << QStringLiteral("must be opened read-only");
-        QTest::newRow("character device") << keep(open("/dev/null", O_RDONLY | O_CLOEXEC)) << QStringLiteral("is a character device");
+        QTest::newRow("FIFO") << QByteArray::fromStdString(fifo) << QStringLiteral("is a FIFO, not a regular file");
+        QTest::newRow("directory") << QByteArray::fromStdString(m_dir) << QStringLiteral("is a directory, not a regular file");
+        QTest::newRow("character device") << QByteArray("/dev/null") << QStringLiteral("is a character device");
+        QTest::newRow("procfs") << QByteArray("/proc/self/status") << QStringLiteral("is on procfs");
+        QTest::newRow("sysfs") << QByteArray("/sys/kernel/mm/transparent_hugepage/enabled") << QStringLiteral("is on sysfs");
+        QTest::newRow("missing") << QByteArray::fromStdString(m_dir + "/no-such-file") << QStringLiteral("No such file");
     }
-    void refusedDescriptors()
+    void refusedPaths()
     {
-        QFETCH(int, fd);
+        QFETCH(QByteArray, path);
         QFETCH(QString, message);
-        QVERIFY(fd >= 0);
-        const QVariant good = QVariant::fromValue(QDBusUnixFileDescriptor(keep(open(m_regular.c_str(), O_RDONLY | O_CLOEXEC))));
-        // The bad one second: every descriptor is checked, not only the first.
-        const KAuth::ActionReply reply =
-            call(QStringLiteral("residency"),
-                 {{QStringLiteral("count"), 2}, {QStringLiteral("fd0"), good}, {QStringLiteral("fd1"), QVariant::fromValue(QDBusUnixFileDescriptor(fd))}});
-        QVERIFY(reply.failed());
-        QCOMPARE(reply.error(), int(InvalidArgument));
-        QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
-        QVERIFY2(reply.errorDescription().contains(QLatin1String("'fd1'")), qPrintable(reply.errorDescription()));
+        const QByteArray key(32, 'q');
+        // The bad one second: every path is read, not only the first.
+        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular), path}, key);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        QCOMPARE(files.size(), 2);
+        QVERIFY2(files[0].error.isEmpty(), qPrintable(files[0].error));
+        QCOMPARE(files[0].sizeBytes, quint64(1 << 20));
+        QVERIFY2(files[1].error.contains(message), qPrintable(files[1].error));
+        // docs/helper-security.md rule 9: the reply in plaintext holds nothing but the sealed bytes.
+        QCOMPARE(reply.data().keys(), (QStringList{QStringLiteral("nonce"), QStringLiteral("sealed"), QStringLiteral("tag")}));
+        QVERIFY(!reply.data().value(QStringLiteral("sealed")).toByteArray().contains(path));
     }
 
-    // Residency through a descriptor, computed by the helper code, equals
-    // root's own view through the core library and fincore.
+    // Another key does not open the reply; neither does a changed byte.
+    void sealedReplyNeedsItsKey()
+    {
+        const QByteArray key(32, 'a');
+        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)}, key);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(openedResidencyReply(reply, key).size(), 1);
+        QCOMPARE(openedResidencyReply(reply, QByteArray(32, 'b')).size(), 0);
+        KAuth::ActionReply changed = reply;
+        QByteArray ciphertext = reply.data().value(QStringLiteral("sealed")).toByteArray();
+        ciphertext[5] = char(ciphertext[5] ^ 1);
+        changed.addData(QStringLiteral("sealed"), ciphertext);
+        QCOMPARE(openedResidencyReply(changed, key).size(), 0);
+    }
+
+    // docs/helper-security.md rule 14: without cachestat (forced here), a
+    // huge sparse file gets an error at once instead of hours of mincore.
+    void mincorePathIsBounded()
+    {
+        const std::string sparse = m_dir + "/sparse";
+        {
+            const UniqueFd fd(open(sparse.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+            QVERIFY(fd.isValid());
+            QCOMPARE(ftruncate(fd.get(), off_t(1) << 40), 0); // 1 TiB + nothing on disk
+        }
+        m_context.forceMincore = true;
+        m_context.mincorePageBudget = 1 << 20;
+        const auto restore = qScopeGuard([this] {
+            m_context.forceMincore = false;
+            m_context.mincorePageBudget = maxMincorePages;
+        });
+        const QByteArray key(32, 'm');
+        QElapsedTimer timer;
+        timer.start();
+        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(sparse), QByteArray::fromStdString(m_regular)}, key);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QVERIFY(timer.elapsed() < 5000);
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        QCOMPARE(files.size(), 2);
+        QVERIFY2(files[0].error.contains(QLatin1String("without cachestat(2) the helper reads at most 1048576 pages")), qPrintable(files[0].error));
+        QVERIFY2(files[1].error.isEmpty(), qPrintable(files[1].error));
+        QCOMPARE(files[1].method, QStringLiteral("mincore"));
+        std::filesystem::remove(sparse);
+    }
+
+    // A reader that does not answer is abandoned at the deadline; the action
+    // ends in time and says so for that path only.
+    void silentReaderAbandoned()
+    {
+        // A path whose lookup blocks needs a FUSE mount (helper-bus). Here
+        // the deadline itself: 0 ms leaves every reader unanswered.
+        m_context.residencyDeadlineMs = 0;
+        const auto restore = qScopeGuard([this] {
+            m_context.residencyDeadlineMs = residencyDeadlineSeconds * 1000;
+        });
+        const QByteArray key(32, 'd');
+        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)}, key);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        QCOMPARE(files.size(), 1);
+        QVERIFY2(files[0].error.contains(QLatin1String("did not answer within 0 s")), qPrintable(files[0].error));
+    }
+
+    // Residency by path, computed by the helper code, equals root's own view
+    // through the core library and fincore.
     void residencyMatchesRootView()
     {
         if (!TestUtil::isRoot()) {
@@ -356,35 +451,36 @@ private Q_SLOTS:
         }
         const std::string path = m_dir + "/partly-cached";
         TestUtil::makeColdFile(path, 8 << 20);
-        // Held mapped through the D-Bus call and fincore: the kernel here
-        // reclaims unmapped idle pages at any moment (see HeldPages).
+        // Held mapped through the call and fincore: the kernel here reclaims
+        // unmapped idle pages at any moment (see HeldPages).
         const TestUtil::HeldPages firstMiB(path, 0, 1 << 20);
         const TestUtil::HeldPages halfMiBAtFive(path, 5 << 20, 512 << 10);
-        const int fd = keep(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        const KAuth::ActionReply reply =
-            call(QStringLiteral("residency"),
-                 {{QStringLiteral("count"), 1}, {QStringLiteral("buckets"), 8}, {QStringLiteral("fd0"), QVariant::fromValue(QDBusUnixFileDescriptor(fd))}});
+        const QByteArray key(32, 'r');
+        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(path)}, key);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         const Histogram rootView = histogramOfPath(path, 8);
         QVERIFY(rootView.known());
-        const QVariantList histogram = reply.data().value(QStringLiteral("fd0.histogram")).toList();
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        QCOMPARE(files.size(), 1);
+        QVERIFY2(files[0].error.isEmpty(), qPrintable(files[0].error));
+        const QList<quint64> histogram = files[0].histogram;
         QCOMPARE(histogram.size(), 8);
         uint64_t total = 0;
         for (int b = 0; b < 8; ++b) {
-            QCOMPARE(histogram[b].toULongLong(), rootView.resident[size_t(b)]);
+            QCOMPARE(histogram[b], rootView.resident[size_t(b)]);
             total += rootView.resident[size_t(b)];
         }
         const uint64_t pagesPerMiB = (1 << 20) / pageSize();
-        QCOMPARE(reply.data().value(QStringLiteral("fd0.resident")).toULongLong(), total);
+        QCOMPARE(files[0].resident, total);
         QCOMPARE(total, pagesPerMiB + pagesPerMiB / 2);
-        QCOMPARE(histogram[0].toULongLong(), pagesPerMiB);
-        QCOMPARE(histogram[5].toULongLong(), pagesPerMiB / 2);
+        QCOMPARE(histogram[0], pagesPerMiB);
+        QCOMPARE(histogram[5], pagesPerMiB / 2);
         if (const std::optional<uint64_t> fincore = TestUtil::fincoreResidentPages(path)) {
             QCOMPARE(*fincore, total);
         }
-        QCOMPARE(reply.data().value(QStringLiteral("fd0.sizeBytes")).toULongLong(), quint64(8 << 20));
+        QCOMPARE(files[0].sizeBytes, quint64(8 << 20));
         QCOMPARE(m_log.size(), 1);
-        QVERIFY(m_log.first().endsWith(QLatin1String("action=residency uid=4201 target=fds=1 result=ok code=0")));
+        QVERIFY(m_log.first().endsWith(QLatin1String("action=residency uid=4201 target=paths=1 result=ok code=0")));
     }
 
     // Swapoff records the area with its priority; swapon gives that priority
@@ -512,24 +608,16 @@ private Q_SLOTS:
     void randomArguments()
     {
         QRandomGenerator random(20260404);
-        const std::string fifo = m_dir + "/fuzz-fifo";
-        mkfifo(fifo.c_str(), 0600);
-        const QList<int> fds{
-            keep(open(m_regular.c_str(), O_RDONLY | O_CLOEXEC)),
-            keep(open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)),
-            keep(open(m_regular.c_str(), O_PATH | O_CLOEXEC)),
-            keep(open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)),
-            keep(open("/dev/null", O_RDWR | O_CLOEXEC)),
-        };
         const QStringList keys{QStringLiteral("level"),
                                QStringLiteral("area"),
                                QStringLiteral("all"),
                                QStringLiteral("sizeBytes"),
                                QStringLiteral("count"),
                                QStringLiteral("buckets"),
+                               QStringLiteral("key"),
+                               QStringLiteral("path0"),
+                               QStringLiteral("path1"),
                                QStringLiteral("fd0"),
-                               QStringLiteral("fd1"),
-                               QStringLiteral("fd2"),
                                QStringLiteral("path"),
                                QString(),
                                QStringLiteral("level\n"),
@@ -577,7 +665,7 @@ private Q_SLOTS:
             case 10:
                 return QVariant();
             case 11:
-                return QVariant::fromValue(QDBusUnixFileDescriptor(fds[random.bounded(fds.size())]));
+                return random.bounded(2) == 0 ? QVariant(QByteArray(32, 'k')) : QVariant(QByteArray::fromStdString(m_regular));
             default:
                 return qlonglong(16 << 20) + random.bounded(4);
             }
@@ -599,7 +687,8 @@ private Q_SLOTS:
                     {},
                     {{QStringLiteral("count"), 1},
                      {QStringLiteral("buckets"), int(random.bounded(1, 100))},
-                     {QStringLiteral("fd0"), QVariant::fromValue(QDBusUnixFileDescriptor(fds[0]))}},
+                     {QStringLiteral("key"), QByteArray(32, 'k')},
+                     {QStringLiteral("path0"), QByteArray::fromStdString(m_regular)}},
                 };
                 args = templates[actionIndex];
                 switch (random.bounded(4)) {

@@ -9,8 +9,10 @@
 // kernel's ENOMEM. swapon: a state file that is not root's, writable by
 // others, behind a symlink or too large; a record already active, gone or
 // replaced. The experiment swap file: its folder and its name taken over.
-// swapon of every recorded area goes area by area. The caller's uid as KAuth
-// gives it. In-process with a recording stand-in, as helperactionstest; runs
+// swapon of every recorded area goes area by area. Residency: paths that
+// are no regular file in the page cache, one the caller cannot read, a huge
+// sparse file without cachestat, and argument maps it refuses. The caller's
+// uid as KAuth gives it. In-process with a recording stand-in, as helperactionstest; runs
 // as root in the dev root (tools/dev), and skips otherwise.
 
 #include "helperactions.h"
@@ -19,14 +21,20 @@
 #include "helpertestsupport.h"
 #include "testutil.h"
 
+#include <QElapsedTimer>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -528,6 +536,169 @@ private Q_SLOTS:
         QCOMPARE(callerFromKAuthUid(int(3000000000U)).uid, std::optional<uint32_t>(3000000000U));
         QCOMPARE(callerFromKAuthUid(std::numeric_limits<int>::min()).uid, std::optional<uint32_t>(2147483648U));
         QCOMPARE(callerFromKAuthUid(0).text(), QStringLiteral("unknown"));
+    }
+
+    // --- residency: paths the helper must not read, arguments it must refuse -----
+
+    // Each a path the helper answers with an error of its own, never reading
+    // it: the call succeeds, the file's answer carries the refusal.
+    void residencyPathRefused_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a socket") << QStringLiteral("socket") << QStringLiteral("is a socket, not a regular file: never opened");
+        QTest::newRow("a FIFO (must not block)") << QStringLiteral("fifo") << QStringLiteral("is a FIFO, not a regular file: never opened");
+        QTest::newRow("a block device") << QStringLiteral("block") << QStringLiteral("is a block device, not a regular file: never opened");
+        QTest::newRow("a character device") << QStringLiteral("char") << QStringLiteral("is a character device");
+        QTest::newRow("a directory") << QStringLiteral("dir") << QStringLiteral("is a directory");
+        QTest::newRow("a procfs file") << QStringLiteral("proc") << QStringLiteral("is on procfs");
+        QTest::newRow("a procfs file through a symlink") << QStringLiteral("proc-link") << QStringLiteral("is on procfs");
+        QTest::newRow("a sysfs file") << QStringLiteral("sys") << QStringLiteral("is on sysfs");
+        QTest::newRow("an 8 EiB sparse file on the mincore path")
+            << QStringLiteral("sparse") << QStringLiteral("pages; without cachestat(2) the helper reads at most");
+        QTest::newRow("a file the caller cannot read (root could)") << QStringLiteral("private") << QStringLiteral("Permission denied");
+        QTest::newRow("a name that is not there") << QStringLiteral("missing") << QStringLiteral("No such file");
+    }
+    void residencyPathRefused()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, message);
+        std::string path = fresh("residency-bad");
+        std::string mounted;
+        int socketFd = -1;
+        const auto cleanup = qScopeGuard([&] {
+            if (socketFd >= 0) {
+                close(socketFd);
+            }
+            if (!mounted.empty()) {
+                umount2(mounted.c_str(), MNT_DETACH);
+            }
+            m_context.forceMincore = false;
+        });
+        if (kind == QLatin1String("socket")) {
+            socketFd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            sockaddr_un address{};
+            address.sun_family = AF_UNIX;
+            std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+            QVERIFY(path.size() < sizeof address.sun_path);
+            QCOMPARE(bind(socketFd, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+        } else if (kind == QLatin1String("fifo")) {
+            QCOMPARE(mkfifo(path.c_str(), 0666), 0);
+        } else if (kind == QLatin1String("block")) {
+            QCOMPARE(mknod(path.c_str(), S_IFBLK | 0666, makedev(7, 0)), 0);
+        } else if (kind == QLatin1String("char")) {
+            path = "/dev/null";
+        } else if (kind == QLatin1String("dir")) {
+            std::filesystem::create_directory(path);
+        } else if (kind == QLatin1String("proc")) {
+            path = "/proc/self/status";
+        } else if (kind == QLatin1String("proc-link")) {
+            std::filesystem::create_symlink("/proc/self/status", path);
+        } else if (kind == QLatin1String("sys")) {
+            path = "/sys/kernel/mm/transparent_hugepage/enabled";
+        } else if (kind == QLatin1String("sparse")) {
+            // tmpfs takes a file of 2^63 - 1 bytes with nothing in it.
+            std::filesystem::create_directory(path);
+            QCOMPARE(mount("tmpfs", path.c_str(), "tmpfs", 0, "size=1m,mode=0755"), 0);
+            mounted = path;
+            path += "/sparse";
+            const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0);
+            QCOMPARE(ftruncate(fd, std::numeric_limits<off_t>::max()), 0);
+            close(fd);
+            m_context.forceMincore = true;
+        } else if (kind == QLatin1String("private")) {
+            std::filesystem::create_directory(path);
+            chmod(path.c_str(), 0700);
+            path += "/secret";
+            writeFile(path, "root only\n");
+            chmod(path.c_str(), 0600);
+        } else {
+            path += "/not-there";
+        }
+        // Files of ours are watched byte for byte; not the kernel's (they
+        // change by themselves) nor the 8 EiB file (it would be read).
+        const bool watched = path.starts_with(m_dir) && kind != QLatin1String("sparse");
+        if (watched) {
+            m_watched.push_back(path);
+        }
+        struct stat statBefore{};
+        const int statResult = lstat(path.c_str(), &statBefore);
+        const Unchanged before = unchanged(m_context);
+        const QByteArray key(sealKeyBytes, 'b');
+        QElapsedTimer timer;
+        timer.start();
+        const KAuth::ActionReply reply = residencyAction({{QStringLiteral("count"), 1},
+                                                          {QStringLiteral("buckets"), 8},
+                                                          {QStringLiteral("key"), key},
+                                                          {QStringLiteral("path0"), QByteArray::fromStdString(path)}},
+                                                         Caller{4201},
+                                                         m_context);
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed()))); // nothing blocks, nothing runs long
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        QCOMPARE(files.size(), 1);
+        QVERIFY2(files[0].error.contains(message), qPrintable(files[0].error));
+        QCOMPARE(files[0].sizeBytes, quint64(0));
+        QVERIFY(files[0].histogram.isEmpty());
+        QVERIFY2(before == unchanged(m_context), "something changed");
+        struct stat statAfter{};
+        QCOMPARE(lstat(path.c_str(), &statAfter), statResult);
+        QCOMPARE(statAfter.st_mode, statBefore.st_mode);
+        QCOMPARE(statAfter.st_size, statBefore.st_size);
+        QCOMPARE(statAfter.st_blocks, statBefore.st_blocks);
+        QCOMPARE(m_system.calls, QStringList());
+        QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=residency uid=4201 target=paths=1 result=ok code=0")});
+    }
+
+    // Each an argument map the helper refuses before it reads anything.
+    void residencyArgumentsRefused_data()
+    {
+        QTest::addColumn<QVariantMap>("args");
+        QTest::addColumn<QString>("message");
+        const QByteArray key(sealKeyBytes, 'k');
+        const QByteArray file = QByteArray::fromStdString(m_rootSwap);
+        const QVariantMap one{{QStringLiteral("count"), 1}, {QStringLiteral("key"), key}, {QStringLiteral("path0"), file}};
+        QVariantMap seventeen{{QStringLiteral("count"), 17}, {QStringLiteral("key"), key}};
+        for (int i = 0; i < 17; ++i) {
+            seventeen.insert(pathKey(i), QByteArray(file + "-" + QByteArray::number(i)));
+        }
+        QTest::newRow("17 paths in one call") << seventeen << QStringLiteral("out of range (1 to 16)");
+        QVariantMap twice = one;
+        twice.insert(QStringLiteral("count"), 2);
+        twice.insert(QStringLiteral("path1"), file);
+        QTest::newRow("the same path twice") << twice << QStringLiteral("names a path given before");
+        QVariantMap bucketString = one;
+        bucketString.insert(QStringLiteral("buckets"), QStringLiteral("8"));
+        QTest::newRow("buckets as a string") << bucketString << QStringLiteral("must be an integer, not QString");
+        QVariantMap bucketDouble = one;
+        bucketDouble.insert(QStringLiteral("buckets"), 8.0);
+        QTest::newRow("buckets as a double") << bucketDouble << QStringLiteral("must be an integer, not double");
+        QVariantMap bucketNegative = one;
+        bucketNegative.insert(QStringLiteral("buckets"), -8);
+        QTest::newRow("buckets negative") << bucketNegative << QStringLiteral("out of range");
+        QVariantMap shortKey = one;
+        shortKey.insert(QStringLiteral("key"), QByteArray(16, 'k'));
+        QTest::newRow("a key of 16 bytes") << shortKey << QStringLiteral("must be 32 random bytes");
+        QVariantMap relative = one;
+        relative.insert(QStringLiteral("path0"), QByteArray("root.swap"));
+        QTest::newRow("a relative path") << relative << QStringLiteral("must be an absolute path");
+        QVariantMap text = one;
+        text.insert(QStringLiteral("path0"), QString::fromUtf8(file));
+        QTest::newRow("a path as a QString") << text << QStringLiteral("must be the bytes of a path (QByteArray), not QString");
+        QVariantMap descriptor = one;
+        descriptor.insert(QStringLiteral("fd0"), 3);
+        QTest::newRow("a descriptor argument") << descriptor << QStringLiteral("Unknown argument 'fd0'");
+    }
+    void residencyArgumentsRefused()
+    {
+        QFETCH(QVariantMap, args);
+        QFETCH(QString, message);
+        const Unchanged before = unchanged(m_context);
+        const KAuth::ActionReply reply = residencyAction(args, Caller{4201}, m_context);
+        expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
+        QVERIFY(m_log.first().contains(QLatin1String("action=residency uid=4201")));
+        QCOMPARE(m_system.calls, QStringList());
     }
 
     // A caller above INT_MAX is logged as itself: not as root, not negative, not unknown.

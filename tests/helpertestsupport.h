@@ -7,6 +7,7 @@
 // system, files to work on, and the audit line's fixed format.
 
 #include "helperactions.h"
+#include "sealedreply.h"
 #include "testutil.h"
 
 #include <QRegularExpression>
@@ -114,6 +115,21 @@ inline void useTestFolders(Helper::HelperContext &context, const std::string &di
     context.log = [&log](const QString &line) {
         log << line;
     };
+}
+
+// A residency reply's files, opened with the key of its request (empty when
+// the tag does not match).
+[[nodiscard]] inline QList<HelperProtocol::SealedFileResult> openedResidencyReply(const KAuth::ActionReply &reply, const QByteArray &key)
+{
+    const HelperProtocol::Sealed sealed{reply.data().value(QStringLiteral("nonce")).toByteArray(),
+                                        reply.data().value(QStringLiteral("sealed")).toByteArray(),
+                                        reply.data().value(QStringLiteral("tag")).toByteArray()};
+    const std::optional<QByteArray> plaintext = HelperProtocol::unseal(key, sealed);
+    if (!plaintext) {
+        return {};
+    }
+    return HelperProtocol::parseFileResults(*plaintext, HelperProtocol::maxPathsPerCall, HelperProtocol::maxBuckets)
+        .value_or(QList<HelperProtocol::SealedFileResult>{});
 }
 
 } // namespace Cachescope::HelperTest

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <filesystem>
 
 namespace Cachescope::App
 {
@@ -423,9 +424,10 @@ void PrivilegedActions::requestResidency(const std::string &path, int buckets)
 void PrivilegedActions::startResidency(const std::string &path, int buckets, const std::function<void(const Histogram &)> &use)
 {
     const QString shownPath = QString::fromStdString(toDisplayUtf8(path));
-    // Opened by us, as the user, read-only: the helper only ever sees a
-    // descriptor we could open ourselves, never a path (docs/helper-security.md rule 9).
-    // openRegularFile refuses FIFOs, devices and directories before anything is sent.
+    // Opened by us, as the user, read-only, to refuse FIFOs, devices and
+    // directories before anything is sent and to learn which file the answer
+    // must be about. The helper gets the path and opens it as us
+    // (docs/helper-security.md rule 9).
     struct stat st = {};
     int error = 0;
     std::string errorText;
@@ -435,8 +437,9 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
         return;
     }
     const int clampedBuckets = std::clamp(buckets, 1, HelperProtocol::maxBuckets);
-    // The action holds its own duplicate of the descriptor (QDBusUnixFileDescriptor).
-    const KAuth::Action action = Privileged::residencyAction({fd.get()}, clampedBuckets);
+    std::error_code noFolder; // the path is then sent as it is, and the helper refuses it if relative
+    const std::filesystem::path absolute = std::filesystem::absolute(path, noFolder);
+    const Privileged::ResidencyRequest request = Privileged::residencyAction({QByteArray::fromStdString(noFolder ? path : absolute.string())}, clampedBuckets);
 
     requestStarted();
     if (d->outstanding > 1) {
@@ -444,10 +447,12 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
     }
     const uint64_t device = uint64_t(st.st_dev);
     const uint64_t inode = uint64_t(st.st_ino);
-    d->queue->enqueue(action, [this, path, shownPath, device, inode, use](const Result &result) {
-        const Privileged::ResidencyResult residency = Privileged::toResidencyResult(result);
+    d->queue->enqueue(request.action, [this, request, path, shownPath, device, inode, use](const Result &result) {
+        const Privileged::ResidencyResult residency = Privileged::toResidencyResult(result, request);
         if (!residency.ok()) {
-            handleResult(Request::Residency, result);
+            handleResult(Request::Residency, residency);
+        } else if (residency.files.size() == 1 && !residency.files.front().error.isEmpty()) {
+            Q_EMIT message(i18nc("@info path: reason", "Cannot show %1 with administrator rights: %2", shownPath, residency.files.front().error), true);
         } else if (residency.files.size() != 1 || residency.files.front().device != device || residency.files.front().inode != inode) {
             Q_EMIT message(i18nc("@info", "The helper answered about a different file than %1; nothing is shown.", shownPath), true);
         } else {

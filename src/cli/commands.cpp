@@ -127,13 +127,17 @@ bool privilegedResidencyAvailable()
     return privilegedResidencyFunction != nullptr;
 }
 
-bool residencyFromHelper(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error)
+bool residencyFromHelper(const std::vector<std::string> &paths,
+                         int buckets,
+                         std::vector<Residency> &residencies,
+                         std::vector<Histogram> &histograms,
+                         std::string &error)
 {
     if (!privilegedResidencyFunction) {
         error = "the privileged helper is not reachable from this program";
         return false;
     }
-    return privilegedResidencyFunction(fds, buckets, residencies, histograms, error);
+    return privilegedResidencyFunction(paths, buckets, residencies, histograms, error);
 }
 
 bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args)

@@ -40,16 +40,21 @@ struct Command {
 [[nodiscard]] const std::vector<Command> &commands();
 void setRunner(std::string_view name, int (*run)(Context &context, const ParsedArgs &args));
 
-// status --privileged: residency of open descriptors computed by the helper.
-// Fills one Residency (and, with buckets > 0, one Histogram) per descriptor,
-// or returns false with a sentence in error. Set only in cachescope-cli-privileged.
+// status --privileged: residency of files computed by the helper, which
+// opens each path as the user. Fills one Residency (and, with buckets > 0,
+// one Histogram) per path (a Residency with an error where the helper could
+// not read that file), or returns false with a sentence in error. Set only in
+// cachescope-cli-privileged.
 using PrivilegedResidency =
-    bool (*)(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
+    bool (*)(const std::vector<std::string> &paths, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
 void setPrivilegedResidency(PrivilegedResidency function);
 [[nodiscard]] bool privilegedResidencyAvailable();
 // Calls the function set; without one, fails with a sentence in error.
-[[nodiscard]] bool
-residencyFromHelper(const std::vector<int> &fds, int buckets, std::vector<Residency> &residencies, std::vector<Histogram> &histograms, std::string &error);
+[[nodiscard]] bool residencyFromHelper(const std::vector<std::string> &paths,
+                                       int buckets,
+                                       std::vector<Residency> &residencies,
+                                       std::vector<Histogram> &histograms,
+                                       std::string &error);
 
 // Whether this command line must run in cachescope-cli-privileged.
 [[nodiscard]] bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args);

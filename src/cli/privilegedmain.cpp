@@ -202,10 +202,7 @@ int runSwapRemoveFile(Context &context, const ParsedArgs &)
     return reportDone(context, "swap remove-file", Privileged::removeExperimentSwapFile(), "Turned off and removed the experiment swap file.");
 }
 
-// The helper takes at most this many descriptors a request.
-constexpr qsizetype descriptorsPerRequest = 64;
-
-bool privilegedResidency(const std::vector<int> &fds,
+bool privilegedResidency(const std::vector<std::string> &paths,
                          int buckets,
                          std::vector<Cachescope::Residency> &residencies,
                          std::vector<Cachescope::Histogram> &histograms,
@@ -216,34 +213,42 @@ bool privilegedResidency(const std::vector<int> &fds,
         error = "the privileged helper is not available: " + reason.toStdString();
         return false;
     }
-    for (size_t start = 0; start < fds.size(); start += descriptorsPerRequest) {
-        QList<int> chunk;
-        for (size_t i = start; i < fds.size() && chunk.size() < descriptorsPerRequest; ++i) {
-            chunk.append(fds[i]);
-        }
-        const Privileged::ResidencyResult result = Privileged::residencyOfDescriptors(chunk, std::clamp(buckets, 1, 4096));
-        if (!result.ok()) {
-            error = result.message.toStdString();
-            return false;
-        }
-        for (const Privileged::FileResidency &file : result.files) {
-            Cachescope::Residency residency;
-            residency.method = file.method == QLatin1String("cachestat") ? Cachescope::ResidencyMethod::Cachestat : Cachescope::ResidencyMethod::Mincore;
-            residency.sizeBytes = file.sizeBytes;
-            residency.pages = file.pages;
-            residency.resident = file.resident;
-            residency.detail = file.detail;
-            residency.dirty = file.dirty;
-            residency.writeback = file.writeback;
+    QList<QByteArray> names;
+    for (const std::string &path : paths) {
+        names.append(QByteArray::fromStdString(path));
+    }
+    // The client sends them HelperProtocol::maxPathsPerCall at a time.
+    const Privileged::ResidencyResult result = Privileged::residencyOfPaths(names, std::clamp(buckets, 1, 4096));
+    if (!result.ok()) {
+        error = result.message.toStdString();
+        return false;
+    }
+    for (const Privileged::FileResidency &file : result.files) {
+        Cachescope::Residency residency;
+        Cachescope::Histogram histogram;
+        if (!file.error.isEmpty()) {
+            // Not an errno of ours: the helper's sentence for this file.
+            residency.error = EIO;
+            residency.errorText = "the privileged helper: " + file.error.toStdString();
             residencies.push_back(residency);
-            Cachescope::Histogram histogram;
-            if (buckets > 0) {
-                histogram.method = residency.method;
-                histogram.pages = file.pages;
-                histogram.resident = file.histogram;
-            }
             histograms.push_back(std::move(histogram));
+            continue;
         }
+        residency.method = file.method == QLatin1String("cachestat") ? Cachescope::ResidencyMethod::Cachestat : Cachescope::ResidencyMethod::Mincore;
+        residency.hidden = file.hidden;
+        residency.sizeBytes = file.sizeBytes;
+        residency.pages = file.pages;
+        residency.resident = file.resident;
+        residency.detail = file.detail;
+        residency.dirty = file.dirty;
+        residency.writeback = file.writeback;
+        residencies.push_back(residency);
+        if (buckets > 0) {
+            histogram.method = residency.method;
+            histogram.pages = file.pages;
+            histogram.resident = file.histogram;
+        }
+        histograms.push_back(std::move(histogram));
     }
     return true;
 }

@@ -204,20 +204,18 @@ Table<FileRecord> fileTable(bool withHistogram, bool ascii)
     return table;
 }
 
-// status --privileged: the descriptors we open are handed to the helper,
-// which reads residency as root; it is never given a path, so that it never
-// opens a file a user names.
-void askHelper(Context &context, std::vector<FileRecord> &named, std::vector<UniqueFd> opened, int cells)
+// status --privileged: the helper gets the paths we could open and opens
+// each as this user (never as root), then reads its residency as root.
+void askHelper(Context &context, std::vector<FileRecord> &named, int cells)
 {
-    std::vector<int> fds;
-    for (const UniqueFd &fd : opened) {
-        fds.push_back(fd.get());
+    std::vector<std::string> paths;
+    for (const FileRecord &record : named) {
+        paths.push_back(record.path);
     }
     std::vector<Residency> residencies;
     std::vector<Histogram> histograms;
     std::string error;
-    const bool ok = residencyFromHelper(fds, cells, residencies, histograms, error);
-    opened.clear(); // closed: the helper has answered
+    const bool ok = residencyFromHelper(paths, cells, residencies, histograms, error);
     if (!ok) {
         qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << error.c_str();
         for (const FileRecord &record : named) {
@@ -226,12 +224,19 @@ void askHelper(Context &context, std::vector<FileRecord> &named, std::vector<Uni
         named.clear();
         return;
     }
+    std::vector<FileRecord> answered;
     for (size_t i = 0; i < named.size() && i < residencies.size(); ++i) {
+        if (!residencies[i].ok()) {
+            context.fail(named[i].path, residencies[i].errorText);
+            continue;
+        }
         named[i].residency = std::move(residencies[i]);
         if (i < histograms.size()) {
             named[i].histogram = std::move(histograms[i]);
         }
+        answered.push_back(std::move(named[i]));
     }
+    named = std::move(answered);
 }
 
 int runStatus(Context &context, const ParsedArgs &args)
@@ -250,7 +255,7 @@ int runStatus(Context &context, const ParsedArgs &args)
     }
     options.action = FileAction::Residency;
     options.histogramBuckets = verbose ? int(cells) : 0;
-    std::vector<UniqueFd> privilegedFds;
+    bool askPrivileged = false;
 
     std::vector<FileRecord> named;
     std::vector<std::string> roots;
@@ -273,7 +278,8 @@ int runStatus(Context &context, const ParsedArgs &args)
             record.path = path;
             record.size = uint64_t(st.st_size);
             if (privileged) {
-                privilegedFds.push_back(std::move(fd));
+                // Opened here only to report what we cannot open ourselves.
+                askPrivileged = true;
                 named.push_back(std::move(record));
                 break;
             }
@@ -294,8 +300,8 @@ int runStatus(Context &context, const ParsedArgs &args)
             break;
         }
     }
-    if (!privilegedFds.empty()) {
-        askHelper(context, named, std::move(privilegedFds), int(cells));
+    if (askPrivileged) {
+        askHelper(context, named, int(cells));
     }
 
     WalkResult result;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// The system calls, the audit line, and the actions that change no swap:
-// dropcaches and residency. Swap is in swapactions.cpp, the experiment swap
-// file in swapfileactions.cpp. Where each rule of docs/helper-security.md is
+// The system calls, the audit line, and dropcaches. Residency is in
+// residencyaction.cpp, swap in swapactions.cpp, the experiment swap file in
+// swapfileactions.cpp. Where each rule of docs/helper-security.md is
 // met is said in a comment naming it.
 
 #include "helperactions.h"
@@ -16,8 +16,6 @@
 #include "procfs.h"
 #include "residency.h"
 #include "uniquefd.h"
-
-#include <QDBusUnixFileDescriptor>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -127,71 +125,6 @@ QVariantMap memoryFigures(const std::string &procRoot)
     return figures;
 }
 
-QString typeOfMode(mode_t mode)
-{
-    if (S_ISDIR(mode)) {
-        return QStringLiteral("a directory");
-    }
-    if (S_ISFIFO(mode)) {
-        return QStringLiteral("a FIFO");
-    }
-    if (S_ISSOCK(mode)) {
-        return QStringLiteral("a socket");
-    }
-    if (S_ISCHR(mode)) {
-        return QStringLiteral("a character device");
-    }
-    if (S_ISBLK(mode)) {
-        return QStringLiteral("a block device");
-    }
-    if (S_ISLNK(mode)) {
-        return QStringLiteral("a symbolic link");
-    }
-    return QStringLiteral("not a regular file");
-}
-
-// docs/helper-security.md rule 9: the descriptor argument `key` is an open,
-// read-only, non-O_PATH descriptor of a regular file. Returns it with its
-// stat, or the reason for refusing.
-struct CheckedDescriptor {
-    int fd = -1;
-    struct stat st{};
-    QString problem;
-};
-
-CheckedDescriptor checkDescriptor(const QVariantMap &args, const QString &key)
-{
-    CheckedDescriptor checked;
-    const QVariant value = args.value(key);
-    if (value.metaType() != QMetaType::fromType<QDBusUnixFileDescriptor>()) {
-        checked.problem = QStringLiteral("Argument '%1' must be a file descriptor, not %2.")
-                              .arg(key, value.isValid() ? QString::fromLatin1(value.metaType().name()) : QStringLiteral("nothing"));
-        return checked;
-    }
-    const QDBusUnixFileDescriptor descriptor = value.value<QDBusUnixFileDescriptor>();
-    // The QVariant in args keeps the descriptor open while the action runs.
-    const int fd = descriptor.isValid() ? descriptor.fileDescriptor() : -1;
-    if (fd < 0) {
-        checked.problem = QStringLiteral("Argument '%1' is not an open file descriptor.").arg(key);
-        return checked;
-    }
-    const int flags = fcntl(fd, F_GETFL);
-    if (flags < 0) {
-        checked.problem = QStringLiteral("Descriptor '%1' is not usable: %2.").arg(key, errnoQText(errno));
-    } else if (flags & O_PATH) {
-        checked.problem = QStringLiteral("Descriptor '%1' was opened with O_PATH; pass a descriptor opened for reading.").arg(key);
-    } else if ((flags & O_ACCMODE) != O_RDONLY) {
-        checked.problem = QStringLiteral("Descriptor '%1' must be opened read-only.").arg(key);
-    } else if (fstat(fd, &checked.st) != 0) {
-        checked.problem = QStringLiteral("Descriptor '%1': %2.").arg(key, errnoQText(errno));
-    } else if (!S_ISREG(checked.st.st_mode)) {
-        checked.problem = QStringLiteral("Descriptor '%1' is %2, not a regular file.").arg(key, typeOfMode(checked.st.st_mode));
-    } else {
-        checked.fd = fd;
-    }
-    return checked;
-}
-
 } // namespace
 
 KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
@@ -229,88 +162,6 @@ KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &calle
     reply.addData(keyLevel, int(*level.value));
     reply.addData(replyBefore, before);
     reply.addData(replyAfter, memoryFigures(context.procRoot));
-    return finish(context, action, caller, target, reply);
-}
-
-KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
-{
-    static const char *action = "residency";
-    if (auto refused = refuseUnknownCaller(caller)) {
-        return finish(context, action, caller, {}, *refused);
-    }
-    if (args.size() > maxArguments) {
-        return finish(context, action, caller, {}, refuse(InvalidArgument, *checkKeys(args, {}, {})));
-    }
-    const IntegerArgument count = integerArgument(args, keyCount, 1, maxDescriptors);
-    if (!count.value) {
-        return finish(context, action, caller, {}, refuse(InvalidArgument, count.error));
-    }
-    const QString target = QStringLiteral("fds=%1").arg(*count.value);
-    std::vector<QString> keys{keyCount, keyBuckets};
-    std::vector<QString> required{keyCount};
-    for (int i = 0; i < *count.value; ++i) {
-        keys.push_back(descriptorKey(i));
-        required.push_back(keys.back());
-    }
-    if (auto problem = checkKeys(args, keys, required)) {
-        return finish(context, action, caller, target, refuse(InvalidArgument, *problem));
-    }
-    int buckets = 64;
-    if (args.contains(keyBuckets)) {
-        const IntegerArgument bucketArg = integerArgument(args, keyBuckets, 1, maxBuckets);
-        if (!bucketArg.value) {
-            return finish(context, action, caller, target, refuse(InvalidArgument, bucketArg.error));
-        }
-        buckets = int(*bucketArg.value);
-    }
-
-    // docs/helper-security.md rule 9: every descriptor is checked before any
-    // is used. Never a path: the caller opened the file, so the helper sees
-    // only what it could open.
-    std::vector<CheckedDescriptor> files;
-    for (int i = 0; i < *count.value; ++i) {
-        CheckedDescriptor checked = checkDescriptor(args, descriptorKey(i));
-        if (checked.fd < 0) {
-            return finish(context, action, caller, target, refuse(InvalidArgument, checked.problem));
-        }
-        files.push_back(std::move(checked));
-    }
-    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << files.size() << "descriptors checked, histograms of" << buckets << "buckets";
-
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
-    for (size_t i = 0; i < files.size(); ++i) {
-        const int index = int(i);
-        const int fd = files[i].fd;
-        const struct stat &st = files[i].st;
-        // The same core code the app uses, histogram included.
-        const Residency residency = residencyOfDescriptor(fd, st);
-        const Histogram histogram = histogramOfDescriptor(fd, st, buckets);
-        if (!residency.ok() || !histogram.ok()) {
-            const std::string &why = residency.ok() ? histogram.errorText : residency.errorText;
-            return finish(
-                context,
-                action,
-                caller,
-                target,
-                refuse(SystemFailure, QStringLiteral("Residency of descriptor '%1' failed: %2.").arg(descriptorKey(index), QString::fromStdString(why))));
-        }
-        QVariantList resident;
-        for (uint64_t pages : histogram.resident) {
-            resident << qulonglong(pages);
-        }
-        reply.addData(descriptorReplyKey(index, fileDevice), qulonglong(st.st_dev));
-        reply.addData(descriptorReplyKey(index, fileInode), qulonglong(st.st_ino));
-        reply.addData(descriptorReplyKey(index, fileSizeBytes), qulonglong(residency.sizeBytes));
-        reply.addData(descriptorReplyKey(index, filePages), qulonglong(residency.pages));
-        reply.addData(descriptorReplyKey(index, fileResident), qulonglong(residency.resident));
-        reply.addData(descriptorReplyKey(index, fileMethod), QLatin1String(methodName(residency.method)));
-        reply.addData(descriptorReplyKey(index, fileDetail), residency.detail);
-        reply.addData(descriptorReplyKey(index, fileDirty), qulonglong(residency.dirty));
-        reply.addData(descriptorReplyKey(index, fileWriteback), qulonglong(residency.writeback));
-        reply.addData(descriptorReplyKey(index, fileHistogram), resident);
-    }
-    reply.addData(keyCount, int(files.size()));
-    reply.addData(keyBuckets, buckets);
     return finish(context, action, caller, target, reply);
 }
 

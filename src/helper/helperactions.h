@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace Cachescope::Helper
 {
@@ -69,6 +70,15 @@ struct HelperContext {
     int progressIntervalMs = 250;
     // docs/helper-security.md rule 11: the audit line of each operation.
     std::function<void(const QString &)> log;
+    // docs/helper-security.md rule 9 and 14: residency reads each path in a
+    // child with this deadline; a child that has not answered by then is
+    // killed and abandoned (its pid kept here, reaped later without waiting).
+    int residencyDeadlineMs = HelperProtocol::residencyDeadlineSeconds * 1000;
+    std::vector<int> abandonedChildren;
+    // Tests only: the mincore path as on kernels without cachestat(2), and
+    // its page budget.
+    bool forceMincore = false;
+    unsigned long long mincorePageBudget = HelperProtocol::maxMincorePages;
 };
 
 // The fixed-format audit line (docs/helper-security.md rule 11): numbers and helper-chosen words
@@ -79,7 +89,7 @@ struct HelperContext {
 void writeAuditLine(const QString &line);
 
 // One function per polkit action (docs/helper-security.md rule 1):
-// dropcaches and residency in helperactions.cpp, swapoff and swapon in
+// dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
 // swapactions.cpp, the experiment swap file in swapfileactions.cpp.
 [[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);

@@ -38,13 +38,18 @@ inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or
 inline constexpr QLatin1StringView keyArea{"area"}; // swapoff/swapon: absolute path of one area
 inline constexpr QLatin1StringView keyAll{"all"}; // swapoff/swapon: bool true = every area
 inline constexpr QLatin1StringView keySizeBytes{"sizeBytes"}; // swapfilecreate: qint64, a multiple of the page size
-inline constexpr QLatin1StringView keyCount{"count"}; // residency: number of descriptors
+inline constexpr QLatin1StringView keyCount{"count"}; // residency: number of paths, 1 to maxPathsPerCall
 inline constexpr QLatin1StringView keyBuckets{"buckets"}; // residency: histogram buckets
+// residency: the caller's fresh random key (QByteArray of sealKeyBytes bytes)
+// that seals the reply (sealedreply.h).
+inline constexpr QLatin1StringView keySealKey{"key"};
 
-// residency: the descriptors are "fd0", "fd1", ... (QDBusUnixFileDescriptor values).
-[[nodiscard]] inline QString descriptorKey(int index)
+// residency: the paths are "path0", "path1", ... (QByteArray: the file
+// name's bytes as the kernel takes them, absolute; no descriptor is ever
+// passed over D-Bus, docs/helper-security.md rule 9).
+[[nodiscard]] inline QString pathKey(int index)
 {
-    return QStringLiteral("fd%1").arg(index);
+    return QStringLiteral("path%1").arg(index);
 }
 
 // --- Reply keys -----------------------------------------------------------------
@@ -77,23 +82,13 @@ inline constexpr QLatin1StringView outcomeFailed{"failed"};
 inline constexpr QLatin1StringView replyPath{"path"};
 inline constexpr QLatin1StringView replySizeBytes{"sizeBytes"};
 inline constexpr QLatin1StringView replyWasActive{"wasActive"};
-// residency: keyCount and keyBuckets as used, then per descriptor i the
-// fields below under "fd<i>.<field>".
-inline constexpr QLatin1StringView fileDevice{"device"};
-inline constexpr QLatin1StringView fileInode{"inode"};
-inline constexpr QLatin1StringView fileSizeBytes{"sizeBytes"};
-inline constexpr QLatin1StringView filePages{"pages"};
-inline constexpr QLatin1StringView fileResident{"resident"};
-inline constexpr QLatin1StringView fileMethod{"method"}; // "cachestat" or "mincore"
-inline constexpr QLatin1StringView fileDetail{"detail"};
-inline constexpr QLatin1StringView fileDirty{"dirty"};
-inline constexpr QLatin1StringView fileWriteback{"writeback"};
-inline constexpr QLatin1StringView fileHistogram{"histogram"}; // QVariantList of resident pages per bucket
-
-[[nodiscard]] inline QString descriptorReplyKey(int index, QLatin1StringView field)
-{
-    return descriptorKey(index) + QLatin1Char('.') + field;
-}
+// residency: nothing in plaintext. KAuth also sends every reply as a signal
+// that any local user may receive, so the per-file results are sealed with
+// the caller's key (sealedreply.h, docs/helper-security.md rule 9): the
+// reply holds only these three QByteArrays.
+inline constexpr QLatin1StringView replyNonce{"nonce"};
+inline constexpr QLatin1StringView replySealed{"sealed"};
+inline constexpr QLatin1StringView replyTag{"tag"};
 
 // The memory figures of the dropcaches reply, named as in /proc/meminfo.
 inline constexpr QLatin1StringView memTotal{"MemTotal"};
@@ -114,7 +109,15 @@ inline constexpr QLatin1StringView progressArea{"area"};
 inline constexpr QLatin1StringView progressSwapUsedBytes{"swapUsedBytes"};
 
 // --- Limits the helper enforces on untrusted input ------------------------------
-inline constexpr int maxDescriptors = 64;
+// residency: paths a call (the client sends more in chunks), and how long
+// the helper waits for the children that read them (docs/helper-security.md
+// rule 9 and 14).
+inline constexpr int maxPathsPerCall = 16;
+inline constexpr int residencyDeadlineSeconds = 10;
+// residency without cachestat(2): mincore(2) is asked about at most this
+// many pages a file (1 TiB of 4 KiB pages); larger files get an error
+// instead of hours of work.
+inline constexpr unsigned long long maxMincorePages = 1ULL << 28;
 inline constexpr int maxBuckets = 4096;
 inline constexpr int maxPathBytes = 4095;
 inline constexpr int maxArguments = 70;

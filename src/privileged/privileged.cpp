@@ -5,6 +5,7 @@
 #include "cachescope_privileged_debug.h"
 #include "helperactions.h"
 #include "helperprotocol.h"
+#include "sealedreply.h"
 
 #include "procfs.h"
 #include "residency.h"
@@ -15,11 +16,14 @@
 
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
-#include <QDBusUnixFileDescriptor>
 #include <QFileInfo>
+#include <QRandomGenerator>
 #include <QThread>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -233,17 +237,23 @@ KAuth::Action removeExperimentSwapFileAction()
     return action;
 }
 
-KAuth::Action residencyAction(const QList<int> &fds, int buckets)
+ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets)
 {
-    QVariantMap arguments{{QString(keyCount), int(fds.size())}, {QString(keyBuckets), buckets}};
-    for (int i = 0; i < fds.size(); ++i) {
-        // KAuth 6.13 sends QDBusUnixFileDescriptor values as real descriptors
-        // (a separate a{sh} argument); QDBusUnixFileDescriptor dups the fd.
-        arguments.insert(descriptorKey(i), QVariant::fromValue(QDBusUnixFileDescriptor(fds[i])));
+    ResidencyRequest request;
+    // docs/helper-security.md rule 9: a fresh key a request, from the
+    // system's random source; it travels only in our own method call.
+    request.key = QByteArray(sealKeyBytes, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(request.key.data()), sealKeyBytes / int(sizeof(quint32)));
+    request.paths = int(absolutePaths.size());
+    QVariantMap arguments{{QString(keyCount), request.paths}, {QString(keyBuckets), buckets}, {QString(keySealKey), request.key}};
+    for (int i = 0; i < absolutePaths.size(); ++i) {
+        arguments.insert(pathKey(i), absolutePaths[i]);
     }
-    KAuth::Action action = makeAction(actionResidency, arguments);
-    action.setTimeout(std::chrono::minutes(2));
-    return action;
+    request.action = makeAction(actionResidency, arguments);
+    // The helper gives each path residencyDeadlineSeconds, all at once; the
+    // password dialog comes first.
+    request.action.setTimeout(std::chrono::minutes(2));
+    return request;
 }
 
 Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data)
@@ -350,29 +360,37 @@ SwapResult toSwapResult(const Result &result)
     return out;
 }
 
-ResidencyResult toResidencyResult(const Result &result)
+ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &request)
 {
     ResidencyResult out;
     static_cast<Result &>(out) = result;
-    const int count = result.data.value(keyCount).toInt();
-    for (int i = 0; i < count; ++i) {
-        auto value = [&](QLatin1StringView field) {
-            return result.data.value(descriptorReplyKey(i, field));
-        };
+    if (!result.ok()) {
+        return out;
+    }
+    const Sealed sealed{result.data.value(replyNonce).toByteArray(), result.data.value(replySealed).toByteArray(), result.data.value(replyTag).toByteArray()};
+    const std::optional<QByteArray> plaintext = unseal(request.key, sealed);
+    const std::optional<QList<SealedFileResult>> files = plaintext ? parseFileResults(*plaintext, maxPathsPerCall, maxBuckets) : std::nullopt;
+    if (!files || files->size() != request.paths) {
+        qCDebug(CACHESCOPE_PRIVILEGED) << "residency reply does not open with the request's key, or is malformed";
+        out.failure = Failure::Failed;
+        out.message = i18nc("@info", "The helper's residency answer could not be verified; nothing is shown.");
+        return out;
+    }
+    out.data.clear(); // sealed bytes only; the numbers are in files
+    for (const SealedFileResult &sealedFile : *files) {
         FileResidency file;
-        file.device = value(fileDevice).toULongLong();
-        file.inode = value(fileInode).toULongLong();
-        file.sizeBytes = value(fileSizeBytes).toULongLong();
-        file.pages = value(filePages).toULongLong();
-        file.resident = value(fileResident).toULongLong();
-        file.method = value(fileMethod).toString();
-        file.detail = value(fileDetail).toBool();
-        file.dirty = value(fileDirty).toULongLong();
-        file.writeback = value(fileWriteback).toULongLong();
-        const QVariantList histogram = value(fileHistogram).toList();
-        for (const QVariant &bucket : histogram) {
-            file.histogram.push_back(bucket.toULongLong());
-        }
+        file.error = sealedFile.error;
+        file.hidden = sealedFile.hidden;
+        file.device = sealedFile.device;
+        file.inode = sealedFile.inode;
+        file.sizeBytes = sealedFile.sizeBytes;
+        file.pages = sealedFile.pages;
+        file.resident = sealedFile.resident;
+        file.method = sealedFile.method;
+        file.detail = sealedFile.detail;
+        file.dirty = sealedFile.dirty;
+        file.writeback = sealedFile.writeback;
+        file.histogram.assign(sealedFile.histogram.begin(), sealedFile.histogram.end());
         out.files.push_back(std::move(file));
     }
     return out;
@@ -419,9 +437,41 @@ Result removeExperimentSwapFile()
     return runSynchronously(removeExperimentSwapFileAction());
 }
 
-ResidencyResult residencyOfDescriptors(const QList<int> &fds, int buckets)
+ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
 {
-    return toResidencyResult(runSynchronously(residencyAction(fds, buckets)));
+    QByteArray folder;
+    if (char *cwd = getcwd(nullptr, 0)) {
+        folder = QByteArray(cwd) + '/';
+        free(cwd);
+    }
+    // Each distinct absolute path once (the helper refuses a path twice in a
+    // call); every caller's position gets its answer.
+    QList<QByteArray> distinct;
+    std::map<QByteArray, qsizetype> indexOf;
+    std::vector<qsizetype> positions;
+    for (const QByteArray &path : paths) {
+        const QByteArray absolute = path.startsWith('/') ? path : folder + path;
+        const auto [found, added] = indexOf.emplace(absolute, distinct.size());
+        if (added) {
+            distinct.append(absolute);
+        }
+        positions.push_back(found->second);
+    }
+    ResidencyResult out;
+    std::vector<FileResidency> answers;
+    for (qsizetype start = 0; start < distinct.size(); start += maxPathsPerCall) {
+        const ResidencyRequest request = residencyAction(distinct.mid(start, maxPathsPerCall), std::clamp(buckets, 1, maxBuckets));
+        ResidencyResult chunk = toResidencyResult(runSynchronously(request.action), request);
+        if (!chunk.ok()) {
+            static_cast<Result &>(out) = chunk;
+            return out;
+        }
+        std::move(chunk.files.begin(), chunk.files.end(), std::back_inserter(answers));
+    }
+    for (const qsizetype position : positions) {
+        out.files.push_back(answers[size_t(position)]);
+    }
+    return out;
 }
 
 RequestQueue::RequestQueue(QObject *parent)

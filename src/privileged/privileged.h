@@ -100,6 +100,8 @@ struct SwapResult : Result {
 };
 
 struct FileResidency {
+    QString error; // empty: the numbers hold; else why this file has none (for people)
+    bool hidden = false; // the helper could not see either (never where it runs as root)
     uint64_t device = 0;
     uint64_t inode = 0;
     uint64_t sizeBytes = 0;
@@ -113,7 +115,7 @@ struct FileResidency {
 };
 
 struct ResidencyResult : Result {
-    std::vector<FileResidency> files; // in the order of the descriptors
+    std::vector<FileResidency> files; // in the order of the paths
 };
 
 // Whether the helper can be reached at all: the polkit policy and the D-Bus
@@ -137,9 +139,13 @@ struct ResidencyResult : Result {
 // (rounded down to whole pages).
 [[nodiscard]] Result createExperimentSwapFile(qint64 sizeBytes);
 [[nodiscard]] Result removeExperimentSwapFile();
-// Open read-only descriptors of regular files (at most 64); the descriptors
-// stay the caller's. buckets: 1 to 4096.
-[[nodiscard]] ResidencyResult residencyOfDescriptors(const QList<int> &fds, int buckets);
+// Residency of files by path, read by the helper as root after it opened
+// each path as this user (docs/helper-security.md rule 9). Paths are bytes
+// (any file name works); relative ones are taken from the current folder.
+// Any number: sent HelperProtocol::maxPathsPerCall at a time, each distinct
+// path once. A file the helper could not read has its own error; the result
+// fails only when a call does. buckets: 1 to 4096.
+[[nodiscard]] ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets);
 
 // The building blocks of the calls above, for asynchronous use.
 [[nodiscard]] KAuth::Action dropCachesAction(int level);
@@ -147,13 +153,23 @@ struct ResidencyResult : Result {
 [[nodiscard]] KAuth::Action swapOnAction(const QString &area); // empty: all
 [[nodiscard]] KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes);
 [[nodiscard]] KAuth::Action removeExperimentSwapFileAction();
-[[nodiscard]] KAuth::Action residencyAction(const QList<int> &fds, int buckets);
+// At most HelperProtocol::maxPathsPerCall absolute, distinct paths. The
+// reply is sealed with `key`, a fresh random key of this request only:
+// pass it to toResidencyResult().
+struct ResidencyRequest {
+    KAuth::Action action;
+    QByteArray key;
+    int paths = 0;
+};
+[[nodiscard]] ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets);
 // Turns a finished job into a Result with a sentence for people.
 [[nodiscard]] Result resultOf(const KAuth::ExecuteJob *job);
 [[nodiscard]] Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data);
 [[nodiscard]] DropCachesResult toDropCachesResult(const Result &result);
 [[nodiscard]] SwapResult toSwapResult(const Result &result);
-[[nodiscard]] ResidencyResult toResidencyResult(const Result &result);
+// Checks the reply's tag with the request's key, then reads one
+// FileResidency a path; a reply that does not open is a failure.
+[[nodiscard]] ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &request);
 
 // swapoff brings every swapped-out page back: allow 2 minutes plus 1 s per
 // 16 MiB in use (slow disks do about that), at most 3 hours.

@@ -447,7 +447,7 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
     }
     const uint64_t device = uint64_t(st.st_dev);
     const uint64_t inode = uint64_t(st.st_ino);
-    d->queue->enqueue(request.action, [this, request, path, shownPath, device, inode, use](const Result &result) {
+    d->queue->enqueue(request.action(), [this, request, path, shownPath, device, inode, use](const Result &result) {
         const Privileged::ResidencyResult residency = Privileged::toResidencyResult(result, request);
         if (!residency.ok()) {
             handleResult(Request::Residency, residency);

@@ -37,16 +37,77 @@ using namespace HelperProtocol;
 
 namespace
 {
-KAuth::Action makeAction(QLatin1StringView name, const QVariantMap &arguments)
+// What a request is before it becomes a KAuth::Action. Root runs it in this
+// process (rule 15) and never makes the KAuth::Action at all: making one
+// starts KAuth's polkit backend, which asks for a system bus root does not
+// need.
+struct ActionSpec {
+    QLatin1StringView name;
+    QVariantMap arguments;
+    std::chrono::milliseconds timeout;
+};
+
+KAuth::Action makeAction(const ActionSpec &spec)
 {
-    KAuth::Action action{QString(name)};
+    KAuth::Action action{QString(spec.name)};
     action.setHelperId(QString(helperId));
-    action.setArguments(arguments);
+    action.setArguments(spec.arguments);
+    action.setTimeout(spec.timeout);
     // docs/helper-security.md rule 8: no DetailMessage. polkitd would show a
     // client's text instead of the actions file's own message, so any program
     // could ask for swapoff under a reassuring sentence; the policy's
     // messages are exact and are the only ones shown.
     return action;
+}
+
+ActionSpec dropCachesSpec(int level)
+{
+    // sync() first can take long with much unsaved data.
+    return {actionDropCaches, {{QString(keyLevel), level}}, std::chrono::minutes(10)};
+}
+
+QVariantMap areaArguments(const QString &area)
+{
+    QVariantMap arguments;
+    if (area.isEmpty()) {
+        arguments.insert(QString(keyAll), true);
+    } else {
+        arguments.insert(QString(keyArea), area);
+    }
+    return arguments;
+}
+
+ActionSpec swapOffSpec(const QString &area)
+{
+    // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
+    const std::optional<MemInfo> memInfo = readMemInfo();
+    const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
+    return {actionSwapOff, areaArguments(area), swapOffTimeout(used)};
+}
+
+ActionSpec swapOnSpec(const QString &area)
+{
+    return {actionSwapOn, areaArguments(area), std::chrono::minutes(2)};
+}
+
+ActionSpec createExperimentSwapFileSpec(qint64 sizeBytes)
+{
+    // The helper takes only whole pages and does not round: round down here,
+    // as the size was always meant. Writing up to 4 GiB of zeros takes a while.
+    const qint64 page = qint64(pageSize());
+    return {actionSwapFileCreate, {{QString(keySizeBytes), sizeBytes / page * page}}, std::chrono::minutes(15)};
+}
+
+ActionSpec removeExperimentSwapFileSpec()
+{
+    return {actionSwapFileRemove, {}, swapOffTimeout(maxExperimentSwapBytes)};
+}
+
+ActionSpec residencySpec(const ResidencyRequest &request)
+{
+    // The helper gives each path residencyDeadlineSeconds, all at once; the
+    // password dialog comes first.
+    return {actionResidency, request.arguments, std::chrono::minutes(2)};
 }
 
 uint64_t number(const QVariantMap &map, QLatin1StringView key)
@@ -112,17 +173,18 @@ Result performDirectly(const QString &actionName, const QVariantMap &arguments, 
     return resultOf(0, QString(), reply.data());
 }
 
-Result runSynchronously(KAuth::Action action)
+Result runSynchronously(const ActionSpec &spec)
 {
     if (actsDirectly()) {
-        return performDirectly(action.name(), action.arguments(), {});
+        return performDirectly(QString(spec.name), spec.arguments, {});
     }
     QString reason;
     if (!helperAvailable(&reason)) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << action.name() << "not sent:" << reason;
+        qCDebug(CACHESCOPE_PRIVILEGED) << spec.name << "not sent:" << reason;
         return {Failure::Unavailable, reason, {}};
     }
-    qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << action.name() << "and waiting for the answer";
+    qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << spec.name << "and waiting for the answer";
+    KAuth::Action action = makeAction(spec);
     KAuth::ExecuteJob *job = action.execute();
     job->setAutoDelete(false);
     job->exec();
@@ -184,57 +246,27 @@ std::chrono::milliseconds swapOffTimeout(uint64_t swapUsedBytes)
 
 KAuth::Action dropCachesAction(int level)
 {
-    KAuth::Action action = makeAction(actionDropCaches, {{QString(keyLevel), level}});
-    // sync() first can take long with much unsaved data.
-    action.setTimeout(std::chrono::minutes(10));
-    return action;
+    return makeAction(dropCachesSpec(level));
 }
 
 KAuth::Action swapOffAction(const QString &area)
 {
-    QVariantMap arguments;
-    if (area.isEmpty()) {
-        arguments.insert(QString(keyAll), true);
-    } else {
-        arguments.insert(QString(keyArea), area);
-    }
-    // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
-    const std::optional<MemInfo> memInfo = readMemInfo();
-    const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
-    KAuth::Action action = makeAction(actionSwapOff, arguments);
-    action.setTimeout(swapOffTimeout(used));
-    return action;
+    return makeAction(swapOffSpec(area));
 }
 
 KAuth::Action swapOnAction(const QString &area)
 {
-    QVariantMap arguments;
-    if (area.isEmpty()) {
-        arguments.insert(QString(keyAll), true);
-    } else {
-        arguments.insert(QString(keyArea), area);
-    }
-    KAuth::Action action = makeAction(actionSwapOn, arguments);
-    action.setTimeout(std::chrono::minutes(2));
-    return action;
+    return makeAction(swapOnSpec(area));
 }
 
 KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes)
 {
-    // The helper takes only whole pages and does not round: round down here,
-    // as the size was always meant.
-    const qint64 page = qint64(pageSize());
-    KAuth::Action action = makeAction(actionSwapFileCreate, {{QString(keySizeBytes), sizeBytes / page * page}});
-    // Writing up to 4 GiB of zeros.
-    action.setTimeout(std::chrono::minutes(15));
-    return action;
+    return makeAction(createExperimentSwapFileSpec(sizeBytes));
 }
 
 KAuth::Action removeExperimentSwapFileAction()
 {
-    KAuth::Action action = makeAction(actionSwapFileRemove, {});
-    action.setTimeout(swapOffTimeout(maxExperimentSwapBytes));
-    return action;
+    return makeAction(removeExperimentSwapFileSpec());
 }
 
 ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets)
@@ -249,11 +281,13 @@ ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buc
     for (int i = 0; i < absolutePaths.size(); ++i) {
         arguments.insert(pathKey(i), absolutePaths[i]);
     }
-    request.action = makeAction(actionResidency, arguments);
-    // The helper gives each path residencyDeadlineSeconds, all at once; the
-    // password dialog comes first.
-    request.action.setTimeout(std::chrono::minutes(2));
+    request.arguments = arguments;
     return request;
+}
+
+KAuth::Action ResidencyRequest::action() const
+{
+    return makeAction(residencySpec(*this));
 }
 
 Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data)
@@ -398,7 +432,7 @@ ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &
 
 DropCachesResult dropCaches(int level)
 {
-    return toDropCachesResult(runSynchronously(dropCachesAction(level)));
+    return toDropCachesResult(runSynchronously(dropCachesSpec(level)));
 }
 
 SwapResult swapOff(const QString &area)
@@ -406,12 +440,12 @@ SwapResult swapOff(const QString &area)
     if (area.isEmpty()) {
         return toSwapResult({Failure::InvalidRequest, i18nc("@info", "Name the swap area to turn off, or use swapOffAll()."), {}});
     }
-    return toSwapResult(runSynchronously(swapOffAction(area)));
+    return toSwapResult(runSynchronously(swapOffSpec(area)));
 }
 
 SwapResult swapOffAll()
 {
-    return toSwapResult(runSynchronously(swapOffAction(QString())));
+    return toSwapResult(runSynchronously(swapOffSpec(QString())));
 }
 
 SwapResult swapOn(const QString &area)
@@ -419,22 +453,22 @@ SwapResult swapOn(const QString &area)
     if (area.isEmpty()) {
         return toSwapResult({Failure::InvalidRequest, i18nc("@info", "Name the swap area to turn on, or use swapOnAll()."), {}});
     }
-    return toSwapResult(runSynchronously(swapOnAction(area)));
+    return toSwapResult(runSynchronously(swapOnSpec(area)));
 }
 
 SwapResult swapOnAll()
 {
-    return toSwapResult(runSynchronously(swapOnAction(QString())));
+    return toSwapResult(runSynchronously(swapOnSpec(QString())));
 }
 
 Result createExperimentSwapFile(qint64 sizeBytes)
 {
-    return runSynchronously(createExperimentSwapFileAction(sizeBytes));
+    return runSynchronously(createExperimentSwapFileSpec(sizeBytes));
 }
 
 Result removeExperimentSwapFile()
 {
-    return runSynchronously(removeExperimentSwapFileAction());
+    return runSynchronously(removeExperimentSwapFileSpec());
 }
 
 ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
@@ -461,7 +495,7 @@ ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
     std::vector<FileResidency> answers;
     for (qsizetype start = 0; start < distinct.size(); start += maxPathsPerCall) {
         const ResidencyRequest request = residencyAction(distinct.mid(start, maxPathsPerCall), std::clamp(buckets, 1, maxBuckets));
-        ResidencyResult chunk = toResidencyResult(runSynchronously(request.action), request);
+        ResidencyResult chunk = toResidencyResult(runSynchronously(residencySpec(request)), request);
         if (!chunk.ok()) {
             static_cast<Result &>(out) = chunk;
             return out;

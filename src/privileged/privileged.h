@@ -157,9 +157,11 @@ struct ResidencyResult : Result {
 // reply is sealed with `key`, a fresh random key of this request only:
 // pass it to toResidencyResult().
 struct ResidencyRequest {
-    KAuth::Action action;
+    QVariantMap arguments;
     QByteArray key;
     int paths = 0;
+    // The KAuth action that carries it to the helper.
+    [[nodiscard]] KAuth::Action action() const;
 };
 [[nodiscard]] ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets);
 // Turns a finished job into a Result with a sentence for people.

@@ -15,9 +15,9 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -15,8 +15,8 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace TestUtil
@@ -161,6 +161,6 @@ template<typename T>
 // Fails the test unless `reported` agrees with the kernel (see residencyFigureMismatch).
 #define CACHESCOPE_VERIFY_RESIDENCY_FIGURE(now, reported, expected)                                                                                            \
     do {                                                                                                                                                       \
-        const QString cachescopeMismatch = TestUtil::residencyFigureMismatch((now), uint64_t(reported), uint64_t(expected));                                  \
+        const QString cachescopeMismatch = TestUtil::residencyFigureMismatch((now), uint64_t(reported), uint64_t(expected));                                   \
         QVERIFY2(cachescopeMismatch.isEmpty(), qPrintable(cachescopeMismatch));                                                                                \
     } while (false)

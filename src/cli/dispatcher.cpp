@@ -11,7 +11,6 @@
 #include "cachescope_cli_debug.h"
 #include "cachescope_version.h"
 
-
 #include <string>
 #include <vector>
 

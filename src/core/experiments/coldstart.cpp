@@ -518,7 +518,8 @@ private:
     // Starts program with argv and waits for it to end, within the
     // experiment's timeout: how it ended, or nullopt when it could not start.
     // result.error says why it could not start or timed out.
-    std::optional<WaitOutcome> startAndWait(const std::string &program, const std::vector<std::string> &argv, int &status, Result &result, const std::atomic<bool> &cancel)
+    std::optional<WaitOutcome>
+    startAndWait(const std::string &program, const std::vector<std::string> &argv, int &status, Result &result, const std::atomic<bool> &cancel)
     {
         const ColdStartParameters &p = m_parameters;
         std::string error;

@@ -8,6 +8,7 @@
 // over the runs, and a JSON form that can be stored and compared later.
 
 #include "residency.h"
+#include "trace/tracereport.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -98,6 +99,15 @@ struct PrivilegedSteps {
     std::function<bool(std::string &error)> dropCaches; // sync + drop_caches 3
     std::function<bool(std::string &error)> swapOff; // all swap areas
     std::function<bool(std::string &error)> swapOn; // what swapOff turned off
+    // Records the page-cache events of process `pid` (as this process numbers
+    // it; it must be the caller's own, held before exec) and its children,
+    // from when tracing is on until it exits, at most maxSeconds. Calls
+    // tracingOn() once, as soon as the events are being recorded (then the
+    // caller lets the process go on); returns when the process has exited,
+    // the deadline passed or cancel was set. Through the helper's `trace`
+    // action, or in process as root.
+    std::function<bool(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error)>
+        trace;
 };
 
 // A figure measured once a run.
@@ -147,6 +157,8 @@ struct Result {
     // The cold start's recorded files, in the order they were opened; absent for the other experiments. In the JSON form: the
     // details' "files" and "files_bytes".
     std::optional<std::vector<ProgramFile>> programFiles;
+    // The trace experiment's report (files, extents, requests); absent for the others. In the JSON form: the details' "trace".
+    std::optional<Trace::Report> trace;
     std::vector<Sample> samples;
     std::vector<Event> events;
     bool cancelled = false;

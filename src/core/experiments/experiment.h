@@ -92,6 +92,14 @@ struct Progress {
     std::function<void(const Event &)> event;
 };
 
+// A memory cgroup that a process was moved into (PrivilegedSteps::contain).
+struct ContainedGroup {
+    std::string path; // the cgroup's folder, e.g. /sys/fs/cgroup/memory/cachescope/run-4201-1
+    int version = 0; // 1 (the v1 memory controller) or 2
+    uint64_t limitBytes = 0; // memory.high (v2) or memory.limit_in_bytes (v1)
+    std::string how; // "systemd-run", "helper", "root": who made it
+};
+
 // The steps only root can do, filled by a caller that can reach the
 // privileged helper. Each returns false and says why in error. Empty
 // functions: the variants that need them are skipped with the reason.
@@ -108,6 +116,11 @@ struct PrivilegedSteps {
     // action, or in process as root.
     std::function<bool(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error)>
         trace;
+    // Moves process `pid` (the caller's own, held before it starts its work)
+    // into a new memory cgroup limited to limitBytes, which is removed once
+    // it is empty (also after a kill). Through systemd's user manager, the
+    // helper's `contain` action, or in process as root.
+    std::function<bool(int pid, uint64_t limitBytes, ContainedGroup &group, std::string &error)> contain;
 };
 
 // A figure measured once a run.

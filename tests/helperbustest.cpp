@@ -9,8 +9,11 @@
 // 7), inactive.swap (signature, off, never turned off by the helper), rootfile (root, 0644),
 // and a folder per user. The experiments' privileged variants are run through
 // cachescope-cli, as a user would: it hands them to cachescope-cli-privileged,
-// which reaches this helper.
+// which reaches this helper. The trace action: refused for the refused
+// user, the allowed user's own process traced, another user's refused.
+// (Longer than 800 lines: one fixture, every action in both roles.)
 
+#include "heldprocess.h"
 #include "helperlogic.h"
 #include "privileged.h"
 #include "procfs.h"
@@ -362,6 +365,80 @@ private Q_SLOTS:
         if (const std::optional<uint64_t> fincore = TestUtil::fincoreResidentPages(path)) {
             QCOMPARE(*fincore, uint64_t(0));
         }
+    }
+
+    // The refused user cannot trace even its own process: polkit says no,
+    // and the process is never let go.
+    void refusedUserTrace()
+    {
+        REQUIRE_ROLE("refused");
+        TestUtil::HeldProcess held({QStringLiteral("/bin/true")});
+        bool on = false;
+        const Privileged::TraceResult result = Privileged::trace(
+            held.pid(),
+            5,
+            [&on] {
+                on = true;
+            },
+            nullptr);
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.message.contains(QLatin1String("not authorized")));
+        QVERIFY(!on);
+        QVERIFY(result.capture.events.empty());
+    }
+
+    // The allowed user traces its own process through the bus: the pages of
+    // an evicted file it reads come back (sealed, opened by the client).
+    void traceOwnProcess()
+    {
+        REQUIRE_ROLE("allowed");
+        // Kept after the test: the fixture checks that its inode never
+        // reached the other user, who listens on the bus.
+        const std::string path = fixture("user/traced.bin");
+        TestUtil::makeColdFile(path, 1 << 20);
+        struct stat st{};
+        QVERIFY(stat(path.c_str(), &st) == 0);
+        TestUtil::HeldProcess held({QStringLiteral("/usr/bin/dd"),
+                                    QStringLiteral("if=") + QString::fromStdString(path),
+                                    QStringLiteral("of=/dev/null"),
+                                    QStringLiteral("bs=64k"),
+                                    QStringLiteral("count=1"),
+                                    QStringLiteral("status=none")});
+        int on = 0;
+        const Privileged::TraceResult result = Privileged::trace(
+            held.pid(),
+            20,
+            [&] {
+                ++on;
+                held.release();
+            },
+            nullptr);
+        QVERIFY2(result.ok(), qPrintable(result.message));
+        QCOMPARE(on, 1);
+        QCOMPARE(held.wait(), 0);
+        QCOMPARE(QString::fromStdString(result.capture.endReason), QStringLiteral("exited"));
+        const bool firstPageAdded = std::any_of(result.capture.events.begin(), result.capture.events.end(), [&st](const Trace::RawEvent &event) {
+            return event.kind == Trace::EventKind::Added && event.inode == uint64_t(st.st_ino) && event.firstPage == 0;
+        });
+        QVERIFY2(firstPageAdded, qPrintable(QStringLiteral("%1 events, none adds page 0 of the file").arg(result.capture.events.size())));
+    }
+
+    // Root's process (this namespace's first one, the fixture) is not the
+    // allowed user's: the helper refuses, and nothing is let go.
+    void traceOtherUsersProcessRefused()
+    {
+        REQUIRE_ROLE("allowed");
+        bool on = false;
+        const Privileged::TraceResult result = Privileged::trace(
+            1,
+            5,
+            [&on] {
+                on = true;
+            },
+            nullptr);
+        QCOMPARE(result.failure, Privileged::Failure::Refused);
+        QVERIFY2(result.message.contains(QLatin1String("is not yours")), qPrintable(result.message));
+        QVERIFY(!on);
     }
 
     // Residency by path: the user cannot see it (the kernel would lie), the

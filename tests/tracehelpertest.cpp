@@ -177,8 +177,12 @@ private Q_SLOTS:
     void tracesAReadOfAnEvictedFile()
     {
         TestUtil::evictRaw(m_file);
-        HeldProcess held({m_dd, QStringLiteral("if=") + QString::fromStdString(m_file), QStringLiteral("of=/dev/null"), QStringLiteral("bs=64k"),
-                          QStringLiteral("count=1"), QStringLiteral("status=none")});
+        HeldProcess held({m_dd,
+                          QStringLiteral("if=") + QString::fromStdString(m_file),
+                          QStringLiteral("of=/dev/null"),
+                          QStringLiteral("bs=64k"),
+                          QStringLiteral("count=1"),
+                          QStringLiteral("status=none")});
         QVERIFY(held.pid() > 0);
         int tracingOn = 0;
         m_context.progress = [&](const QVariantMap &data) {
@@ -392,14 +396,14 @@ private Q_SLOTS:
         QTest::newRow("no key") << QVariantMap{{QString(keyPid), self}, {QString(keySeconds), 1}} << int(InvalidArgument);
         QTest::newRow("no seconds") << QVariantMap{{QString(keyPid), self}, {QString(keySealKey), key}} << int(InvalidArgument);
         QTest::newRow("extra key: a tracefs path") << QVariantMap{{QString(keyPid), self},
-                                                                 {QString(keySeconds), 1},
-                                                                 {QString(keySealKey), key},
-                                                                 {QStringLiteral("tracefs"), QStringLiteral("/tmp")}}
+                                                                  {QString(keySeconds), 1},
+                                                                  {QString(keySealKey), key},
+                                                                  {QStringLiteral("tracefs"), QStringLiteral("/tmp")}}
                                                    << int(InvalidArgument);
         QTest::newRow("extra key: an event") << QVariantMap{{QString(keyPid), self},
-                                                           {QString(keySeconds), 1},
-                                                           {QString(keySealKey), key},
-                                                           {QStringLiteral("event"), QStringLiteral("sched/sched_switch")}}
+                                                            {QString(keySeconds), 1},
+                                                            {QString(keySealKey), key},
+                                                            {QStringLiteral("event"), QStringLiteral("sched/sched_switch")}}
                                              << int(InvalidArgument);
         QVariantMap pidText = arguments(0, 1, key);
         pidText.insert(QString(keyPid), QString::number(self));

@@ -238,15 +238,20 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
     }
     if (*owner != *caller.uid) {
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(NotPermitted, QStringLiteral("Process %1 is not yours: the helper traces only processes whose real user is the caller.").arg(*pid.value)));
+    }
+    const HostPid hostPid = hostPidOf(int(*pid.value), context.procRoot, context.hostProcRoot);
+    if (!hostPid.pid) {
         return finish(context,
                       action,
                       caller,
                       target,
-                      refuse(NotPermitted, QStringLiteral("Process %1 is not yours: the helper traces only processes whose real user is the caller.").arg(*pid.value)));
-    }
-    const HostPid hostPid = hostPidOf(int(*pid.value), context.procRoot, context.hostProcRoot);
-    if (!hostPid.pid) {
-        return finish(context, action, caller, target, refuse(Unsupported, QStringLiteral("Cannot trace here: %1.").arg(QString::fromStdString(hostPid.error))));
+                      refuse(Unsupported, QStringLiteral("Cannot trace here: %1.").arg(QString::fromStdString(hostPid.error))));
     }
     if (hasExited(pidfd.get())) {
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
@@ -275,19 +280,21 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
     }
     if (present.empty() || !present.front()) {
-        return finish(context,
-                      action,
-                      caller,
-                      target,
-                      refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
     }
     const UniqueFd pipe = instance->openPipe(&error);
     if (!pipe.isValid() || !instance->setTracing(true)) {
-        return finish(context,
-                      action,
-                      caller,
-                      target,
-                      refuse(SystemFailure, error.empty() ? QStringLiteral("Cannot turn tracing on: %1").arg(errnoQText(errno)) : QString::fromStdString(error)));
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(SystemFailure, error.empty() ? QStringLiteral("Cannot turn tracing on: %1").arg(errnoQText(errno)) : QString::fromStdString(error)));
     }
     if (context.progress) {
         context.progress({{QString(progressTracing), true}});

@@ -14,6 +14,7 @@
 #include "helperprotocol.h"
 #include "helpertestsupport.h"
 #include "pidnamespace.h"
+#include "privileged.h"
 #include "sealedreply.h"
 #include "testutil.h"
 #include "tracecapture.h"
@@ -345,6 +346,51 @@ private Q_SLOTS:
         QVERIFY(liveLeft);
         QVERIFY(foreignLeft);
         verifyNothingLeft();
+    }
+
+    // The client as root (docs/helper-security.md rule 15): the same action
+    // in this process; tracingOn once, the capture opened, cancel honoured.
+    void clientAsRootInProcess()
+    {
+        TestUtil::evictRaw(m_file);
+        HeldProcess held({m_dd,
+                          QStringLiteral("if=") + QString::fromStdString(m_file),
+                          QStringLiteral("of=/dev/null"),
+                          QStringLiteral("bs=64k"),
+                          QStringLiteral("count=1"),
+                          QStringLiteral("status=none")});
+        int on = 0;
+        const Privileged::TraceResult traced = Privileged::trace(
+            held.pid(),
+            20,
+            [&] {
+                ++on;
+                held.release();
+            },
+            nullptr);
+        QVERIFY2(traced.ok(), qPrintable(traced.message));
+        QCOMPARE(on, 1);
+        QCOMPARE(held.wait(), 0);
+        QCOMPARE(QString::fromStdString(traced.capture.endReason), QStringLiteral("exited"));
+        QVERIFY(addedCovers(traced.capture, m_fileStat.st_ino, 0));
+        verifyNothingLeft();
+
+        HeldProcess waiting({QStringLiteral("/bin/true")});
+        std::atomic<bool> cancel{false};
+        const Privileged::TraceResult cancelled = Privileged::trace(
+            waiting.pid(),
+            20,
+            [&cancel] {
+                cancel = true;
+            },
+            &cancel);
+        QCOMPARE(cancelled.failure, Privileged::Failure::Cancelled);
+        QVERIFY(cancelled.capture.events.empty());
+        verifyNothingLeft();
+
+        const Privileged::TraceResult refused = Privileged::trace(waiting.pid(), maxTraceSeconds + 1, {}, nullptr);
+        QCOMPARE(refused.failure, Privileged::Failure::InvalidRequest);
+        QVERIFY2(refused.message.contains(QLatin1String("out of range")), qPrintable(refused.message));
     }
 
     // Only processes whose real uid is the caller's.

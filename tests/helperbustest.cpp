@@ -15,6 +15,7 @@
 
 #include "heldprocess.h"
 #include "helperlogic.h"
+#include "helperprotocol.h"
 #include "privileged.h"
 #include "procfs.h"
 #include "residency.h"
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -421,6 +423,36 @@ private Q_SLOTS:
             return event.kind == Trace::EventKind::Added && event.inode == uint64_t(st.st_ino) && event.firstPage == 0;
         });
         QVERIFY2(firstPageAdded, qPrintable(QStringLiteral("%1 events, none adds page 0 of the file").arg(result.capture.events.size())));
+    }
+
+    // Cancel over the bus: the client stops waiting at once and the helper
+    // stops tracing (KAuth's stopAction), so that it serves the next
+    // request instead of answering "busy" until the deadline.
+    void traceCancelledOverTheBus()
+    {
+        REQUIRE_ROLE("allowed");
+        TestUtil::HeldProcess held({QStringLiteral("/bin/true")}); // never let go
+        std::atomic<bool> cancel{false};
+        const Privileged::TraceResult result = Privileged::trace(
+            held.pid(),
+            HelperProtocol::maxTraceSeconds,
+            [&cancel] {
+                cancel = true;
+            },
+            &cancel);
+        QCOMPARE(result.failure, Privileged::Failure::Cancelled);
+        QVERIFY(result.capture.events.empty());
+        // The helper ends the cancelled trace within its 100 ms check: poll
+        // until it answers the next request with anything but "busy".
+        Privileged::TraceResult next;
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            next = Privileged::trace(1, 1, {}, nullptr);
+            if (next.failure != Privileged::Failure::Busy) {
+                break;
+            }
+            QTest::qWait(100);
+        }
+        QCOMPARE(next.failure, Privileged::Failure::Refused);
     }
 
     // Root's process (this namespace's first one, the fixture) is not the

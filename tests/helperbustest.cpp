@@ -400,12 +400,7 @@ private Q_SLOTS:
         TestUtil::makeColdFile(path, 1 << 20);
         struct stat st{};
         QVERIFY(stat(path.c_str(), &st) == 0);
-        TestUtil::HeldProcess held({QStringLiteral("/usr/bin/dd"),
-                                    QStringLiteral("if=") + QString::fromStdString(path),
-                                    QStringLiteral("of=/dev/null"),
-                                    QStringLiteral("bs=64k"),
-                                    QStringLiteral("count=1"),
-                                    QStringLiteral("status=none")});
+        TestUtil::HeldProcess held(TestUtil::ddReading(path));
         int on = 0;
         const Privileged::TraceResult result = Privileged::trace(
             held.pid(),

@@ -178,12 +178,7 @@ private Q_SLOTS:
     void tracesAReadOfAnEvictedFile()
     {
         TestUtil::evictRaw(m_file);
-        HeldProcess held({m_dd,
-                          QStringLiteral("if=") + QString::fromStdString(m_file),
-                          QStringLiteral("of=/dev/null"),
-                          QStringLiteral("bs=64k"),
-                          QStringLiteral("count=1"),
-                          QStringLiteral("status=none")});
+        HeldProcess held(TestUtil::ddReading(m_file));
         QVERIFY(held.pid() > 0);
         int tracingOn = 0;
         m_context.progress = [&](const QVariantMap &data) {
@@ -239,13 +234,7 @@ private Q_SLOTS:
             }
             // Another process reads 64 KiB at 2 MiB while the trace records,
             // and has ended before the traced one starts.
-            HeldProcess other({m_dd,
-                               QStringLiteral("if=") + QString::fromStdString(m_file),
-                               QStringLiteral("of=/dev/null"),
-                               QStringLiteral("bs=64k"),
-                               QStringLiteral("skip=32"),
-                               QStringLiteral("count=1"),
-                               QStringLiteral("status=none")});
+            HeldProcess other(TestUtil::ddReading(m_file, 32));
             otherHostPid = hostPidOf(other.pid()).pid;
             other.release();
             (void)other.wait();
@@ -353,12 +342,7 @@ private Q_SLOTS:
     void clientAsRootInProcess()
     {
         TestUtil::evictRaw(m_file);
-        HeldProcess held({m_dd,
-                          QStringLiteral("if=") + QString::fromStdString(m_file),
-                          QStringLiteral("of=/dev/null"),
-                          QStringLiteral("bs=64k"),
-                          QStringLiteral("count=1"),
-                          QStringLiteral("status=none")});
+        HeldProcess held(TestUtil::ddReading(m_file));
         int on = 0;
         const Privileged::TraceResult traced = Privileged::trace(
             held.pid(),

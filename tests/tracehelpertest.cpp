@@ -261,6 +261,28 @@ private Q_SLOTS:
         verifyNothingLeft();
     }
 
+    // The event cap ends the trace: exactly that many events are kept, the
+    // rest of the buffer counts as lost, and the instance goes.
+    void eventLimitEndsTheTrace()
+    {
+        TestUtil::evictRaw(m_file);
+        HeldProcess held(TestUtil::ddReading(m_file));
+        m_context.progress = [&held](const QVariantMap &) {
+            held.release();
+        };
+        m_context.traceEventLimit = 3;
+        const QByteArray key = freshKey();
+        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        m_context.traceEventLimit = maxTraceEvents;
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("event limit"));
+        QCOMPARE(capture->events.size(), size_t(3));
+        QVERIFY2(m_log.front().contains(QLatin1String("end=event-limit")), qPrintable(m_log.front()));
+        verifyNothingLeft();
+    }
+
     // Each way out removes the instance: cancel, the deadline, an early exit.
     void everyWayOutCleansUp_data()
     {

@@ -110,6 +110,7 @@ struct MountGuard {
 struct PipeReader {
     int fd = -1;
     Trace::Capture &capture;
+    size_t cap = 0;
     uint64_t pastCap = 0;
     std::string partial;
 
@@ -140,7 +141,7 @@ struct PipeReader {
         if (!event) {
             return;
         }
-        if (capture.events.size() >= size_t(maxTraceEvents)) {
+        if (capture.events.size() >= cap) {
             ++pastCap;
             return;
         }
@@ -154,7 +155,8 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
 {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(seconds);
-    PipeReader reader{pipe, capture, 0, {}};
+    const size_t cap = std::min<size_t>(context.traceEventLimit, size_t(maxTraceEvents));
+    PipeReader reader{pipe, capture, cap, 0, {}};
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         pollfd polled[2] = {{pipe, POLLIN, 0}, {pidfd, POLLIN, 0}};
@@ -163,7 +165,7 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
             break;
         }
         reader.drain();
-        if (capture.events.size() >= size_t(maxTraceEvents)) {
+        if (capture.events.size() >= cap) {
             capture.endReason = "event limit";
             break;
         }

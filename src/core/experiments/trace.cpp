@@ -221,8 +221,11 @@ private:
         std::vector<std::string> command = p.command;
         TemporaryFile lessonFile;
         if (!p.lessonReader.empty()) {
-            recorder.event("Making the lesson's 1 MiB file in " + p.traceFolder);
-            const std::string problem = createScratchFile(p.traceFolder, "cachescope-lesson", traceLessonFileBytes, cancel, lessonFile);
+            // An absolute path: the trace names the file as the lesson reads it.
+            char resolved[PATH_MAX];
+            const std::string folder = ::realpath(p.traceFolder.c_str(), resolved) ? std::string(resolved) : p.traceFolder;
+            recorder.event("Making the lesson's 1 MiB file in " + folder);
+            const std::string problem = createScratchFile(folder, "cachescope-lesson", traceLessonFileBytes, cancel, lessonFile);
             if (!problem.empty()) {
                 if (!cancel.load()) {
                     result.error = problem;

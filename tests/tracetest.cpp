@@ -16,7 +16,10 @@
 #include <QJsonDocument>
 #include <QTest>
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -62,6 +65,53 @@ PageRangeSet pagesOf(const Report &report, const std::string &path)
     const std::map<std::string, PageRangeSet> pages = pagesByPath(report);
     const auto found = pages.find(path);
     return found == pages.end() ? PageRangeSet() : found->second;
+}
+
+// Waits until process pid has ended (not reaped: the engine reaps it).
+bool waitForExit(int pid, int timeoutMs)
+{
+    const int pidFd = int(::syscall(SYS_pidfd_open, pid, 0));
+    if (pidFd < 0) {
+        return false;
+    }
+    struct pollfd poller = {pidFd, POLLIN, 0};
+    const bool ended = ::poll(&poller, 1, timeoutMs) == 1;
+    ::close(pidFd);
+    return ended;
+}
+
+// A trace step that records nothing: the engine's own part (the command
+// held before exec, let go, reaped; a deadline; a failure) on its own.
+Cachescope::Experiments::PrivilegedSteps stepsThat(const std::string &endReason, bool fails = false)
+{
+    Cachescope::Experiments::PrivilegedSteps steps;
+    steps.trace = [endReason, fails](int pid, int, const std::function<void()> &tracingOn, const std::atomic<bool> &, Capture &capture, std::string &error) {
+        // The command is held: alive, and not yet the program it will be.
+        if (::kill(pid, 0) != 0) {
+            error = "the command is not there";
+            return false;
+        }
+        char held[4096] = {};
+        char self[4096] = {};
+        if (::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), held, sizeof held - 1) <= 0 || ::readlink("/proc/self/exe", self, sizeof self - 1) <= 0
+            || std::string(held) != self) {
+            error = std::string("the command ran before tracing was on: ") + held;
+            return false;
+        }
+        if (fails) {
+            error = "refused on purpose";
+            return false;
+        }
+        tracingOn();
+        capture.usageEvents = true;
+        capture.endReason = endReason;
+        if (endReason == "exited" && !waitForExit(pid, 30000)) {
+            error = "the command did not end";
+            return false;
+        }
+        return true;
+    };
+    return steps;
 }
 
 const File *fileNamed(const Report &report, const std::string &path)
@@ -584,6 +634,57 @@ private Q_SLOTS:
         QCOMPARE(result.variants.size(), size_t(1));
         QCOMPARE(result.variants[0].runs.size(), 2);
         QCOMPARE(result.variants[0].runs[1].toObject().value(QStringLiteral("exit_status")).toInt(), 1);
+    }
+
+    // The traced path's own mechanics, with a step that records nothing:
+    // the command is held until tracing is on, its exit status comes
+    // through, a deadline kills it, a failing step leaves no child behind.
+    void tracedCommandIsHeldThenReleased()
+    {
+        Experiments::TraceParameters p;
+        p.command = {"false"};
+        p.traceFolder = TestUtil::scratchDir("trace-held");
+        const std::atomic<bool> cancel{false};
+        const Experiments::Result result = Experiments::makeTraceExperiment(p, stepsThat("exited"))->run({}, cancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QCOMPARE(result.details.value(QStringLiteral("method")).toString(), QStringLiteral("tracefs"));
+        QVERIFY(result.trace);
+        QCOMPARE(result.trace->method, Method::Tracefs);
+        QCOMPARE(result.trace->exitStatus, 1);
+        QCOMPARE(result.trace->endReason, std::string("exited"));
+        QVERIFY(result.details.value(QStringLiteral("residency_diff")).isObject());
+        QVERIFY(result.variant("tracefs"));
+        QVERIFY(result.variant("tracefs")->runs.at(0).toObject().value(QStringLiteral("agreement")).isObject());
+    }
+
+    void tracedCommandPastItsDeadline()
+    {
+        Experiments::TraceParameters p;
+        p.command = {"sleep", "0.3"}; // ends by itself when recorded, outlives the fake deadline
+        p.traceFolder = TestUtil::scratchDir("trace-deadline");
+        const std::atomic<bool> cancel{false};
+        const Experiments::Result result = Experiments::makeTraceExperiment(p, stepsThat("deadline"))->run({}, cancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QVERIFY(result.trace);
+        QCOMPARE(result.trace->exitStatus, -1); // killed
+        QCOMPARE(result.trace->endReason, std::string("deadline"));
+        bool noted = false;
+        for (const std::string &note : result.trace->notes) {
+            noted = noted || note.find("it was killed") != std::string::npos;
+        }
+        QVERIFY(noted);
+    }
+
+    void tracingThatFails()
+    {
+        Experiments::TraceParameters p;
+        p.command = {"true"};
+        p.traceFolder = TestUtil::scratchDir("trace-fails");
+        const std::atomic<bool> cancel{false};
+        const Experiments::Result result = Experiments::makeTraceExperiment(p, stepsThat("exited", true))->run({}, cancel);
+        QVERIFY(!result.ok());
+        QCOMPARE(result.error, std::string("tracing failed: refused on purpose"));
+        QVERIFY(!result.trace);
     }
 
     void jsonWithoutUsageHasNoReadaheadShare()

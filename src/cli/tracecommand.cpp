@@ -20,7 +20,6 @@
 #include <QJsonDocument>
 
 #include <cstdio>
-#include <mutex>
 #include <unistd.h>
 
 namespace Cachescope::Cli
@@ -290,23 +289,7 @@ int runTrace(Context &context, const ParsedArgs &args)
     }
     const std::unique_ptr<Experiment> experiment = makeTraceExperiment(p, steps && args.has("privileged") ? *steps : PrivilegedSteps());
 
-    // Events on stderr when a person watches; an interrupt cancels the run.
-    Progress progress;
-    std::mutex eventMutex;
-    if (::isatty(STDERR_FILENO)) {
-        progress.event = [&eventMutex](const Event &event) {
-            const std::lock_guard lock(eventMutex);
-            char seconds[32];
-            std::snprintf(seconds, sizeof seconds, "%.1f", event.seconds);
-            const std::string line = "cachescope-cli: [" + std::string(seconds) + " s] " + event.text + '\n';
-            (void)!::write(STDERR_FILENO, line.data(), line.size());
-        };
-    }
-    Result result;
-    {
-        const CancelScope scope;
-        result = experiment->run(progress, interruptFlag());
-    }
+    const Result result = runEngine(*experiment);
     if (!result.error.empty()) {
         printError("trace: " + result.error);
     }
@@ -315,14 +298,7 @@ int runTrace(Context &context, const ParsedArgs &args)
         (void)writeTraceFile(context, *output, *result.trace);
     }
     if (context.json) {
-        QJsonObject object = resultToJson(result);
-        object.insert(QStringLiteral("command"), QStringLiteral("trace"));
-        std::string json = QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString();
-        json.pop_back(); // the closing brace: the problems go in too
-        json += ',';
-        context.appendProblemsJson(json);
-        json += "}\n";
-        context.out.buffer += json;
+        appendResultJson(context, result, "trace");
     } else if (result.trace) {
         appendTraceText(context, context.out.buffer, result);
     }

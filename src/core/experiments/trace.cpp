@@ -202,12 +202,8 @@ private:
     QJsonObject parametersJson() const override
     {
         const TraceParameters &p = m_parameters;
-        QJsonArray command;
-        for (const std::string &argument : p.command) {
-            command.append(QString::fromStdString(argument));
-        }
         return QJsonObject{
-            {QStringLiteral("command"), command},
+            {QStringLiteral("command"), argvJson(p.command)},
             {QStringLiteral("runs"), p.runs},
             {QStringLiteral("timeout"), p.timeoutSeconds},
             {QStringLiteral("force_fallback"), p.forceFallback},

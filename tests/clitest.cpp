@@ -645,6 +645,44 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains("cachescope-lesson-"), text.out.constData());
     }
 
+    // As root, trace --privileged goes through cachescope-cli-privileged,
+    // whose client runs the helper's trace action in process: tracefs for real.
+    void traceLessonPrivilegedAsRoot()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("as a user this goes to the helper through polkit: tests/helperbustest.cpp covers that");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-privileged");
+        const std::string output = folder + "/lesson.json";
+        const auto result = cli({QStringLiteral("trace"),
+                                 QStringLiteral("--lesson"),
+                                 QStringLiteral("--privileged"),
+                                 QStringLiteral("--folder"),
+                                 q(folder),
+                                 QStringLiteral("--output"),
+                                 q(output)});
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QVERIFY2(result.out.contains("Method: tracefs"), result.out.constData());
+        QVERIFY2(result.out.contains("only readahead brought in"), result.out.constData());
+        QFile file(q(output));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        std::string error;
+        const std::optional<Cachescope::Trace::Report> report = Cachescope::Trace::reportFromJsonBytes(file.readAll(), &error);
+        QVERIFY2(report, error.c_str());
+        QCOMPARE(report->method, Cachescope::Trace::Method::Tracefs);
+        QVERIFY(report->usageKnown);
+        // The second read (64 KiB at 512 KiB) is one extent of the lesson's file, all asked for.
+        bool secondRead = false;
+        for (const Cachescope::Trace::Extent &extent : report->extents) {
+            const std::string &path = report->files.at(size_t(extent.file)).path;
+            if (path.find("cachescope-lesson-") != std::string::npos && extent.firstPage * P <= (512 << 10)
+                && (extent.firstPage + extent.pageCount) * P >= (576 << 10)) {
+                secondRead = extent.askedPages >= (64 << 10) / P;
+            }
+        }
+        QVERIFY2(secondRead, result.out.constData());
+    }
+
     void nonexistentPathFails()
     {
         const std::string missing = m_dir + "/no-such-file";

@@ -25,6 +25,10 @@
 
 #include <fstream>
 
+#ifdef CACHESCOPE_TRACE_PRIVILEGED
+#include "privileged.h"
+#endif
+
 using namespace Cachescope;
 using namespace Cachescope::Trace;
 namespace Experiments = Cachescope::Experiments;
@@ -113,6 +117,37 @@ Cachescope::Experiments::PrivilegedSteps stepsThat(const std::string &endReason,
     };
     return steps;
 }
+
+#ifdef CACHESCOPE_TRACE_PRIVILEGED
+// The real trace step, as cachescope-cli-privileged fills it: as root the
+// helper's own action runs in this process (tracefs, pid translation).
+// afterTracingOn runs in this process once the command was let go.
+Cachescope::Experiments::PrivilegedSteps realSteps(const std::function<void()> &afterTracingOn = {})
+{
+    Cachescope::Experiments::PrivilegedSteps steps;
+    steps.trace = [afterTracingOn](int pid,
+                                   int maxSeconds,
+                                   const std::function<void()> &tracingOn,
+                                   const std::atomic<bool> &cancel,
+                                   Capture &capture,
+                                   std::string &error) {
+        const auto on = [&] {
+            tracingOn();
+            if (afterTracingOn) {
+                afterTracingOn();
+            }
+        };
+        Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, on, &cancel);
+        if (!result.ok()) {
+            error = result.message.toStdString();
+            return false;
+        }
+        capture = std::move(result.capture);
+        return true;
+    };
+    return steps;
+}
+#endif
 
 const File *fileNamed(const Report &report, const std::string &path)
 {
@@ -686,6 +721,117 @@ private Q_SLOTS:
         QCOMPARE(result.error, std::string("tracing failed: refused on purpose"));
         QVERIFY(!result.trace);
     }
+
+#ifdef CACHESCOPE_TRACE_PRIVILEGED
+    // The lesson traced for real on an evicted file: the extents cover both
+    // reads, readahead shows as pages beyond them (asked for: exactly the
+    // two reads); a second trace has the same extents; and the residency
+    // diff of the same run has the same pages, but for those the kernel
+    // reclaimed meanwhile.
+    void tracedLesson()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("tracing needs root here (the helper's action runs in this process as root)");
+        }
+        std::string lookedFor;
+        const std::string reader = Experiments::findTraceLessonReader(&lookedFor);
+        QVERIFY2(!reader.empty(), lookedFor.c_str());
+        const uint64_t page = pageSize();
+        PageRangeSet reads;
+        reads.add(0, Experiments::traceLessonReadBytes / page);
+        reads.add(Experiments::traceLessonSecondReadOffset / page, Experiments::traceLessonReadBytes / page);
+
+        std::vector<std::vector<std::pair<uint64_t, uint64_t>>> extentsOfRuns;
+        for (int run = 0; run < 2; ++run) {
+            Experiments::TraceParameters p;
+            p.lessonReader = reader;
+            p.traceFolder = TestUtil::scratchDir("trace-real-lesson");
+            const std::atomic<bool> cancel{false};
+            const Experiments::Result result = Experiments::makeTraceExperiment(p, realSteps())->run({}, cancel);
+            QVERIFY2(result.ok(), result.error.c_str());
+            QVERIFY(result.trace);
+            const Report &report = *result.trace;
+            QCOMPARE(report.method, Method::Tracefs);
+            QCOMPARE(report.exitStatus, 0);
+            QCOMPARE(report.endReason, std::string("exited"));
+            QCOMPARE(report.lostEvents, uint64_t(0));
+            QVERIFY2(report.usageKnown, "this kernel (6.18) has the usage tracepoints");
+            const std::string lessonPath = result.details.value(QStringLiteral("lesson_file")).toString().toStdString();
+            const File *lesson = fileNamed(report, lessonPath);
+            QVERIFY2(lesson, "the lesson's file is not in the trace");
+            const PageRangeSet pages = pagesOf(report, lessonPath);
+            QCOMPARE(reads.pagesNotIn(pages), uint64_t(0));
+            QVERIFY2(pages.pagesNotIn(reads) > 0, "no page beyond the two reads: no readahead seen");
+            QCOMPARE(lesson->pagesAsked, reads.pages());
+            QVERIFY(report.pagesReadaheadOnly() >= pages.pagesNotIn(reads));
+            std::vector<std::pair<uint64_t, uint64_t>> extents;
+            double lastStart = 0;
+            for (const Extent &extent : report.extents) {
+                QVERIFY(extent.startSeconds >= lastStart); // in the order they happened
+                lastStart = extent.startSeconds;
+                if (report.files.at(size_t(extent.file)).path == lessonPath) {
+                    extents.emplace_back(extent.firstPage, extent.pageCount);
+                }
+            }
+            extentsOfRuns.push_back(extents);
+
+            // The same run, the fallback's way.
+            std::string error;
+            const std::optional<Report> diff = reportFromJson(result.details.value(QStringLiteral("residency_diff")).toObject(), &error);
+            QVERIFY2(diff, error.c_str());
+            QCOMPARE(diff->method, Method::ResidencyDiff);
+            const File *diffLesson = fileNamed(*diff, lessonPath);
+            QVERIFY(diffLesson);
+            const PageRangeSet diffPages = pagesOf(*diff, lessonPath);
+            QCOMPARE(diffPages.pagesNotIn(pages), uint64_t(0));
+            QVERIFY2(pages.pagesNotIn(diffPages) <= diffLesson->pagesDeleted,
+                     qPrintable(QStringLiteral("%1 traced pages not resident after, %2 reclaimed")
+                                    .arg(pages.pagesNotIn(diffPages))
+                                    .arg(diffLesson->pagesDeleted)));
+            const QJsonObject agreement = result.variant("tracefs")->runs.at(0).toObject().value(QStringLiteral("agreement")).toObject();
+            QVERIFY(agreement.value(QStringLiteral("traced_pages")).toDouble() >= double(pages.pages()));
+        }
+        QCOMPARE(extentsOfRuns[1], extentsOfRuns[0]);
+    }
+
+    // event-fork: a child of the command is traced; the test process,
+    // reading another file while the command runs, is not.
+    void tracedChildNotOthers()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("tracing needs root here (the helper's action runs in this process as root)");
+        }
+        const std::string reader = Experiments::findTraceLessonReader();
+        QVERIFY(!reader.empty());
+        const std::string folder = TestUtil::scratchDir("trace-real-child");
+        const std::string childsFile = folder + "/read-by-a-child";
+        const std::string othersFile = folder + "/read-by-another-process";
+        TestUtil::makeColdFile(childsFile, 1 << 20);
+        TestUtil::makeColdFile(othersFile, 1 << 20);
+        const struct stat othersSt = statOf(othersFile);
+        Experiments::TraceParameters p;
+        // The shell forks for the reader (a command before "exit" is not exec'd in place).
+        p.command = {"/bin/sh", "-c", "\"$0\" \"$1\"; exit 0", reader, childsFile};
+        p.traceFolder = folder;
+        bool otherRead = false;
+        const std::atomic<bool> cancel{false};
+        const Experiments::Result result = Experiments::makeTraceExperiment(p, realSteps([&] {
+                                                                               TestUtil::evictRaw(othersFile);
+                                                                               TestUtil::readRange(othersFile, 0, 256 << 10);
+                                                                               otherRead = true;
+                                                                           }))
+                                               ->run({}, cancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QVERIFY(otherRead);
+        QVERIFY(result.trace);
+        const Report &report = *result.trace;
+        QVERIFY2(fileNamed(report, childsFile), "the child's reads are not in the trace");
+        QVERIFY(pagesOf(report, childsFile).pages() >= (64 << 10) / pageSize());
+        for (const File &file : report.files) {
+            QVERIFY2(file.inode != uint64_t(othersSt.st_ino) || file.major != ::major(othersSt.st_dev), "another process's reads are in the trace");
+        }
+    }
+#endif
 
     void jsonWithoutUsageHasNoReadaheadShare()
     {

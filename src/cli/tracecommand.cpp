@@ -249,7 +249,7 @@ int runTrace(Context &context, const ParsedArgs &args)
     if (!countOption(args, "runs", 1, 100, runs, exitCode)) {
         return exitCode;
     }
-    double timeout = 60;
+    double timeout = TraceParameters().timeoutSeconds;
     if (const std::optional<std::string> text = args.value("timeout")) {
         const std::optional<double> parsed = parseSeconds(*text);
         if (!parsed) {
@@ -339,7 +339,7 @@ Command traceCommand()
                                 {0, "privileged", nullptr, "trace with the kernel's tracepoints, through the privileged helper"},
                                 {0, "fallback", nullptr, "the residency difference (the default without --privileged)"},
                                 {0, "lesson", nullptr, "trace the built-in lesson instead of a command"},
-                                {0, "timeout", "SECONDS", "kill the command after SECONDS (default 60)"},
+                                {0, "timeout", "SECONDS", "kill the command after SECONDS (default 30, the most --privileged allows)"},
                                 {0, "show-output", nullptr, "let the command write to the terminal (default: /dev/null)"},
                                 {0, "maps", nullptr, "record files from /proc/PID/maps even when strace is installed"},
                                 {0, "folder", "DIR", "where the strace log and the lesson's file go (default: the current folder)"}}),

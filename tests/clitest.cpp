@@ -683,6 +683,46 @@ private Q_SLOTS:
         QVERIFY2(secondRead, result.out.constData());
     }
 
+    // The fallback as a user: files whose residency the kernel hides (root's
+    // program, root's file) are named as hidden, never counted.
+    void traceHiddenFilesAsUser()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-hidden");
+        QCOMPARE(chmod(folder.c_str(), 0777), 0); // the user's strace log goes here
+        const std::string rootFile = folder + "/root-owned";
+        TestUtil::makeColdFile(rootFile, 256 << 10);
+        QCOMPARE(chmod(rootFile.c_str(), 0644), 0);
+        const auto result = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("trace"),
+                                           QStringLiteral("--json"),
+                                           QStringLiteral("--folder"),
+                                           q(folder),
+                                           QStringLiteral("--"),
+                                           QStringLiteral("/bin/cat"),
+                                           q(rootFile)});
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const QJsonObject trace = jsonOf(result).value(QStringLiteral("details")).toObject().value(QStringLiteral("trace")).toObject();
+        QString hiddenNote;
+        for (const QJsonValue &note : trace.value(QStringLiteral("notes")).toArray()) {
+            if (note.toString().startsWith(QStringLiteral("hidden: "))) {
+                hiddenNote = note.toString();
+            }
+        }
+        QVERIFY2(hiddenNote.contains(q(rootFile)), qPrintable(hiddenNote));
+        QVERIFY2(hiddenNote.contains(QStringLiteral("cat (")), qPrintable(hiddenNote));
+        for (const QJsonValue &file : trace.value(QStringLiteral("files")).toArray()) {
+            QVERIFY(file.toObject().value(QStringLiteral("path")).toString() != q(rootFile));
+        }
+    }
+
     void nonexistentPathFails()
     {
         const std::string missing = m_dir + "/no-such-file";

@@ -20,10 +20,12 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <thread>
 
 #ifdef CACHESCOPE_TRACE_PRIVILEGED
 #include "privileged.h"
@@ -830,6 +832,51 @@ private Q_SLOTS:
         for (const File &file : report.files) {
             QVERIFY2(file.inode != uint64_t(othersSt.st_ino) || file.major != ::major(othersSt.st_dev), "another process's reads are in the trace");
         }
+    }
+
+    // A command that exits at once, traced: its exit status, and a trace.
+    void tracedCommandThatExitsAtOnce()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("tracing needs root here (the helper's action runs in this process as root)");
+        }
+        Experiments::TraceParameters p;
+        p.command = {"false"};
+        p.traceFolder = TestUtil::scratchDir("trace-real-false");
+        const std::atomic<bool> cancel{false};
+        const Experiments::Result result = Experiments::makeTraceExperiment(p, realSteps())->run({}, cancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QVERIFY(result.trace);
+        QCOMPARE(result.trace->method, Method::Tracefs);
+        QCOMPARE(result.trace->exitStatus, 1);
+        QCOMPARE(result.trace->endReason, std::string("exited"));
+    }
+
+    // Cancel while a traced command runs: the run ends, cancelled, and
+    // leaves no child behind.
+    void tracedRunCancelled()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("tracing needs root here (the helper's action runs in this process as root)");
+        }
+        Experiments::TraceParameters p;
+        p.command = {"sleep", "1"}; // short for the recording run; the traced run is cancelled
+        p.traceFolder = TestUtil::scratchDir("trace-real-cancel");
+        std::atomic<bool> cancel{false};
+        std::thread canceller;
+        const Experiments::Result result = Experiments::makeTraceExperiment(p, realSteps([&] {
+                                                                               canceller = std::thread([&cancel] {
+                                                                                   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                                                                                   cancel = true;
+                                                                               });
+                                                                           }))
+                                               ->run({}, cancel);
+        canceller.join();
+        QVERIFY(result.cancelled);
+        QVERIFY(!result.trace);
+        errno = 0;
+        QCOMPARE(::waitpid(-1, nullptr, WNOHANG), -1); // no child of ours, running or not reaped
+        QCOMPARE(errno, ECHILD);
     }
 #endif
 

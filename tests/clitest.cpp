@@ -522,16 +522,17 @@ private Q_SLOTS:
                                                 << QStringLiteral("missing argument: A B");
         QTest::newRow("help for nothing") << QStringList{QStringLiteral("help"), QStringLiteral("frob")} << QStringLiteral("no such command");
         QTest::newRow("trace without command") << QStringList{QStringLiteral("trace")} << QStringLiteral("the command to trace is missing");
-        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--"), QStringLiteral("ls")}
+        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"),
+                                                                 QStringLiteral("--lesson"),
+                                                                 QStringLiteral("--"),
+                                                                 QStringLiteral("ls")}
                                                   << QStringLiteral("--lesson runs its own command");
-        QTest::newRow("trace zero runs") << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
-                                         << QStringLiteral("--runs: '0' is not a whole number");
-        QTest::newRow("trace both methods") << QStringList{QStringLiteral("trace"),
-                                                           QStringLiteral("--privileged"),
-                                                           QStringLiteral("--fallback"),
-                                                           QStringLiteral("--"),
-                                                           QStringLiteral("ls")}
-                                            << QStringLiteral("--privileged and --fallback exclude each other");
+        QTest::newRow("trace zero runs")
+            << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
+            << QStringLiteral("--runs: '0' is not a whole number");
+        QTest::newRow("trace both methods")
+            << QStringList{QStringLiteral("trace"), QStringLiteral("--privileged"), QStringLiteral("--fallback"), QStringLiteral("--"), QStringLiteral("ls")}
+            << QStringLiteral("--privileged and --fallback exclude each other");
     }
 
     void usageErrors()
@@ -580,7 +581,8 @@ private Q_SLOTS:
     void traceMissingCommand()
     {
         const std::string output = m_dir + "/missing-trace.json";
-        const auto result = cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
+        const auto result =
+            cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
         QVERIFY(!result.timedOut);
         QCOMPARE(result.exitCode, 1);
         QVERIFY2(result.err.contains("trace: /nonexistent/cachescope-program: no such program (not found or not executable)"), result.err.constData());
@@ -594,7 +596,13 @@ private Q_SLOTS:
     {
         const std::string folder = TestUtil::scratchDir("cli-trace-lesson");
         const std::string output = folder + "/lesson.json";
-        const auto json = cli({QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--json"), QStringLiteral("--folder"), q(folder), QStringLiteral("--output"), q(output)});
+        const auto json = cli({QStringLiteral("trace"),
+                               QStringLiteral("--lesson"),
+                               QStringLiteral("--json"),
+                               QStringLiteral("--folder"),
+                               q(folder),
+                               QStringLiteral("--output"),
+                               q(output)});
         QVERIFY2(json.exitCode == 0, json.err.constData());
         const QJsonObject document = jsonOf(json);
         QCOMPARE(document.value(QStringLiteral("command")).toString(), QStringLiteral("trace"));

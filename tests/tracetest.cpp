@@ -8,9 +8,9 @@
 
 #include "experiments/engines.h"
 #include "residency.h"
+#include "testutil.h"
 #include "trace/traceanalysis.h"
 #include "trace/tracereport.h"
-#include "testutil.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,8 +20,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -99,8 +99,8 @@ Cachescope::Experiments::PrivilegedSteps stepsThat(const std::string &endReason,
         }
         char held[4096] = {};
         char self[4096] = {};
-        if (::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), held, sizeof held - 1) <= 0 || ::readlink("/proc/self/exe", self, sizeof self - 1) <= 0
-            || std::string(held) != self) {
+        if (::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), held, sizeof held - 1) <= 0
+            || ::readlink("/proc/self/exe", self, sizeof self - 1) <= 0 || std::string(held) != self) {
             error = std::string("the command ran before tracing was on: ") + held;
             return false;
         }
@@ -786,10 +786,9 @@ private Q_SLOTS:
             QVERIFY(diffLesson);
             const PageRangeSet diffPages = pagesOf(*diff, lessonPath);
             QCOMPARE(diffPages.pagesNotIn(pages), uint64_t(0));
-            QVERIFY2(pages.pagesNotIn(diffPages) <= diffLesson->pagesDeleted,
-                     qPrintable(QStringLiteral("%1 traced pages not resident after, %2 reclaimed")
-                                    .arg(pages.pagesNotIn(diffPages))
-                                    .arg(diffLesson->pagesDeleted)));
+            QVERIFY2(
+                pages.pagesNotIn(diffPages) <= diffLesson->pagesDeleted,
+                qPrintable(QStringLiteral("%1 traced pages not resident after, %2 reclaimed").arg(pages.pagesNotIn(diffPages)).arg(diffLesson->pagesDeleted)));
             const QJsonObject agreement = result.variant("tracefs")->runs.at(0).toObject().value(QStringLiteral("agreement")).toObject();
             QVERIFY(agreement.value(QStringLiteral("traced_pages")).toDouble() >= double(pages.pages()));
         }
@@ -818,10 +817,10 @@ private Q_SLOTS:
         bool otherRead = false;
         const std::atomic<bool> cancel{false};
         const Experiments::Result result = Experiments::makeTraceExperiment(p, realSteps([&] {
-                                                                               TestUtil::evictRaw(othersFile);
-                                                                               TestUtil::readRange(othersFile, 0, 256 << 10);
-                                                                               otherRead = true;
-                                                                           }))
+                                                                                TestUtil::evictRaw(othersFile);
+                                                                                TestUtil::readRange(othersFile, 0, 256 << 10);
+                                                                                otherRead = true;
+                                                                            }))
                                                ->run({}, cancel);
         QVERIFY2(result.ok(), result.error.c_str());
         QVERIFY(otherRead);
@@ -865,11 +864,11 @@ private Q_SLOTS:
         std::atomic<bool> cancel{false};
         std::thread canceller;
         const Experiments::Result result = Experiments::makeTraceExperiment(p, realSteps([&] {
-                                                                               canceller = std::thread([&cancel] {
-                                                                                   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-                                                                                   cancel = true;
-                                                                               });
-                                                                           }))
+                                                                                canceller = std::thread([&cancel] {
+                                                                                    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                                                                                    cancel = true;
+                                                                                });
+                                                                            }))
                                                ->run({}, cancel);
         canceller.join();
         QVERIFY(result.cancelled);

@@ -203,8 +203,8 @@ void appendTraceText(const Context &context, std::string &out, const Result &res
         metadataPages += file.metadata ? file.pagesAdded : 0;
     }
     const uint64_t pages = report.pagesRead();
-    out += "\nTotals: " + std::to_string(report.files.size()) + " files, " + std::to_string(pages) + " pages, "
-        + sizeText(pages * pageSize(), context.rawBytes) + " read";
+    out += "\nTotals: " + std::to_string(report.files.size()) + " files, " + std::to_string(pages) + " pages, " + sizeText(pages * pageSize(), context.rawBytes)
+        + " read";
     if (metadataPages > 0) {
         out += " (" + std::to_string(metadataPages) + " pages of file-system metadata)";
     }

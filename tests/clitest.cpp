@@ -589,6 +589,19 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains("trace: /nonexistent/cachescope-program: no such program (not found or not executable)"), result.err.constData());
         QVERIFY(result.out.isEmpty());
         QVERIFY(!QFile::exists(q(output)));
+
+        // A trace file that cannot be written: named, exit 1, the trace still shown.
+        const std::string unwritable = m_dir + "/no-such-folder/trace.json";
+        const auto bad = cli({QStringLiteral("trace"),
+                              QStringLiteral("--output"),
+                              q(unwritable),
+                              QStringLiteral("--runs"),
+                              QStringLiteral("2"),
+                              QStringLiteral("--"),
+                              QStringLiteral("true")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QByteArray::fromStdString(unwritable + ": cannot write the trace file")), bad.err.constData());
+        QVERIFY2(bad.out.contains("Runs: "), bad.out.constData());
     }
 
     // The lesson end to end, the fallback's way: the text, the JSON and the

@@ -213,6 +213,18 @@ void appendTraceText(const Context &context, std::string &out, const Result &res
                              : std::string("readahead share unknown");
     out += ", " + std::to_string(report.lostEvents) + " events lost, " + std::to_string(report.requests.size()) + " block requests, method "
         + Trace::methodName(report.method) + "\n";
+    // With --runs, what each run read (the tables are the first run's).
+    const VariantResult *runs = result.variants.empty() ? nullptr : &result.variants.front();
+    const Measurement *pagesOfRuns = runs ? runs->find("pages_read") : nullptr;
+    const Measurement *extentsOfRuns = runs ? runs->find("extents") : nullptr;
+    if (pagesOfRuns && extentsOfRuns && pagesOfRuns->values.size() > 1) {
+        out += "Runs:";
+        for (size_t i = 0; i < pagesOfRuns->values.size() && i < extentsOfRuns->values.size(); ++i) {
+            out += (i ? ", " : " ") + std::to_string(uint64_t(pagesOfRuns->values[i])) + " pages in " + std::to_string(uint64_t(extentsOfRuns->values[i]))
+                + " extents";
+        }
+        out += '\n';
+    }
     for (const std::string &note : report.notes) {
         out += "\nNote: " + note + '\n';
     }

@@ -389,6 +389,7 @@ private Q_SLOTS:
         add("trace", QStringLiteral("trace --json --runs 2 --folder {experiments} -- /bin/cat {file}"), RunAs::Self, Needs::Nothing, 120000);
         add("trace-lesson", QStringLiteral("trace --json --lesson --folder {experiments}"), RunAs::Self, Needs::Nothing, 120000);
         add("trace-missing", QStringLiteral("trace --json -- {missing}"));
+        add("trace-privileged-root", QStringLiteral("trace --json --privileged --lesson --folder {experiments}"), RunAs::Self, Needs::Root, 120000);
         add("usage-trace", QStringLiteral("trace --json --runs 0 -- /bin/true"));
         // the commands of the privileged helper, without one
         add("drop-caches", QStringLiteral("drop-caches --json 1"), RunAs::Self, Needs::NoSystemBus);

@@ -10,6 +10,7 @@
 #include <KLocalizedString>
 
 #include <QFile>
+#include <QFileInfo>
 #include <QLocale>
 
 namespace Cachescope::App
@@ -71,17 +72,46 @@ QString extentKindText(ExtentKind kind)
     return i18nc("@item what brought pages into the cache", "Read (asked or readahead: unknown)");
 }
 
-QString traceFileName(const Report &report, int file)
+namespace
+{
+// The disk whose metadata a metadata "file" holds: its device node when the
+// engine found it, else its number (the inode of the block device's own
+// pages is the device number, as the kernel encodes it: major << 20 | minor).
+QString metadataDevice(const File &file, bool shortName)
+{
+    if (!file.path.empty()) {
+        const QString path = QFile::decodeName(file.path.c_str());
+        return shortName ? QFileInfo(path).fileName() : path;
+    }
+    return QStringLiteral("%1:%2").arg(file.inode >> 20).arg(file.inode & 0xfffff);
+}
+
+QString fileName(const Report &report, int file, bool shortName)
 {
     if (file < 0 || size_t(file) >= report.files.size()) {
         return i18nc("@item a file the trace does not name", "(unknown file)");
     }
     const File &f = report.files[size_t(file)];
-    const QString name = f.path.empty() ? QString::fromStdString(f.displayName()) : QFile::decodeName(f.path.c_str());
     if (f.metadata) {
-        return i18nc("@item %1 the block device", "File system metadata (%1)", name);
+        return shortName ? i18nc("@item %1 the disk", "metadata of %1", metadataDevice(f, true))
+                         : i18nc("@item %1 the disk", "File system metadata on %1", metadataDevice(f, false));
     }
-    return name;
+    if (f.path.empty()) {
+        return QString::fromStdString(f.displayName()); // dev:inode
+    }
+    const QString path = QFile::decodeName(f.path.c_str());
+    return shortName ? QFileInfo(path).fileName() : path;
+}
+} // namespace
+
+QString traceFileName(const Report &report, int file)
+{
+    return fileName(report, file, false);
+}
+
+QString traceFileShortName(const Report &report, int file)
+{
+    return fileName(report, file, true);
 }
 
 TraceExtentsModel::TraceExtentsModel(QObject *parent)

@@ -30,6 +30,8 @@ enum class ExtentKind {
 [[nodiscard]] QString extentKindText(ExtentKind kind);
 // The name of an extent's file for people: its path, "dev:inode" when it has none, or the metadata's name.
 [[nodiscard]] QString traceFileName(const Trace::Report &report, int file);
+// The same, with the file's name instead of its path (the timeline's rows).
+[[nodiscard]] QString traceFileShortName(const Trace::Report &report, int file);
 
 class TraceExtentsModel : public QAbstractTableModel
 {

@@ -4,6 +4,7 @@
 #include "tracepage.h"
 
 #include "experiments/barchart.h"
+#include "experiments/engines.h"
 #include "experiments/experimentrunner.h"
 #include "experiments/figuretext.h"
 #include "experiments/traceextentsmodel.h"
@@ -23,6 +24,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
@@ -60,21 +62,44 @@ std::unique_ptr<Experiment> makeTraceEngine(const std::vector<std::string> &comm
     return nullptr;
 }
 
-std::unique_ptr<Experiment> makeReplayEngine(const Report &report, int runs, const PrivilegedSteps &privileged, QString *error)
+std::unique_ptr<Experiment> makeReplayEngine(const Report &report, int runs, int timeLimitSeconds, const QString &folder, const PrivilegedSteps &privileged)
 {
-    (void)report;
-    (void)runs;
-    (void)privileged;
-    *error = i18nc("@info", "This build of Cachescope has no replay engine.");
-    return nullptr;
+    ReplayParameters parameters;
+    parameters.report = report;
+    parameters.runs = runs;
+    parameters.checkColdStart = !report.command.empty();
+    parameters.timeoutSeconds = timeLimitSeconds;
+    parameters.traceFolder = folder.toStdString();
+    return makeReplayExperiment(parameters, privileged);
 }
 
 // The seed's check of the replay: replayed cold I/O plus a warm start
-// against a measured cold start. Empty when the result does not have it.
+// against a measured cold start; and what sorting by the disk gained.
 QString replayCheckText(const Result &result)
 {
-    (void)result;
-    return {};
+    QStringList paragraphs;
+    const QJsonObject check = result.details.value(QStringLiteral("check")).toObject();
+    if (!check.isEmpty()) {
+        const auto seconds = [&check](const char *key) {
+            return formatNumber(check.value(QLatin1String(key)).toDouble());
+        };
+        paragraphs << xi18nc("@info %1 cold start, %2 replayed, %3 warm start, %4 their sum, all seconds; %5 percent",
+                             "<para><emphasis strong='true'>The check:</emphasis> the measured cold start took %1 s. The replayed cold "
+                             "I/O (recorded order, %2 s) plus a warm start (%3 s) make %4 s: %5% off the measured cold start.</para>",
+                             seconds("cold_seconds"),
+                             seconds("replayed_seconds"),
+                             seconds("warm_seconds"),
+                             seconds("replayed_plus_warm_seconds"),
+                             QLocale().toString(check.value(QStringLiteral("difference_percent")).toDouble(), 'f', 1));
+    }
+    const QJsonValue speedup = result.details.value(QStringLiteral("disk_order_speedup"));
+    if (speedup.isDouble()) {
+        paragraphs << xi18nc("@info %1 a ratio",
+                             "<para>Sorted by their place on the disk, the same reads were %1× as fast as in the order they came. "
+                             "On an SSD or a virtual disk expect little or no gain.</para>",
+                             formatNumber(speedup.toDouble()));
+    }
+    return paragraphs.join(QString());
 }
 
 QString percentText(double part, double whole)
@@ -273,7 +298,11 @@ TracePage::TracePage(QWidget *parent)
     m_replayPlot->setMinimumSize(320, 200);
     m_replayChart = std::make_unique<BarChart>(m_replayPlot,
                                                m_replayMeasurementCombo,
-                                               QList<BarPreset>{{i18nc("@item:inlistbox", "Throughput"), {QStringLiteral("throughput_mb_s")}}});
+                                               QList<BarPreset>{
+                                                   {i18nc("@item:inlistbox", "Throughput"), {QStringLiteral("throughput")}},
+                                                   {i18nc("@item:inlistbox", "Replay and cold start times"),
+                                                    {QStringLiteral("seconds"), QStringLiteral("cold_seconds"), QStringLiteral("warm_seconds")}},
+                                               });
     replayResults->addWidget(m_replayPlot, 2);
     m_replayCheckLabel = new QLabel(replayPane);
     m_replayCheckLabel->setObjectName(QStringLiteral("replayCheckLabel"));
@@ -441,27 +470,33 @@ void TracePage::showTotals()
     const Report &report = *m_report;
     const uint64_t page = pageSize();
     const bool traced = report.method == Method::Tracefs;
-    int files = 0;
+    // The files with pages read, and the metadata's pages apart: the program
+    // neither asked for them nor did readahead bring them.
+    QList<int> files;
     uint64_t metadataPages = 0;
-    for (const Trace::File &file : report.files) {
-        if (file.metadata) {
-            metadataPages += file.pagesAdded;
-        } else if (file.pagesAdded > 0) {
-            ++files;
+    for (const Extent &extent : report.extents) {
+        if (extentKind(report, extent) == ExtentKind::Metadata) {
+            metadataPages += extent.pageCount;
+        } else if (!files.contains(extent.file)) {
+            files << extent.file;
         }
     }
     const uint64_t pages = report.pagesRead();
+    const uint64_t filePages = pages - std::min(metadataPages, pages);
     QList<std::pair<QString, QString>> rows;
     rows.append({i18nc("@label totals", "Method:"),
                  traced ? i18nc("@item method", "The kernel's page-cache events (tracefs)")
                         : i18nc("@item method", "Residency before and after (no order, no time)")});
-    rows.append({i18nc("@label totals", "Files:"), QLocale().toString(files)});
+    rows.append({i18nc("@label totals", "Files:"), QLocale().toString(files.size())});
     rows.append({i18nc("@label totals", "Pages read:"), QLocale().toString(qulonglong(pages))});
     rows.append({i18nc("@label totals", "Bytes read:"), formatBytes(pages * page, ByteStyle::OneDecimal, QLocale())});
     if (report.usageKnown) {
         const uint64_t readahead = report.pagesReadaheadOnly();
         rows.append({i18nc("@label totals", "Only readahead:"),
-                     i18nc("@item %1 percent, %2 size", "%1 (%2)", percentText(double(readahead), double(pages)), formatBytes(readahead * page, ByteStyle::OneDecimal, QLocale()))});
+                     i18nc("@item %1 percent of the files' pages, %2 size",
+                           "%1 (%2)",
+                           percentText(double(readahead), double(filePages)),
+                           formatBytes(readahead * page, ByteStyle::OneDecimal, QLocale()))});
     } else {
         rows.append({i18nc("@label totals", "Only readahead:"),
                      traced ? i18nc("@item", "unknown: this kernel does not tell which pages a program used")
@@ -547,14 +582,12 @@ void TracePage::replay()
     if (!m_report || isReplaying() || isRunning()) {
         return;
     }
-    QString error;
     // The helper's steps when it can be reached (the trace check is enabled then).
-    std::unique_ptr<Experiment> engine =
-        makeReplayEngine(*m_report, m_replayRunsSpin->value(), ExperimentRunner::privilegedSteps(m_form->tracefsCheck->isEnabled()), &error);
-    if (!engine) {
-        showMessage(error, true);
-        return;
-    }
+    std::unique_ptr<Experiment> engine = makeReplayEngine(*m_report,
+                                                          m_replayRunsSpin->value(),
+                                                          m_form->timeoutSpin->value(),
+                                                          defaultFolder(),
+                                                          ExperimentRunner::privilegedSteps(m_form->tracefsCheck->isEnabled()));
     m_replayResult.reset();
     m_replayChart->showResults(std::nullopt, std::nullopt, QString());
     m_replayCheckLabel->clear();

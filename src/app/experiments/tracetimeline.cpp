@@ -9,7 +9,6 @@
 
 #include <KLocalizedString>
 
-#include <QFileInfo>
 #include <QHelpEvent>
 #include <QToolTip>
 
@@ -260,12 +259,7 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
             continue;
         }
         m_rowOfFile[file] = int(m_rowNames.size());
-        const Trace::File &f = report->files[size_t(file)];
-        QString name = f.path.empty() ? QString::fromStdString(f.displayName()) : QFileInfo(QFile::decodeName(f.path.c_str())).fileName();
-        if (f.metadata) {
-            name = i18nc("@label:axis the file system's own blocks, %1 the device", "metadata %1", name);
-        }
-        m_rowNames << name;
+        m_rowNames << traceFileShortName(*report, file);
     }
 
     double end = report->durationSeconds;

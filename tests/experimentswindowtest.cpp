@@ -609,6 +609,9 @@ private Q_SLOTS:
         QCOMPARE(page->timeline()->markCount(), 0);
         QVERIFY2(page->timeline()->message().contains(QStringLiteral("No timeline")), qPrintable(page->timeline()->message()));
         QVERIFY(!page->timelinePlot()->xAxis->visible());
+        // The sentence has the plot's width, not an empty legend's.
+        page->timelinePlot()->replot();
+        QVERIFY(page->timelinePlot()->axisRect()->width() > page->timelinePlot()->width() * 3 / 4);
         QCOMPARE(page->extentsTable()->model()->rowCount(), 4);
         QCOMPARE(cellText(page->extentsTable(), 0, TraceExtentsModel::StartColumn), QStringLiteral("–"));
         QCOMPARE(cellText(page->extentsTable(), 0, TraceExtentsModel::AskedColumn), QStringLiteral("unknown"));

@@ -181,7 +181,7 @@ QVariant TraceExtentsModel::data(const QModelIndex &index, int role) const
         case DurationColumn:
             return timed ? csvNumber(extent.endSeconds) : QString();
         case AskedColumn:
-            return m_report->usageKnown ? QString::number(extent.askedPages) : QString();
+            return m_report->usageKnown && extentKind(*m_report, extent) != ExtentKind::Metadata ? QString::number(extent.askedPages) : QString();
         case KindColumn:
             return QString::fromLatin1(kindKey(extentKind(*m_report, extent)));
         default:
@@ -208,6 +208,9 @@ QVariant TraceExtentsModel::displayData(const Extent &extent, int column) const
     case DurationColumn:
         return timed ? milliseconds(extent.endSeconds - extent.startSeconds) : QStringLiteral("–");
     case AskedColumn:
+        if (extentKind(*m_report, extent) == ExtentKind::Metadata) {
+            return QStringLiteral("–"); // not the program's: neither asked for nor readahead
+        }
         if (!m_report->usageKnown) {
             return i18nc("@item:intable asked-for pages not known", "unknown");
         }

@@ -169,16 +169,14 @@ TracePage::TracePage(QWidget *parent)
     setUpPage({
         makeParametersForm(*m_form),
         xi18nc("@info",
-               "<para>The program starts with its own files evicted, and every page the kernel brings into the page cache for it "
-               "is recorded: which file, where, and when. Pages side by side that came in one after another make an "
+               "<para>The program starts with its own files evicted, and every page the kernel then reads for it is recorded: "
+               "which file, where, and when. Pages side by side that came in one after another make an "
                "<emphasis>extent</emphasis>.</para>"
-               "<para>The kernel reads more than a program asks for: that is <emphasis>readahead</emphasis>. The classic "
-               "measurement found 16 KiB read for a 4 KiB read of a program's header, 256 KiB for a 64 KiB read. The timeline "
-               "shows the extents the program asked for in blue, those only readahead brought in in green.</para>"
-               "<para>Tracing the kernel's events needs administrator rights. Without them the page compares the residency of "
-               "the program's files before and after it ran: that tells which pages, not when nor in which order.</para>"
-               "<para><interface>Replay</interface> reads the same extents again from a cold cache: in the order they came, "
-               "sorted by file, and sorted by their place on the disk.</para>"),
+               "<para>The kernel reads more than a program asks for: that is <emphasis>readahead</emphasis>. Blue marks hold "
+               "pages the program asked for, green ones only readahead brought in. Without administrator rights the page "
+               "compares residency instead: which pages, but not when.</para>"
+               "<para><interface>Replay</interface> reads the extents again: as they came, by file, and by place on the "
+               "disk.</para>"),
         {},
         QString(),
         QString(),

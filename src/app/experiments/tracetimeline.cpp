@@ -291,7 +291,9 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
     m_messageItem->setVisible(false);
     m_plot->xAxis->setVisible(true);
     m_plot->yAxis->setVisible(true);
-    m_plot->legend->setVisible(true);
+    if (!m_plot->legend->layout()) {
+        PlotStyle::placeLegendBelow(m_plot, m_plot->axisRect(), 2);
+    }
     m_plot->xAxis->setRange(0, std::max(end * m_timeScale * 1.03, 1e-3));
     m_plot->yAxis->setRange(-0.6, double(m_rowNames.size()) - 0.4);
     labelFiles();
@@ -324,6 +326,11 @@ void TraceTimeline::showMessage(const QString &text)
     m_message = text;
     m_plot->xAxis->setVisible(false);
     m_plot->yAxis->setVisible(false);
+    // Out of the layout: an empty legend, even hidden, narrows the plot to its own width.
+    if (m_plot->legend->layout()) {
+        m_plot->plotLayout()->take(m_plot->legend);
+        m_plot->plotLayout()->simplify();
+    }
     m_plot->legend->setVisible(false);
     qSharedPointerCast<QCPAxisTickerText>(m_plot->yAxis->ticker())->clear();
     const int width = std::max(200, (m_plot->width() > 100 ? m_plot->width() : 600) - 60);

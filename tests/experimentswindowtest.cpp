@@ -530,7 +530,9 @@ private Q_SLOTS:
         QCOMPARE(page->timeline()->markCount(ExtentKind::Metadata), 1);
         QVERIFY(page->timeline()->message().isEmpty());
         QVERIFY(page->timelinePlot()->legend->visible());
-        QVERIFY(page->replayButton()->isEnabled());
+        // Its file is not there: nothing to replay, and the tooltip says so.
+        QVERIFY(!page->replayButton()->isEnabled());
+        QVERIFY(page->replayButton()->toolTip().contains(QStringLiteral("nothing to replay")));
 
         // Each mark is where its extent is, and hovering it tells which.
         QTRY_VERIFY(page->timelinePlot()->axisRect()->width() > 200);

@@ -19,6 +19,7 @@
 #include <KLocalizedString>
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -262,7 +263,6 @@ TracePage::TracePage(QWidget *parent)
     auto *replayRow = new QHBoxLayout;
     m_replayButton = new QPushButton(QIcon::fromTheme(QStringLiteral("media-playlist-repeat")), i18nc("@action:button", "Replay"), replayPane);
     m_replayButton->setObjectName(QStringLiteral("replayButton"));
-    m_replayButton->setToolTip(i18nc("@info:tooltip", "Evict the traced files and read exactly their extents again: as recorded, in file order and in disk order"));
     m_cancelReplayButton = new QPushButton(QIcon::fromTheme(QStringLiteral("process-stop")), i18nc("@action:button", "Cancel Replay"), replayPane);
     m_cancelReplayButton->setObjectName(QStringLiteral("cancelReplayButton"));
     auto *runsLabel = new QLabel(i18nc("@label:spinbox", "Runs:"), replayPane);
@@ -448,6 +448,21 @@ void TracePage::showShownResult()
 void TracePage::showReport(const std::optional<Report> &report)
 {
     m_report = report;
+    // A replay needs the traced files where they were: the lesson removes its
+    // file after the trace, and files go away.
+    m_replayable = false;
+    QString replayToolTip = i18nc("@info:tooltip", "Evict the traced files and read exactly their extents again: as recorded, in file order and in disk order");
+    if (!report || report->extents.empty()) {
+        replayToolTip = i18nc("@info:tooltip", "Trace a program first: the replay reads the pages its trace saw.");
+    } else {
+        for (const Trace::File &file : report->files) {
+            m_replayable = m_replayable || (!file.metadata && !file.path.empty() && QFileInfo::exists(QFile::decodeName(file.path.c_str())));
+        }
+        if (!m_replayable) {
+            replayToolTip = i18nc("@info:tooltip", "None of the traced files is there any more (the lesson removes its file after the trace): there is nothing to replay.");
+        }
+    }
+    m_replayButton->setToolTip(replayToolTip);
     m_timeline->showReport(report);
     m_extentsModel->setReport(report);
     fillHeatmapFiles();
@@ -565,7 +580,7 @@ void TracePage::updateButtons()
 {
     const bool replaying = isReplaying();
     const bool running = isRunning();
-    m_replayButton->setEnabled(m_report && !m_report->extents.empty() && !running && !replaying);
+    m_replayButton->setEnabled(m_replayable && !running && !replaying);
     m_cancelReplayButton->setEnabled(replaying);
     m_replayRunsSpin->setEnabled(!replaying);
     // Tracing and replaying both evict and read the same files: one at a time.

@@ -96,7 +96,7 @@ private:
 
     std::unique_ptr<Ui::ExperimentTraceParametersBase> m_form;
     std::optional<Trace::Report> m_report;
-    Experiments::PrivilegedSteps m_privileged; // of the last trace, for its replay
+    bool m_replayable = false; // a traced file is still there
 
     QCustomPlot *m_timelinePlot = nullptr;
     TraceTimeline *m_timeline = nullptr;

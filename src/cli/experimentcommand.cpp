@@ -238,6 +238,11 @@ void setExperimentPrivilegedSteps(const PrivilegedSteps &steps)
     privilegedStepsSet = true;
 }
 
+const PrivilegedSteps *experimentPrivilegedSteps()
+{
+    return privilegedStepsSet ? &privilegedSteps() : nullptr;
+}
+
 int runExperiment(Context &context, const ParsedArgs &args)
 {
     const std::string &name = args.positional.front();

@@ -18,5 +18,7 @@ int runExperiment(Context &context, const ParsedArgs &args);
 // go to the privileged helper. cachescope-cli has none, and runs the
 // companion when a variant needs them (--drop-caches, --without-swap).
 void setExperimentPrivilegedSteps(const Experiments::PrivilegedSteps &steps);
+// The steps set there; null in cachescope-cli (trace --privileged runs the companion then).
+[[nodiscard]] const Experiments::PrivilegedSteps *experimentPrivilegedSteps();
 
 } // namespace Cachescope::Cli

@@ -707,6 +707,98 @@ private Q_SLOTS:
         QDir(folder).removeRecursively();
     }
 
+    // The lesson on the real kernel, as an ordinary build runs it: without
+    // the helper the residency difference, which has pages but no time.
+    void traceLessonFallback()
+    {
+        auto *window = new ExperimentsWindow;
+        window->show();
+        TracePage *page = tracePage(window);
+        auto *tracefs = page->findChild<QCheckBox *>(QStringLiteral("tracefsCheck"));
+        QTRY_VERIFY(!tracefs->toolTip().startsWith(QLatin1String("Checking")));
+        tracefs->setChecked(false); // the helper may be reachable here; an ordinary desktop build may have none
+        QCOMPARE(page->findChild<QComboBox *>(QStringLiteral("programCombo"))->currentIndex(), 0); // the lesson
+        QVERIFY(!page->findChild<QLineEdit *>(QStringLiteral("commandEdit"))->isEnabled());
+        page->startButton()->click();
+        QVERIFY(page->isRunning());
+        QVERIFY(!page->startButton()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 120000);
+        auto *message = page->findChild<KMessageWidget *>(QStringLiteral("messageWidget"));
+        QVERIFY2(page->currentResult() && page->currentResult()->ok(), qPrintable(message->text()));
+        QVERIFY(page->currentResult()->trace);
+        QVERIFY(!page->storedPath().isEmpty());
+
+        const std::optional<Trace::Report> &report = page->shownReport();
+        QVERIFY(report);
+        QCOMPARE(report->method, Trace::Method::ResidencyDiff);
+        // The lesson's file: 1 MiB, both 64 KiB reads inside its extents.
+        int lessonFile = -1;
+        for (size_t file = 0; file < report->files.size(); ++file) {
+            if (report->files[file].sizeBytes == (1 << 20) && QString::fromStdString(report->files[file].path).startsWith(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))) {
+                lessonFile = int(file);
+            }
+        }
+        QVERIFY2(lessonFile >= 0, "the lesson's file is not among the traced files");
+        for (const uint64_t first : {uint64_t(0), uint64_t(128)}) {
+            uint64_t covered = 0;
+            for (const Trace::Extent &extent : report->extents) {
+                if (extent.file == lessonFile) {
+                    const uint64_t from = std::max(first, extent.firstPage);
+                    const uint64_t to = std::min(first + 16, extent.firstPage + extent.pageCount);
+                    covered += to > from ? to - from : 0;
+                }
+            }
+            QCOMPARE(covered, uint64_t(16));
+        }
+
+        // Shown: a row per extent, a sentence instead of a timeline, totals that say how.
+        QCOMPARE(page->extentsTable()->model()->rowCount(), int(report->extents.size()));
+        QCOMPARE(page->timeline()->markCount(), 0);
+        QVERIFY(page->timeline()->message().contains(QStringLiteral("No timeline")));
+        const QString totals = page->totals().join(QLatin1Char('\n'));
+        QVERIFY2(totals.contains(QStringLiteral("Residency before and after")), qPrintable(totals));
+        QVERIFY(page->heatmapFileCombo()->count() >= 1);
+        // The lesson removes its file; the reader's own files can be replayed.
+        QVERIFY(page->replayButton()->isEnabled());
+        QVERIFY(page->exportCsvButton()->isEnabled() && page->exportPngButton()->isEnabled());
+        delete window;
+    }
+
+    // Cancel while the command runs: it ends at once, and nothing is left running.
+    void traceCancel()
+    {
+        auto *window = new ExperimentsWindow;
+        window->show();
+        TracePage *page = tracePage(window);
+        page->findChild<QCheckBox *>(QStringLiteral("tracefsCheck"))->setChecked(false);
+        page->findChild<QComboBox *>(QStringLiteral("programCombo"))->setCurrentIndex(1);
+        page->findChild<QLineEdit *>(QStringLiteral("commandEdit"))->setText(QStringLiteral("sleep 3599.25"));
+        auto *status = page->findChild<QLabel *>(QStringLiteral("statusLabel"));
+        page->startButton()->click();
+        QVERIFY(page->isRunning());
+        // Once the engine reports, the command is running.
+        QTRY_VERIFY_WITH_TIMEOUT(status->text() != QStringLiteral("Starting…"), 30000);
+        page->cancelButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 20000);
+        QVERIFY(!page->currentResult());
+        QVERIFY(page->startButton()->isEnabled());
+        // No sleep of ours is left.
+        const auto ourSleeps = [] {
+            QStringList found;
+            for (const QString &pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+                QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+                if (cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains("3599.25")) {
+                    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+                    (void)status.open(QIODevice::ReadOnly);
+                    found << pid + QLatin1Char(' ') + QString::fromUtf8(status.readAll()).section(QLatin1Char('\n'), 0, 7);
+                }
+            }
+            return found;
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(ourSleeps().isEmpty(), qPrintable(ourSleeps().join(QLatin1Char('\n'))), 10000);
+        delete window;
+    }
+
     void traceBadCommand()
     {
         auto *window = new ExperimentsWindow;

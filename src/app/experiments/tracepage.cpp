@@ -53,14 +53,24 @@ constexpr QSize fallbackTimelineSize{900, 500};
 constexpr int heatmapCells = 1024;
 
 // The two places the page meets the engines.
-std::unique_ptr<Experiment> makeTraceEngine(const std::vector<std::string> &command, bool lesson, int timeLimitSeconds, const PrivilegedSteps &privileged, QString *error)
+// command empty for the lesson; tracefs: through privileged.trace, else the residency difference.
+std::unique_ptr<Experiment>
+makeTraceEngine(const std::vector<std::string> &command, int timeLimitSeconds, bool tracefs, const QString &folder, const PrivilegedSteps &privileged, QString *error)
 {
-    (void)command;
-    (void)lesson;
-    (void)timeLimitSeconds;
-    (void)privileged;
-    *error = i18nc("@info", "This build of Cachescope has no trace engine.");
-    return nullptr;
+    TraceParameters parameters;
+    parameters.command = command;
+    parameters.timeoutSeconds = timeLimitSeconds;
+    parameters.forceFallback = !tracefs;
+    parameters.traceFolder = folder.toStdString();
+    if (command.empty()) {
+        std::string lookedFor;
+        parameters.lessonReader = findTraceLessonReader(&lookedFor);
+        if (parameters.lessonReader.empty()) {
+            *error = i18nc("@info %1 where it was looked for", "The lesson's program is not installed (%1).", QString::fromStdString(lookedFor));
+            return nullptr;
+        }
+    }
+    return makeTraceExperiment(parameters, privileged);
 }
 
 std::unique_ptr<Experiment> makeReplayEngine(const Report &report, int runs, int timeLimitSeconds, const QString &folder, const PrivilegedSteps &privileged)
@@ -429,7 +439,7 @@ std::unique_ptr<Experiment> TracePage::makeExperiment(const PrivilegedSteps &pri
     }
     // Without the check (or the helper) the engine falls back to the residency difference.
     const bool tracefs = m_form->tracefsCheck->isChecked() && m_form->tracefsCheck->isEnabled();
-    return makeTraceEngine(command, lesson, m_form->timeoutSpin->value(), tracefs ? privileged : PrivilegedSteps{}, error);
+    return makeTraceEngine(command, m_form->timeoutSpin->value(), tracefs, defaultFolder(), privileged, error);
 }
 
 void TracePage::showShownResult()

@@ -230,6 +230,16 @@ void ExperimentPage::setPrivilegedAvailable(bool available, const QString &reaso
     }
 }
 
+void ExperimentPage::setPrivilegedSteps(const PrivilegedSteps &steps)
+{
+    m_privilegedSteps = steps;
+}
+
+PrivilegedSteps ExperimentPage::privilegedSteps() const
+{
+    return m_privilegedSteps ? *m_privilegedSteps : ExperimentRunner::privilegedSteps(m_privilegedAvailable);
+}
+
 void ExperimentPage::addPrivilegedOption(QAbstractButton *option, const QString &toolTip)
 {
     m_privilegedOptions.append({option, toolTip});
@@ -294,7 +304,7 @@ void ExperimentPage::start()
         return;
     }
     QString error;
-    std::unique_ptr<Experiment> experiment = makeExperiment(ExperimentRunner::privilegedSteps(m_privilegedAvailable), &error);
+    std::unique_ptr<Experiment> experiment = makeExperiment(privilegedSteps(), &error);
     if (!experiment) {
         showMessage(error, true);
         return;

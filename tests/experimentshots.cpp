@@ -6,11 +6,23 @@
 // $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots, as experiment-NAME.png.
 
 #include "experimentpage.h"
+#include "experiments/tracepage.h"
 #include "experiments/writebackpage.h"
 #include "experimentswindow.h"
+#include "heatmapwidget.h"
 #include "testutil.h"
 
+#ifdef CACHESCOPE_SHOTS_TRACE_IN_PROCESS
+#include "helperactions.h"
+#include "helperprotocol.h"
+#include "sealedreply.h"
+#include "tracecapture.h"
+
+#include <QRandomGenerator>
+#endif
+
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QGuiApplication>
@@ -19,12 +31,67 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTabWidget>
 #include <QTest>
 
 #include <functional>
 
+#include <qcustomplot.h>
+
+#include <unistd.h>
+
 using namespace Cachescope::App;
+
+namespace
+{
+#ifdef CACHESCOPE_SHOTS_TRACE_IN_PROCESS
+// The trace step as the helper's own action does it, called in process: the
+// screenshots run as root, without a system bus.
+Cachescope::Experiments::PrivilegedSteps inProcessTraceSteps()
+{
+    using namespace Cachescope::HelperProtocol;
+    Cachescope::Experiments::PrivilegedSteps steps;
+    steps.trace = [](int pid,
+                     int maxSeconds,
+                     const std::function<void()> &tracingOn,
+                     const std::atomic<bool> &cancel,
+                     Cachescope::Trace::Capture &capture,
+                     std::string &error) {
+        Cachescope::Helper::HelperContext context;
+        context.progress = [&tracingOn](const QVariantMap &data) {
+            if (data.value(QString(progressTracing)).toBool()) {
+                tracingOn();
+            }
+        };
+        context.stopped = [&cancel] {
+            return cancel.load();
+        };
+        context.log = [](const QString &) { };
+        QByteArray key(sealKeyBytes, Qt::Uninitialized);
+        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), sealKeyBytes / int(sizeof(quint32)));
+        const QVariantMap arguments{{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}, {QString(keySealKey), key}};
+        const KAuth::ActionReply reply = Cachescope::Helper::traceAction(arguments, Cachescope::Helper::Caller{0}, context);
+        if (!reply.succeeded()) {
+            error = reply.errorDescription().toStdString();
+            return false;
+        }
+        const Sealed sealed{reply.data().value(QString(replyNonce)).toByteArray(),
+                            reply.data().value(QString(replySealed)).toByteArray(),
+                            reply.data().value(QString(replyTag)).toByteArray()};
+        const std::optional<QByteArray> plaintext = unseal(SealedKind::Trace, key, sealed);
+        const std::optional<Cachescope::Trace::Capture> opened = plaintext ? parseCapture(*plaintext) : std::nullopt;
+        if (!opened) {
+            error = "the trace's reply cannot be opened";
+            return false;
+        }
+        capture = *opened;
+        return true;
+    };
+    return steps;
+}
+#endif
+} // namespace
 
 class ExperimentShots : public QObject
 {
@@ -154,6 +221,56 @@ private Q_SLOTS:
             writeback->fsyncButton()->click();
             writeback->syncButton()->click();
         });
+    }
+
+    // The lesson traced with the kernel's events where this runs as root (the
+    // helper's trace action in process), its file's heatmap, a command and
+    // its replay; then the lesson with the fallback an ordinary build without
+    // the helper runs.
+    void trace()
+    {
+        auto *page = qobject_cast<TracePage *>(m_window->page(QStringLiteral("trace")));
+        QVERIFY(page);
+        auto *tracefs = page->findChild<QCheckBox *>(QStringLiteral("tracefsCheck"));
+        auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("resultsTabs"));
+        QTRY_VERIFY(!tracefs->toolTip().startsWith(QLatin1String("Checking")));
+#ifdef CACHESCOPE_SHOTS_TRACE_IN_PROCESS
+        if (::geteuid() == 0) {
+            page->setPrivilegedSteps(inProcessTraceSteps());
+            page->setPrivilegedAvailable(true, QString());
+        }
+#endif
+        const bool traced = tracefs->isEnabled();
+        if (!traced) {
+            qInfo() << "not root: the trace shots show the fallback";
+        }
+        tracefs->setChecked(traced);
+        runAndShoot(QStringLiteral("trace"));
+        tabs->setCurrentIndex(tabs->indexOf(page->fileHeatmap()->parentWidget()));
+        shoot(QStringLiteral("experiment-trace-heatmap.png"));
+
+        // A real program: many files; then its replay and the check.
+        page->findChild<QComboBox *>(QStringLiteral("programCombo"))->setCurrentIndex(1);
+        setText(page, "commandEdit", QStringLiteral("python3 -c pass"));
+        page->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 240000);
+        QVERIFY(page->currentResult() && page->currentResult()->ok());
+        tabs->setCurrentIndex(tabs->indexOf(page->extentsTable()));
+        shoot(QStringLiteral("experiment-trace-command.png"));
+        tabs->setCurrentIndex(tabs->indexOf(page->replayPlot()->parentWidget()));
+        QVERIFY(page->replayButton()->isEnabled());
+        page->replayButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isReplaying(), 240000);
+        QVERIFY(page->replayResult());
+        shoot(QStringLiteral("experiment-trace-replay.png"));
+
+        page->findChild<QComboBox *>(QStringLiteral("programCombo"))->setCurrentIndex(0);
+        tracefs->setChecked(false);
+        page->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 240000);
+        QVERIFY(page->currentResult() && page->currentResult()->ok());
+        tabs->setCurrentIndex(tabs->indexOf(page->extentsTable()));
+        shoot(QStringLiteral("experiment-trace-fallback.png"));
     }
 
     void faults()

@@ -38,6 +38,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace Cachescope::App
 {
@@ -94,20 +95,25 @@ QString replayCheckText(const Result &result)
         const auto seconds = [&check](const char *key) {
             return formatNumber(check.value(QLatin1String(key)).toDouble());
         };
-        paragraphs << xi18nc("@info %1 cold start, %2 replayed, %3 warm start, %4 their sum, all seconds; %5 percent",
+        const double percent = check.value(QStringLiteral("difference_percent")).toDouble();
+        const QString amount = QLocale().toString(std::abs(percent), 'f', 1);
+        // difference = measured - (replayed + warm): positive when the sum falls short.
+        const QString comparison = percent >= 0 ? i18nc("@info %1 percent", "%1% less than the measured cold start", amount)
+                                                : i18nc("@info %1 percent", "%1% more than the measured cold start", amount);
+        paragraphs << xi18nc("@info %1 cold start, %2 replayed, %3 warm start, %4 their sum, all seconds; %5 how far off",
                              "<para><emphasis strong='true'>The check:</emphasis> the measured cold start took %1 s. The replayed cold "
-                             "I/O (recorded order, %2 s) plus a warm start (%3 s) make %4 s: %5% off the measured cold start.</para>",
+                             "I/O (recorded order, %2 s) plus a warm start (%3 s) make %4 s: %5.</para>",
                              seconds("cold_seconds"),
                              seconds("replayed_seconds"),
                              seconds("warm_seconds"),
                              seconds("replayed_plus_warm_seconds"),
-                             QLocale().toString(check.value(QStringLiteral("difference_percent")).toDouble(), 'f', 1));
+                             comparison);
     }
     const QJsonValue speedup = result.details.value(QStringLiteral("disk_order_speedup"));
     if (speedup.isDouble()) {
         paragraphs << xi18nc("@info %1 a ratio",
-                             "<para>Sorted by their place on the disk, the same reads were %1× as fast as in the order they came. "
-                             "On an SSD or a virtual disk expect little or no gain.</para>",
+                             "<para>Sorted by their place on the disk, the same reads were %1× as fast as in the order they came "
+                             "(1× is no gain; on an SSD or a virtual disk expect little or none).</para>",
                              formatNumber(speedup.toDouble()));
     }
     return paragraphs.join(QString());
@@ -605,12 +611,8 @@ void TracePage::replay()
     if (!m_report || isReplaying() || isRunning()) {
         return;
     }
-    // The helper's steps when it can be reached (the trace check is enabled then).
-    std::unique_ptr<Experiment> engine = makeReplayEngine(*m_report,
-                                                          m_replayRunsSpin->value(),
-                                                          m_form->timeoutSpin->value(),
-                                                          defaultFolder(),
-                                                          ExperimentRunner::privilegedSteps(m_form->tracefsCheck->isEnabled()));
+    std::unique_ptr<Experiment> engine =
+        makeReplayEngine(*m_report, m_replayRunsSpin->value(), m_form->timeoutSpin->value(), defaultFolder(), privilegedSteps());
     m_replayResult.reset();
     m_replayChart->showResults(std::nullopt, std::nullopt, QString());
     m_replayCheckLabel->clear();

@@ -237,9 +237,9 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
     if (report->method != Method::Tracefs) {
         // The residency difference knows which pages, not when nor in which order.
         showMessage(i18nc("@info on the plot",
-                          "No timeline: without the privileged helper Cachescope compared the files' residency before and after "
-                          "the run. That tells which pages were read, not when nor in which order. The extents and the heatmap "
-                          "below show the pages."));
+                          "No timeline: this run compared the files' residency before and after it (the kernel's events need the "
+                          "privileged helper). That tells which pages were read, not when nor in which order. The extents and the "
+                          "heatmap below show the pages."));
         return;
     }
     if (report->extents.empty()) {
@@ -262,7 +262,9 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
         m_rowNames << traceFileShortName(*report, file);
     }
 
-    double end = report->durationSeconds;
+    // To the last extent: the command may run on long after its last read
+    // (the totals say how long); dragging and the wheel show the rest.
+    double end = 0;
     for (const Extent &extent : report->extents) {
         end = std::max(end, extent.endSeconds);
     }
@@ -294,7 +296,7 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
     if (!m_plot->legend->layout()) {
         PlotStyle::placeLegendBelow(m_plot, m_plot->axisRect(), 2);
     }
-    m_plot->xAxis->setRange(0, std::max(end * m_timeScale * 1.03, 1e-3));
+    m_plot->xAxis->setRange(0, std::max(end * m_timeScale * 1.05, 1e-3));
     m_plot->yAxis->setRange(-0.6, double(m_rowNames.size()) - 0.4);
     labelFiles();
     m_plot->replot(QCustomPlot::rpQueuedReplot);

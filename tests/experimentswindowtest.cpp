@@ -588,7 +588,8 @@ private Q_SLOTS:
         QCOMPARE(read, uint64_t(128));
         QCOMPARE(asked, uint64_t(32));
         const QStringList texts = heatmap->visibleTexts();
-        QVERIFY2(texts.contains(QStringLiteral("Asked for by the program")) && !texts.contains(QStringLiteral("Dirty")), qPrintable(texts.join(QLatin1Char('|'))));
+        QVERIFY2(texts.contains(QStringLiteral("Asked for by the program")) && !texts.contains(QStringLiteral("Dirty")),
+                 qPrintable(texts.join(QLatin1Char('|'))));
         delete window;
     }
 
@@ -734,7 +735,8 @@ private Q_SLOTS:
         // The lesson's file: 1 MiB, both 64 KiB reads inside its extents.
         int lessonFile = -1;
         for (size_t file = 0; file < report->files.size(); ++file) {
-            if (report->files[file].sizeBytes == (1 << 20) && QString::fromStdString(report->files[file].path).startsWith(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))) {
+            if (report->files[file].sizeBytes == (1 << 20)
+                && QString::fromStdString(report->files[file].path).startsWith(QStandardPaths::writableLocation(QStandardPaths::CacheLocation))) {
                 lessonFile = int(file);
             }
         }

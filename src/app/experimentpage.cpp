@@ -532,26 +532,28 @@ bool ExperimentPage::exportPng(const QString &path, QString *error) const
 
 void ExperimentPage::askExportCsv()
 {
-    askExport(i18nc("@title:window", "Export Results"),
-              QStandardPaths::DocumentsLocation,
-              QStringLiteral("csv"),
-              i18nc("@item:inlistbox file type", "CSV table (*.csv)"),
-              [this](const QString &path, QString *error) {
-                  return exportCsv(path, error);
-              },
-              ki18nc("@info %1 is a file path", "Saved the results to %1."));
+    askExport(
+        i18nc("@title:window", "Export Results"),
+        QStandardPaths::DocumentsLocation,
+        QStringLiteral("csv"),
+        i18nc("@item:inlistbox file type", "CSV table (*.csv)"),
+        [this](const QString &path, QString *error) {
+            return exportCsv(path, error);
+        },
+        ki18nc("@info %1 is a file path", "Saved the results to %1."));
 }
 
 void ExperimentPage::askExportPng()
 {
-    askExport(i18nc("@title:window", "Export Plots"),
-              QStandardPaths::PicturesLocation,
-              QStringLiteral("png"),
-              i18nc("@item:inlistbox file type", "PNG image (*.png)"),
-              [this](const QString &path, QString *error) {
-                  return exportPng(path, error);
-              },
-              ki18nc("@info %1 is a file path", "Saved the plots to %1."));
+    askExport(
+        i18nc("@title:window", "Export Plots"),
+        QStandardPaths::PicturesLocation,
+        QStringLiteral("png"),
+        i18nc("@item:inlistbox file type", "PNG image (*.png)"),
+        [this](const QString &path, QString *error) {
+            return exportPng(path, error);
+        },
+        ki18nc("@info %1 is a file path", "Saved the plots to %1."));
 }
 
 void ExperimentPage::askExport(const QString &title,

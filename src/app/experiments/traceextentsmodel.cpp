@@ -156,13 +156,16 @@ QVariant TraceExtentsModel::data(const QModelIndex &index, int role) const
         return sortData(extent, index.column());
     case Qt::TextAlignmentRole:
         return index.column() == FileColumn || index.column() == KindColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+                                                                            : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         switch (index.column()) {
         case FileColumn:
             return traceFileName(*m_report, extent.file);
         case OffsetColumn:
-            return i18nc("@info:tooltip", "Byte %1, page %2", QLocale().toString(qulonglong(extent.firstPage * page)), QLocale().toString(qulonglong(extent.firstPage)));
+            return i18nc("@info:tooltip",
+                         "Byte %1, page %2",
+                         QLocale().toString(qulonglong(extent.firstPage * page)),
+                         QLocale().toString(qulonglong(extent.firstPage)));
         case LengthColumn:
             return i18ncp("@info:tooltip", "%1 page", "%1 pages", qulonglong(extent.pageCount));
         default:

@@ -55,8 +55,12 @@ constexpr int heatmapCells = 1024;
 
 // The two places the page meets the engines.
 // command empty for the lesson; tracefs: through privileged.trace, else the residency difference.
-std::unique_ptr<Experiment>
-makeTraceEngine(const std::vector<std::string> &command, int timeLimitSeconds, bool tracefs, const QString &folder, const PrivilegedSteps &privileged, QString *error)
+std::unique_ptr<Experiment> makeTraceEngine(const std::vector<std::string> &command,
+                                            int timeLimitSeconds,
+                                            bool tracefs,
+                                            const QString &folder,
+                                            const PrivilegedSteps &privileged,
+                                            QString *error)
 {
     TraceParameters parameters;
     parameters.command = command;
@@ -244,7 +248,9 @@ TracePage::TracePage(QWidget *parent)
     m_extentsTable->verticalHeader()->setVisible(false);
     m_extentsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_extentsTable->horizontalHeader()->setSectionResizeMode(TraceExtentsModel::FileColumn, QHeaderView::Stretch);
-    m_extentsTable->setWhatsThis(i18nc("@info:whatsthis", "Every extent the trace saw, in the order they came: the file, where the extent starts and how long it is, when it came in, and how many of its pages the program asked for."));
+    m_extentsTable->setWhatsThis(i18nc("@info:whatsthis",
+                                       "Every extent the trace saw, in the order they came: the file, where the extent starts and how long it is, when it came "
+                                       "in, and how many of its pages the program asked for."));
     addResultsTab(m_extentsTable, i18nc("@title:tab", "Extents"));
 
     // The heatmap of one traced file.
@@ -475,7 +481,8 @@ void TracePage::showReport(const std::optional<Report> &report)
             m_replayable = m_replayable || (!file.metadata && !file.path.empty() && QFileInfo::exists(QFile::decodeName(file.path.c_str())));
         }
         if (!m_replayable) {
-            replayToolTip = i18nc("@info:tooltip", "None of the traced files is there any more (the lesson removes its file after the trace): there is nothing to replay.");
+            replayToolTip =
+                i18nc("@info:tooltip", "None of the traced files is there any more (the lesson removes its file after the trace): there is nothing to replay.");
         }
     }
     m_replayButton->setToolTip(replayToolTip);
@@ -513,9 +520,9 @@ void TracePage::showTotals()
     const uint64_t pages = report.pagesRead();
     const uint64_t filePages = pages - std::min(metadataPages, pages);
     QList<std::pair<QString, QString>> rows;
-    rows.append({i18nc("@label totals", "Method:"),
-                 traced ? i18nc("@item method", "The kernel's page-cache events (tracefs)")
-                        : i18nc("@item method", "Residency before and after (no order, no time)")});
+    rows.append(
+        {i18nc("@label totals", "Method:"),
+         traced ? i18nc("@item method", "The kernel's page-cache events (tracefs)") : i18nc("@item method", "Residency before and after (no order, no time)")});
     rows.append({i18nc("@label totals", "Files:"), QLocale().toString(files.size())});
     rows.append({i18nc("@label totals", "Pages read:"), QLocale().toString(qulonglong(pages))});
     rows.append({i18nc("@label totals", "Bytes read:"), formatBytes(pages * page, ByteStyle::OneDecimal, QLocale())});
@@ -528,8 +535,7 @@ void TracePage::showTotals()
                            formatBytes(readahead * page, ByteStyle::OneDecimal, QLocale()))});
     } else {
         rows.append({i18nc("@label totals", "Only readahead:"),
-                     traced ? i18nc("@item", "unknown: this kernel does not tell which pages a program used")
-                            : i18nc("@item", "unknown without tracing")});
+                     traced ? i18nc("@item", "unknown: this kernel does not tell which pages a program used") : i18nc("@item", "unknown without tracing")});
     }
     if (metadataPages > 0) {
         rows.append({i18nc("@label totals", "File system metadata:"), formatBytes(metadataPages * page, ByteStyle::OneDecimal, QLocale())});
@@ -538,9 +544,10 @@ void TracePage::showTotals()
         rows.append({i18nc("@label totals", "Disk requests:"), QLocale().toString(qulonglong(report.requests.size()))});
     }
     rows.append({i18nc("@label totals", "Lost events:"),
-                 traced ? (report.lostEvents == 0 ? i18nc("@item lost events", "none")
-                                                  : i18nc("@item %1 a count", "%1: some pages may be missing", QLocale().toString(qulonglong(report.lostEvents))))
-                        : i18nc("@item lost events", "none (no events without tracing)")});
+                 traced
+                     ? (report.lostEvents == 0 ? i18nc("@item lost events", "none")
+                                               : i18nc("@item %1 a count", "%1: some pages may be missing", QLocale().toString(qulonglong(report.lostEvents))))
+                     : i18nc("@item lost events", "none (no events without tracing)")});
     if (report.durationSeconds > 0) {
         rows.append({i18nc("@label totals", "Ran for:"), i18nc("@item seconds", "%1 s", formatNumber(report.durationSeconds))});
     }
@@ -573,7 +580,11 @@ void TracePage::fillHeatmapFiles()
         });
         for (const int file : std::as_const(files)) {
             const Trace::File &f = m_report->files[size_t(file)];
-            m_heatmapFileCombo->addItem(i18nc("@item:inlistbox %1 file, %2 size read", "%1 (%2 read)", traceFileName(*m_report, file), formatBytes(f.pagesAdded * pageSize(), ByteStyle::OneDecimal, QLocale())), file);
+            m_heatmapFileCombo->addItem(i18nc("@item:inlistbox %1 file, %2 size read",
+                                              "%1 (%2 read)",
+                                              traceFileName(*m_report, file),
+                                              formatBytes(f.pagesAdded * pageSize(), ByteStyle::OneDecimal, QLocale())),
+                                        file);
         }
     }
     m_heatmapFileCombo->setEnabled(m_heatmapFileCombo->count() > 0);
@@ -689,14 +700,15 @@ bool TracePage::exportPng(const QString &path, QString *error) const
 
 void TracePage::askExportJson()
 {
-    askExport(i18nc("@title:window", "Export Trace"),
-              QStandardPaths::DocumentsLocation,
-              QStringLiteral("json"),
-              i18nc("@item:inlistbox file type", "Trace file (*.json)"),
-              [this](const QString &path, QString *error) {
-                  return exportJson(path, error);
-              },
-              ki18nc("@info %1 is a file path", "Saved the trace to %1."));
+    askExport(
+        i18nc("@title:window", "Export Trace"),
+        QStandardPaths::DocumentsLocation,
+        QStringLiteral("json"),
+        i18nc("@item:inlistbox file type", "Trace file (*.json)"),
+        [this](const QString &path, QString *error) {
+            return exportJson(path, error);
+        },
+        ki18nc("@info %1 is a file path", "Saved the trace to %1."));
 }
 
 } // namespace Cachescope::App

@@ -400,15 +400,25 @@ QString TraceTimeline::toolTipFor(int extent) const
     const uint64_t page = pageSize();
     QStringList lines;
     lines << QStringLiteral("<b>%1</b>").arg(traceFileName(*m_report, e.file).toHtmlEscaped());
-    lines << i18nc("@info:tooltip %1 bytes, %2 page number", "Offset: %1 (page %2)", formatBytes(e.firstPage * page, ByteStyle::Exact, QLocale()), QLocale().toString(qulonglong(e.firstPage)));
-    lines << i18ncp("@info:tooltip %2 bytes, %1 pages", "Length: %2 (%1 page)", "Length: %2 (%1 pages)", qulonglong(e.pageCount), formatBytes(e.pageCount * page, ByteStyle::Exact, QLocale()));
+    lines << i18nc("@info:tooltip %1 bytes, %2 page number",
+                   "Offset: %1 (page %2)",
+                   formatBytes(e.firstPage * page, ByteStyle::Exact, QLocale()),
+                   QLocale().toString(qulonglong(e.firstPage)));
+    lines << i18ncp("@info:tooltip %2 bytes, %1 pages",
+                    "Length: %2 (%1 page)",
+                    "Length: %2 (%1 pages)",
+                    qulonglong(e.pageCount),
+                    formatBytes(e.pageCount * page, ByteStyle::Exact, QLocale()));
     lines << i18nc("@info:tooltip %1 and %2 milliseconds since the start",
                    "Time: %1 to %2 ms",
                    QLocale().toString(e.startSeconds * 1000, 'f', 3),
                    QLocale().toString(e.endSeconds * 1000, 'f', 3));
     const ExtentKind kind = extentKind(*m_report, e);
     if (m_report->usageKnown && kind != ExtentKind::Metadata) {
-        lines << i18nc("@info:tooltip %1 pages of %2", "Asked for by the program: %1 of %2 pages", QLocale().toString(qulonglong(e.askedPages)), QLocale().toString(qulonglong(e.pageCount)));
+        lines << i18nc("@info:tooltip %1 pages of %2",
+                       "Asked for by the program: %1 of %2 pages",
+                       QLocale().toString(qulonglong(e.askedPages)),
+                       QLocale().toString(qulonglong(e.pageCount)));
     } else {
         lines << extentKindText(kind);
     }

@@ -414,14 +414,7 @@ void ExperimentPage::runFinished(const Result &result)
     } else {
         QStringList lines;
         lines << i18nc("@info:status", "Finished in %1 s.", formatNumber(result.seconds));
-        for (const std::string &note : result.notes) {
-            lines << engineText(note);
-        }
-        for (const VariantResult &variant : result.variants) {
-            if (variant.skipped) {
-                lines << i18nc("@info:status %1 variant, %2 reason", "%1 was skipped: %2", engineText(variant.name), engineText(variant.skipReason));
-            }
-        }
+        lines << noteLines(result);
         m_ui->statusLabel->setText(lines.join(QLatin1Char('\n')));
         m_current = result;
         storeResult(result);

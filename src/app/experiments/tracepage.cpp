@@ -652,14 +652,7 @@ void TracePage::replayDone(const Result &result)
     } else {
         QStringList lines;
         lines << i18nc("@info:status", "Replayed in %1 s.", formatNumber(result.seconds));
-        for (const std::string &note : result.notes) {
-            lines << engineText(note);
-        }
-        for (const VariantResult &variant : result.variants) {
-            if (variant.skipped) {
-                lines << i18nc("@info:status %1 variant, %2 reason", "%1 was skipped: %2", engineText(variant.name), engineText(variant.skipReason));
-            }
-        }
+        lines << noteLines(result);
         m_replayStatus->setText(lines.join(QLatin1Char('\n')));
         m_replayResult = result;
         m_replayChart->showResults(m_replayResult, std::nullopt, QString());

@@ -293,8 +293,9 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
     m_messageItem->setVisible(false);
     m_plot->xAxis->setVisible(true);
     m_plot->yAxis->setVisible(true);
-    if (!m_plot->legend->layout()) {
+    if (qobject_cast<QCPLayoutInset *>(m_plot->legend->layout())) {
         PlotStyle::placeLegendBelow(m_plot, m_plot->axisRect(), 2);
+        PlotStyle::apply(m_plot); // the legend's ground under the plot, not over data
     }
     m_plot->xAxis->setRange(0, std::max(end * m_timeScale * 1.05, 1e-3));
     m_plot->yAxis->setRange(-0.6, double(m_rowNames.size()) - 0.4);
@@ -328,10 +329,12 @@ void TraceTimeline::showMessage(const QString &text)
     m_message = text;
     m_plot->xAxis->setVisible(false);
     m_plot->yAxis->setVisible(false);
-    // Out of the layout: an empty legend, even hidden, narrows the plot to its own width.
-    if (m_plot->legend->layout()) {
+    // Back into the axis rectangle's inset, hidden: an empty legend under
+    // the plot, even hidden, narrows the plot to its own width.
+    if (!qobject_cast<QCPLayoutInset *>(m_plot->legend->layout())) {
         m_plot->plotLayout()->take(m_plot->legend);
         m_plot->plotLayout()->simplify();
+        m_plot->axisRect()->insetLayout()->addElement(m_plot->legend, Qt::AlignTop | Qt::AlignRight);
     }
     m_plot->legend->setVisible(false);
     qSharedPointerCast<QCPAxisTickerText>(m_plot->yAxis->ticker())->clear();

@@ -31,6 +31,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QHelpEvent>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -46,6 +47,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolTip>
 
 #include <qcustomplot.h>
 
@@ -542,6 +544,15 @@ private Q_SLOTS:
             QVERIFY2(page->timelinePlot()->axisRect()->rect().contains(centre), qPrintable(QString::number(extent)));
             QCOMPARE(page->timeline()->extentAt(centre), extent);
         }
+        // Hovering shows it, clicking chooses its row in the table.
+        const QPoint centre = page->timeline()->markCentre(4);
+        QHelpEvent help(QEvent::ToolTip, centre, page->timelinePlot()->mapToGlobal(centre));
+        QApplication::sendEvent(page->timelinePlot(), &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), page->timeline()->toolTipFor(4));
+        QToolTip::hideText();
+        QTest::mouseClick(page->timelinePlot(), Qt::LeftButton, {}, page->timeline()->markCentre(3));
+        QCOMPARE(page->extentsTable()->currentIndex().row(), 3);
         const QString tip = page->timeline()->toolTipFor(4);
         QVERIFY2(tip.contains(QString::fromStdString(path)) && tip.contains(QStringLiteral("576 KiB")) && tip.contains(QStringLiteral("192 KiB"))
                      && tip.contains(QStringLiteral("10.500")) && tip.contains(QStringLiteral("0 of 48")),

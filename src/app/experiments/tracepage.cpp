@@ -239,6 +239,21 @@ TracePage::TracePage(QWidget *parent)
     m_extentsTable = new QTableView(this);
     m_extentsTable->setObjectName(QStringLiteral("extentsTable"));
     m_extentsTable->setModel(sorted);
+    // An extent chosen in the table or on the timeline: its file in the heatmap.
+    connect(m_extentsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this, sorted](const QModelIndex &current) {
+        const int extent = sorted->mapToSource(current).row();
+        if (m_report && extent >= 0 && size_t(extent) < m_report->extents.size()) {
+            const int index = m_heatmapFileCombo->findData(m_report->extents[size_t(extent)].file);
+            if (index >= 0) {
+                m_heatmapFileCombo->setCurrentIndex(index);
+            }
+        }
+    });
+    connect(m_timeline, &TraceTimeline::extentClicked, this, [this, sorted](int extent) {
+        const QModelIndex index = sorted->mapFromSource(m_extentsModel->index(extent, 0));
+        m_extentsTable->setCurrentIndex(index);
+        m_extentsTable->scrollTo(index);
+    });
     m_extentsTable->setSortingEnabled(true);
     m_extentsTable->sortByColumn(-1, Qt::AscendingOrder); // as they happened
     m_extentsTable->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -10,6 +10,7 @@
 #include <KLocalizedString>
 
 #include <QHelpEvent>
+#include <QMouseEvent>
 #include <QToolTip>
 
 #include <qcustomplot.h>
@@ -440,6 +441,12 @@ bool TraceTimeline::eventFilter(QObject *watched, QEvent *event)
                 QToolTip::hideText();
             }
             return true;
+        }
+        if (event->type() == QEvent::MouseButtonPress) {
+            const int extent = extentAt(static_cast<QMouseEvent *>(event)->position().toPoint());
+            if (extent >= 0) {
+                Q_EMIT extentClicked(extent);
+            }
         }
         if (event->type() == QEvent::Resize) {
             if (!m_message.isEmpty()) {

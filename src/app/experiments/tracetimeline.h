@@ -50,6 +50,10 @@ public:
     // The centre of an extent's mark in plot coordinates (tests hover there).
     [[nodiscard]] QPoint markCentre(int extent) const;
 
+Q_SIGNALS:
+    // A mark was clicked.
+    void extentClicked(int extent);
+
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 

@@ -142,7 +142,7 @@ uint64_t reclaimedPages(const std::string &path)
 
 QJsonObject fileEntry(const Result &result, const std::string &path)
 {
-    for (const QJsonValue &value : result.details.value(QStringLiteral("files")).toArray()) {
+    for (const QJsonValue &value : result.details.value(QStringLiteral("traced_files")).toArray()) {
         if (value.toObject().value(QStringLiteral("path")).toString().toStdString() == path) {
             return value.toObject();
         }

@@ -337,7 +337,7 @@ private:
             }
             filesJson.append(json);
         }
-        result.details.insert(QStringLiteral("files"), filesJson);
+        result.details.insert(QStringLiteral("traced_files"), filesJson);
         result.details.insert(QStringLiteral("page_size"), double(page));
         QJsonObject leftOut;
         for (FileState state : {FileState::Refused, FileState::Skipped, FileState::Unnamed, FileState::Metadata}) {

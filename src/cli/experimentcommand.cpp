@@ -225,7 +225,7 @@ std::optional<Trace::Report> readTraceFile(const std::string &path, std::string 
         return std::nullopt;
     }
     if (!S_ISREG(st.st_mode)) {
-        error = "not a trace file: not a regular file";
+        error = "not a Cachescope trace: not a regular file";
         return std::nullopt;
     }
     QFile file(QFile::decodeName(path.c_str()));
@@ -233,22 +233,8 @@ std::optional<Trace::Report> readTraceFile(const std::string &path, std::string 
         error = "cannot read the trace file: " + file.errorString().toStdString();
         return std::nullopt;
     }
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        error = "not a trace file: not valid JSON at byte " + std::to_string(parseError.offset) + ": " + parseError.errorString().toStdString();
-        return std::nullopt;
-    }
-    if (!document.isObject()) {
-        error = "not a trace file: the top level is not a JSON object";
-        return std::nullopt;
-    }
-    std::string why;
-    std::optional<Trace::Report> report = Trace::reportFromJson(document.object(), &why);
-    if (!report) {
-        error = "not a trace file: " + why;
-    }
-    return report;
+    // "not JSON: ...", "not a Cachescope trace: ...": the reader's sentence.
+    return Trace::reportFromJsonBytes(file.readAll(), &error);
 }
 
 // What the replay adds to the measurement tables: the files it could not

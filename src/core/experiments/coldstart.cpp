@@ -6,90 +6,28 @@
 // cold run and a warm one. drop_caches, the usual way, evicts everything
 // else too and makes the start slower than users ever see it.
 
+#include "commandrecording.h"
 #include "engines.h"
 #include "experimentsupport.h"
 
 #include "evict.h"
 #include "residency.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
-
-extern char **environ;
 
 namespace Cachescope::Experiments
 {
 
 namespace
 {
-
-// The program's path as execvp would find it; empty when it is not found.
-std::string findProgram(const std::string &name)
-{
-    if (name.find('/') != std::string::npos) {
-        return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
-    }
-    const char *pathVariable = ::getenv("PATH");
-    std::stringstream folders(pathVariable ? pathVariable : "/usr/local/bin:/usr/bin:/bin");
-    std::string folder;
-    while (std::getline(folders, folder, ':')) {
-        const std::string candidate = (folder.empty() ? std::string(".") : folder) + '/' + name;
-        struct stat st;
-        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
-            return candidate;
-        }
-    }
-    return {};
-}
-
-// Starts argv (never through a shell) with stdin from /dev/null and, unless
-// shown, stdout and stderr to /dev/null. Returns the pid, or -1 and error.
-pid_t spawnCommand(const std::string &program, const std::vector<std::string> &argv, bool showOutput, std::string &error)
-{
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    if (!showOutput) {
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    std::vector<char *> arguments;
-    for (const std::string &argument : argv) {
-        arguments.push_back(const_cast<char *>(argument.c_str()));
-    }
-    arguments.push_back(nullptr);
-    // The command gets default signal handling and an empty mask, whatever
-    // the caller blocked (the CLI blocks SIGINT and SIGTERM in every thread).
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    sigset_t all;
-    sigfillset(&all);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
-    const int result = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, arguments.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    if (result != 0) {
-        error = program + ": cannot run it: " + errnoText(result);
-        return -1;
-    }
-    return pid;
-}
 
 // Decodes a string as strace prints it ("...", with \" \\ \n \t \NNN \xHH).
 std::optional<std::string> straceString(std::string_view text, size_t &position)
@@ -276,38 +214,17 @@ private:
         }
         const std::string program = findProgram(p.command.front());
         if (program.empty()) {
-            result.error = p.command.front() + ": no such program (not found or not executable"
-                + (p.command.front().find('/') == std::string::npos ? " in PATH" : "") + ")";
+            result.error = noSuchProgramText(p.command.front());
             return;
         }
-        char cwd[4096];
-        const std::string workingDirectory = ::getcwd(cwd, sizeof cwd) ? cwd : "/";
 
         // Recording (a warm run, and it warms the files).
-        std::vector<std::string> files;
-        const std::string strace = p.forceMapsFallback ? std::string() : findProgram("strace");
-        std::string method;
-        if (!strace.empty()) {
-            recorder.event("Recording the files the command opens, with strace");
-            if (!recordWithStrace(strace, program, workingDirectory, files, recorder, result, cancel)) {
-                return;
-            }
-            method = "strace";
-        }
-        if (files.empty() && !cancel.load()) {
-            recorder.event("Recording the files the command maps, from /proc/PID/maps");
-            if (!recordWithMaps(program, files, result, cancel)) {
-                return;
-            }
-            method = "maps";
-            result.notes.push_back(std::string(strace.empty() ? "strace is not installed" : "strace recorded nothing")
-                                   + ": the file list comes from sampling /proc/PID/maps every 2 ms. It has the executable and the libraries it "
-                                     "maps, but misses files read with read() (configuration, data, locale files) and processes too short-lived "
-                                     "to be sampled, so the cold run is warmer than a real one.");
-        }
-        if (cancel.load()) {
+        CommandFiles recorded;
+        if (!recordCommandFiles(commandSpec(program), p.forceMapsFallback, p.traceFolder, recorded, recorder, result, cancel) || cancel.load()) {
             return;
         }
+        const std::vector<std::string> &files = recorded.files;
+        const std::string &method = recorded.method;
         result.details.insert(QStringLiteral("recording_method"), QString::fromStdString(method));
         result.details.insert(QStringLiteral("program"), QString::fromStdString(program));
 
@@ -402,85 +319,6 @@ private:
         result.programFiles = std::move(infos);
     }
 
-    bool recordWithStrace(const std::string &strace,
-                          const std::string &program,
-                          const std::string &workingDirectory,
-                          std::vector<std::string> &files,
-                          Recorder &recorder,
-                          Result &result,
-                          const std::atomic<bool> &cancel)
-    {
-        const ColdStartParameters &p = m_parameters;
-        TemporaryFile log;
-        std::string pattern = p.traceFolder + "/cachescope-strace-XXXXXX";
-        if (!UniqueFd(::mkostemp(pattern.data(), O_CLOEXEC)).isValid()) {
-            result.error = p.traceFolder + ": cannot create the strace log there: " + errnoText(errno);
-            return false;
-        }
-        log.set(pattern);
-        std::vector<std::string> argv = {strace, "-f", "-qq", "-s", "4096", "-e", "trace=openat,open,execve", "-o", pattern, "--", program};
-        argv.insert(argv.end(), p.command.begin() + 1, p.command.end());
-        int status = 0;
-        const std::optional<WaitOutcome> outcome = startAndWait(strace, argv, status, result, cancel);
-        if (!outcome || *outcome == WaitOutcome::Cancelled || *outcome == WaitOutcome::TimedOut) {
-            return false;
-        }
-        std::ifstream stream(pattern);
-        std::stringstream text;
-        text << stream.rdbuf();
-        files = filesFromStraceLog(text.str(), workingDirectory);
-        recorder.event("strace saw " + std::to_string(files.size()) + " files");
-        return true;
-    }
-
-    bool recordWithMaps(const std::string &program, std::vector<std::string> &files, Result &result, const std::atomic<bool> &cancel)
-    {
-        const ColdStartParameters &p = m_parameters;
-        std::set<std::string> seen;
-        const auto add = [&](const std::string &path) {
-            struct stat st;
-            if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && seen.insert(path).second) {
-                files.push_back(path);
-            }
-        };
-        char resolved[4096];
-        add(::realpath(program.c_str(), resolved) ? resolved : program);
-        std::string error;
-        ChildGuard child;
-        child.set(spawnCommand(program, p.command, p.showOutput, error));
-        if (child.pid() < 0) {
-            result.error = error;
-            return false;
-        }
-        const std::string maps = "/proc/" + std::to_string(child.pid()) + "/maps";
-        const auto start = std::chrono::steady_clock::now();
-        for (;;) {
-            std::ifstream stream(maps);
-            std::string line;
-            while (std::getline(stream, line)) {
-                const size_t slash = line.find('/');
-                if (slash != std::string::npos && line.find(" (deleted)") == std::string::npos) {
-                    add(line.substr(slash));
-                }
-            }
-            int status = 0;
-            struct rusage usage;
-            const pid_t done = ::wait4(child.pid(), &status, WNOHANG, &usage);
-            if (done == child.pid()) {
-                child.release();
-                return true;
-            }
-            if (cancel.load()) {
-                return false; // the guard kills it
-            }
-            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > p.timeoutSeconds) {
-                result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
-                return false;
-            }
-            ::usleep(2000);
-        }
-    }
-
     void evictFiles(std::vector<ProgramFile> &infos, bool record)
     {
         const std::shared_ptr<const MappedFiles> mapped = record ? MappedFiles::scan() : nullptr;
@@ -506,7 +344,7 @@ private:
     {
         const auto start = std::chrono::steady_clock::now();
         int status = 0;
-        const std::optional<WaitOutcome> outcome = startAndWait(program, m_parameters.command, status, result, cancel);
+        const std::optional<WaitOutcome> outcome = startAndWait(commandSpec(program), status, result, cancel);
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (outcome != WaitOutcome::Exited) {
             return false;
@@ -515,26 +353,9 @@ private:
         return true;
     }
 
-    // Starts program with argv and waits for it to end, within the
-    // experiment's timeout: how it ended, or nullopt when it could not start.
-    // result.error says why it could not start or timed out.
-    std::optional<WaitOutcome>
-    startAndWait(const std::string &program, const std::vector<std::string> &argv, int &status, Result &result, const std::atomic<bool> &cancel)
+    CommandSpec commandSpec(const std::string &program) const
     {
-        const ColdStartParameters &p = m_parameters;
-        std::string error;
-        ChildGuard child;
-        child.set(spawnCommand(program, argv, p.showOutput, error));
-        if (child.pid() < 0) {
-            result.error = error;
-            return std::nullopt;
-        }
-        struct rusage usage;
-        const WaitOutcome outcome = waitChild(child, p.timeoutSeconds, cancel, status, usage);
-        if (outcome == WaitOutcome::TimedOut) {
-            result.error = p.command.front() + ": did not finish within " + std::to_string(p.timeoutSeconds) + " s (--timeout)";
-        }
-        return outcome;
+        return {program, m_parameters.command, m_parameters.timeoutSeconds, m_parameters.showOutput};
     }
 
     ColdStartParameters m_parameters;

@@ -269,7 +269,10 @@ QJsonObject resultToJson(const Result &result)
         variants.append(variant);
     }
     object.insert(QStringLiteral("variants"), variants);
-    const QJsonObject details = result.programFiles ? programFilesToJson(*result.programFiles, result.details) : result.details;
+    QJsonObject details = result.programFiles ? programFilesToJson(*result.programFiles, result.details) : result.details;
+    if (result.trace) {
+        details.insert(QStringLiteral("trace"), Trace::reportToJson(*result.trace));
+    }
     if (!details.isEmpty()) {
         object.insert(QStringLiteral("details"), details);
     }
@@ -310,6 +313,13 @@ std::optional<Result> resultFromJson(const QJsonObject &object, std::string *err
     if (result.details.value(QStringLiteral("files")).isArray()) {
         result.programFiles = programFilesFromJson(result.details.take(QStringLiteral("files")).toArray());
         result.details.remove(QStringLiteral("files_bytes"));
+    }
+    if (result.details.value(QStringLiteral("trace")).isObject()) {
+        std::string traceError;
+        result.trace = Trace::reportFromJson(result.details.take(QStringLiteral("trace")).toObject(), &traceError);
+        if (!result.trace) {
+            result.notes.push_back("the stored trace could not be read: " + traceError);
+        }
     }
     for (const QJsonValue &value : object.value(QStringLiteral("variants")).toArray()) {
         const QJsonObject variant = value.toObject();

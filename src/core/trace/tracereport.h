@@ -15,6 +15,7 @@
 // through JSON: that JSON is the trace file of `cachescope-cli trace
 // --output FILE` and `cachescope-cli experiment replay --trace FILE`.
 
+#include <QByteArray>
 #include <QJsonObject>
 
 #include <cstdint>
@@ -124,5 +125,7 @@ struct Report {
 // The trace file (docs/cli.md: "Trace file").
 [[nodiscard]] QJsonObject reportToJson(const Report &report);
 [[nodiscard]] std::optional<Report> reportFromJson(const QJsonObject &object, std::string *error);
+// The trace file's bytes: refuses text that is not JSON or not an object, then as reportFromJson.
+[[nodiscard]] std::optional<Report> reportFromJsonBytes(const QByteArray &bytes, std::string *error);
 
 } // namespace Cachescope::Trace

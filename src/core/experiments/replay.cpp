@@ -209,7 +209,7 @@ private:
             {QStringLiteral("check_cold_start"), p.checkColdStart},
             {QStringLiteral("timeout"), p.timeoutSeconds},
             {QStringLiteral("drop_caches"), p.dropCaches},
-            {QStringLiteral("trace_method"), QString::fromLatin1(p.report.method == Trace::Method::Tracefs ? "tracefs" : "residency-diff")},
+            {QStringLiteral("trace_method"), QString::fromLatin1(Trace::methodName(p.report.method))},
         };
     }
 

@@ -646,7 +646,7 @@ private Q_SLOTS:
             const auto result = cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--trace"), q(bad.path)}, 20000);
             QVERIFY2(!result.timedOut, bad.path.c_str());
             QCOMPARE(result.exitCode, 1);
-            const QByteArray expected = "cachescope-cli: " + QByteArray::fromStdString(bad.path) + ": " + bad.reason;
+            const QByteArray expected = QByteArray("cachescope-cli: " + QByteArray::fromStdString(bad.path) + ": " + bad.reason);
             QVERIFY2(result.err.contains(expected), qPrintable(QStringLiteral("%1\nexpected: %2").arg(QString::fromUtf8(result.err), QString::fromUtf8(expected))));
             QVERIFY(result.out.isEmpty());
         }
@@ -694,8 +694,8 @@ private Q_SLOTS:
 
         const auto result = cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--runs"), QStringLiteral("1"), QStringLiteral("--trace"), q(trace)});
         QCOMPARE(result.exitCode, 1);
-        QVERIFY2(result.err.contains(QByteArray::fromStdString(changed) + ": changed since the trace: "), result.err.constData());
-        QVERIFY2(result.err.contains(QByteArray::fromStdString(vanished) + ": vanished since the trace"), result.err.constData());
+        QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(changed) + ": changed since the trace: ")), result.err.constData());
+        QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(vanished) + ": vanished since the trace")), result.err.constData());
         const QJsonObject json = jsonOf(result);
         QCOMPARE(json.value(QLatin1String("experiment")).toString(), QStringLiteral("replay"));
         const QJsonArray files = json.value(QLatin1String("details")).toObject().value(QLatin1String("traced_files")).toArray();

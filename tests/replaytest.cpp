@@ -229,7 +229,7 @@ private Q_SLOTS:
             }
         }
         // Adjacent pages of one file are one read in file order.
-        const QJsonArray byFile = result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("file order")).toArray();
+        const QJsonArray byFile = result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("file_order")).toArray();
         QCOMPARE(byFile.size(), 6);
     }
 
@@ -279,9 +279,9 @@ private Q_SLOTS:
         QVERIFY(result.details.value(QStringLiteral("disk_order_differs")).toBool());
 
         const QJsonObject reads = result.details.value(QStringLiteral("reads")).toObject();
-        const QJsonArray recorded = reads.value(QStringLiteral("recorded order")).toArray();
-        const QJsonArray byFile = reads.value(QStringLiteral("file order")).toArray();
-        const QJsonArray byDisk = reads.value(QStringLiteral("disk order")).toArray();
+        const QJsonArray recorded = reads.value(QStringLiteral("recorded_order")).toArray();
+        const QJsonArray byFile = reads.value(QStringLiteral("file_order")).toArray();
+        const QJsonArray byDisk = reads.value(QStringLiteral("disk_order")).toArray();
         QCOMPARE(recorded.size(), 2); // b, then a: as the trace has them
         QCOMPARE(recorded.at(0).toObject().value(QStringLiteral("file")).toInt(), 1);
         QCOMPARE(byFile.size(), 2); // a, then b
@@ -353,7 +353,7 @@ private Q_SLOTS:
         QVERIFY2(residentTouched.empty(), "a refused file was read");
         QVERIFY2(residentReplaced.empty(), "a refused file was read");
         // Only the good file's pages are in the plans.
-        for (const QJsonValue &read : result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("disk order")).toArray()) {
+        for (const QJsonValue &read : result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("disk_order")).toArray()) {
             QCOMPARE(read.toObject().value(QStringLiteral("file")).toInt(), 0);
         }
     }

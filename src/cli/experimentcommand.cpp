@@ -262,7 +262,7 @@ void appendReplayText(const Context &context, std::string &out, const Result &re
     const QJsonObject reads = details.value(QStringLiteral("reads")).toObject();
     out += "Reads: ";
     for (const char *order : {"recorded order", "file order", "disk order"}) {
-        out += std::to_string(reads.value(QLatin1String(order)).toArray().size()) + ' ' + order + (std::string_view(order) == "disk order" ? "\n" : ", ");
+        out += std::to_string(reads.value(QString::fromLatin1(order).replace(QLatin1Char(' '), QLatin1Char('_'))).toArray().size()) + ' ' + order + (std::string_view(order) == "disk order" ? "\n" : ", ");
     }
     if (details.contains(QStringLiteral("disk_order_speedup"))) {
         out += "Disk order against recorded order: " + number(details.value(QStringLiteral("disk_order_speedup")).toDouble(), 2) + "x as fast\n";

@@ -419,7 +419,8 @@ private:
             for (const Read &read : order->reads) {
                 order->bytes += read.length;
             }
-            plans.insert(QString::fromLatin1(order->name), readsToJson(order->reads));
+            // "recorded_order", "file_order", "disk_order": keys without spaces.
+            plans.insert(QString::fromLatin1(order->name).replace(QLatin1Char(' '), QLatin1Char('_')), readsToJson(order->reads));
         }
         result.details.insert(QStringLiteral("reads"), plans);
         result.details.insert(QStringLiteral("bytes"), double(recorded.bytes));

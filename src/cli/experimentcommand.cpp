@@ -257,7 +257,7 @@ void appendReplayText(const Context &context, std::string &out, const Result &re
                 + file.value(QStringLiteral("reason")).toString().toStdString() + '\n';
         }
     }
-    out += "Replayed " + std::to_string(replayed) + " of the trace's " + std::to_string(files.size()) + " files, " + sizeText(number0("bytes"), context.rawBytes)
+    out += "\nReplayed " + std::to_string(replayed) + " of the trace's " + std::to_string(files.size()) + " files, " + sizeText(number0("bytes"), context.rawBytes)
         + " a run\n" + problems;
     const QJsonObject reads = details.value(QStringLiteral("reads")).toObject();
     out += "Reads: ";

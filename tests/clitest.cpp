@@ -643,11 +643,13 @@ private Q_SLOTS:
             {dir, "not a Cachescope trace: not a regular file"},
         };
         for (const auto &bad : cases) {
-            const auto result = cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--trace"), q(bad.path)}, 20000);
+            const auto result =
+                cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--trace"), q(bad.path)}, 20000);
             QVERIFY2(!result.timedOut, bad.path.c_str());
             QCOMPARE(result.exitCode, 1);
             const QByteArray expected = QByteArray("cachescope-cli: " + QByteArray::fromStdString(bad.path) + ": " + bad.reason);
-            QVERIFY2(result.err.contains(expected), qPrintable(QStringLiteral("%1\nexpected: %2").arg(QString::fromUtf8(result.err), QString::fromUtf8(expected))));
+            QVERIFY2(result.err.contains(expected),
+                     qPrintable(QStringLiteral("%1\nexpected: %2").arg(QString::fromUtf8(result.err), QString::fromUtf8(expected))));
             QVERIFY(result.out.isEmpty());
         }
         const auto noTrace = cli({QStringLiteral("experiment"), QStringLiteral("replay")});
@@ -692,7 +694,13 @@ private Q_SLOTS:
         TestUtil::makeColdFile(changed, 17 * P);
         QCOMPARE(::unlink(vanished.c_str()), 0);
 
-        const auto result = cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--runs"), QStringLiteral("1"), QStringLiteral("--trace"), q(trace)});
+        const auto result = cli({QStringLiteral("experiment"),
+                                 QStringLiteral("replay"),
+                                 QStringLiteral("--json"),
+                                 QStringLiteral("--runs"),
+                                 QStringLiteral("1"),
+                                 QStringLiteral("--trace"),
+                                 q(trace)});
         QCOMPARE(result.exitCode, 1);
         QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(changed) + ": changed since the trace: ")), result.err.constData());
         QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(vanished) + ": vanished since the trace")), result.err.constData());

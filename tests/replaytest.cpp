@@ -336,13 +336,16 @@ private Q_SLOTS:
         QCOMPARE(fileEntry(result, good).value(QStringLiteral("state")).toString(), QStringLiteral("replayed"));
         const QJsonObject touchedEntry = fileEntry(result, touched);
         QCOMPARE(touchedEntry.value(QStringLiteral("state")).toString(), QStringLiteral("refused"));
-        QVERIFY2(touchedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("modified")), qPrintable(touchedEntry.value(QStringLiteral("reason")).toString()));
+        QVERIFY2(touchedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("modified")),
+                 qPrintable(touchedEntry.value(QStringLiteral("reason")).toString()));
         const QJsonObject replacedEntry = fileEntry(result, replaced);
         QCOMPARE(replacedEntry.value(QStringLiteral("state")).toString(), QStringLiteral("refused"));
-        QVERIFY2(replacedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("inode")), qPrintable(replacedEntry.value(QStringLiteral("reason")).toString()));
+        QVERIFY2(replacedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("inode")),
+                 qPrintable(replacedEntry.value(QStringLiteral("reason")).toString()));
         const QJsonObject vanishedEntry = fileEntry(result, vanished);
         QCOMPARE(vanishedEntry.value(QStringLiteral("state")).toString(), QStringLiteral("skipped"));
-        QVERIFY2(vanishedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("vanished")), qPrintable(vanishedEntry.value(QStringLiteral("reason")).toString()));
+        QVERIFY2(vanishedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("vanished")),
+                 qPrintable(vanishedEntry.value(QStringLiteral("reason")).toString()));
         QVERIFY(anyEventNames(result, "refused", touched));
         QVERIFY(anyEventNames(result, "refused", replaced));
         QVERIFY(anyEventNames(result, "skipped", vanished));

@@ -257,12 +257,13 @@ void appendReplayText(const Context &context, std::string &out, const Result &re
                 + file.value(QStringLiteral("reason")).toString().toStdString() + '\n';
         }
     }
-    out += "\nReplayed " + std::to_string(replayed) + " of the trace's " + std::to_string(files.size()) + " files, " + sizeText(number0("bytes"), context.rawBytes)
-        + " a run\n" + problems;
+    out += "\nReplayed " + std::to_string(replayed) + " of the trace's " + std::to_string(files.size()) + " files, "
+        + sizeText(number0("bytes"), context.rawBytes) + " a run\n" + problems;
     const QJsonObject reads = details.value(QStringLiteral("reads")).toObject();
     out += "Reads: ";
     for (const char *order : {"recorded order", "file order", "disk order"}) {
-        out += std::to_string(reads.value(QString::fromLatin1(order).replace(QLatin1Char(' '), QLatin1Char('_'))).toArray().size()) + ' ' + order + (std::string_view(order) == "disk order" ? "\n" : ", ");
+        out += std::to_string(reads.value(QString::fromLatin1(order).replace(QLatin1Char(' '), QLatin1Char('_'))).toArray().size()) + ' ' + order
+            + (std::string_view(order) == "disk order" ? "\n" : ", ");
     }
     if (details.contains(QStringLiteral("disk_order_speedup"))) {
         out += "Disk order against recorded order: " + number(details.value(QStringLiteral("disk_order_speedup")).toDouble(), 2) + "x as fast\n";
@@ -272,9 +273,9 @@ void appendReplayText(const Context &context, std::string &out, const Result &re
         const auto seconds = [&check](const char *key) {
             return formatValue(check.value(QLatin1String(key)).toDouble(), "s", false);
         };
-        out += "Check: replayed cold I/O " + seconds("replayed_seconds") + " + warm start " + seconds("warm_seconds") + " = " + seconds("replayed_plus_warm_seconds")
-            + " against a measured cold start of " + seconds("cold_seconds") + ": difference " + seconds("difference_seconds") + " ("
-            + number(check.value(QStringLiteral("difference_percent")).toDouble(), 1) + "%)\n";
+        out += "Check: replayed cold I/O " + seconds("replayed_seconds") + " + warm start " + seconds("warm_seconds") + " = "
+            + seconds("replayed_plus_warm_seconds") + " against a measured cold start of " + seconds("cold_seconds") + ": difference "
+            + seconds("difference_seconds") + " (" + number(check.value(QStringLiteral("difference_percent")).toDouble(), 1) + "%)\n";
     }
 }
 

@@ -282,11 +282,12 @@ private:
         for (size_t i = 0; i < report.files.size(); ++i) {
             const Trace::File &traced = report.files[i];
             ReplayFile &file = m_files[i];
-            const std::string name = traced.path.empty() ? std::to_string(traced.major) + ':' + std::to_string(traced.minor) + ':' + std::to_string(traced.inode)
-                                                         : traced.path;
+            const std::string name =
+                traced.path.empty() ? std::to_string(traced.major) + ':' + std::to_string(traced.minor) + ':' + std::to_string(traced.inode) : traced.path;
             if (traced.metadata) {
                 file.state = FileState::Metadata;
-                file.reason = "the file system's own blocks (inode tables, extent blocks): they are read through the block device, which a replay of files cannot do";
+                file.reason =
+                    "the file system's own blocks (inode tables, extent blocks): they are read through the block device, which a replay of files cannot do";
             } else if (traced.path.empty()) {
                 file.state = FileState::Unnamed;
                 file.reason = "the trace could not name this inode: there is no path to read it by";
@@ -357,12 +358,14 @@ private:
                                      "reads these, so the replayed I/O is that much lighter.");
         }
         if (leftOutPages[FileState::Refused] + leftOutPages[FileState::Skipped] > 0) {
-            result.notes.push_back("Not replayed: " + std::to_string(leftOutPages[FileState::Refused]) + " pages of files that changed since the trace (refused) and "
-                                   + std::to_string(leftOutPages[FileState::Skipped]) + " pages of files that vanished or cannot be opened (skipped); each is named in the files list.");
+            result.notes.push_back("Not replayed: " + std::to_string(leftOutPages[FileState::Refused])
+                                   + " pages of files that changed since the trace (refused) and " + std::to_string(leftOutPages[FileState::Skipped])
+                                   + " pages of files that vanished or cannot be opened (skipped); each is named in the files list.");
         }
         if (anyWithoutFiemap) {
-            result.notes.push_back("Some files are on a file system without FIEMAP: their positions on the disk are unknown, so the disk order reads them "
-                                   "last, in file order.");
+            result.notes.push_back(
+                "Some files are on a file system without FIEMAP: their positions on the disk are unknown, so the disk order reads them "
+                "last, in file order.");
         }
     }
 
@@ -430,9 +433,10 @@ private:
         }
         result.details.insert(QStringLiteral("reads"), plans);
         result.details.insert(QStringLiteral("bytes"), double(recorded.bytes));
-        result.details.insert(QStringLiteral("disk_order_differs"), !std::equal(byFile.reads.begin(), byFile.reads.end(), byDisk.reads.begin(), byDisk.reads.end(), [](const Read &a, const Read &b) {
-            return a.file == b.file && a.offset == b.offset && a.length == b.length;
-        }));
+        result.details.insert(QStringLiteral("disk_order_differs"),
+                              !std::equal(byFile.reads.begin(), byFile.reads.end(), byDisk.reads.begin(), byDisk.reads.end(), [](const Read &a, const Read &b) {
+                                  return a.file == b.file && a.offset == b.offset && a.length == b.length;
+                              }));
         return {std::move(recorded), std::move(byFile), std::move(byDisk)};
     }
 
@@ -453,7 +457,13 @@ private:
         return stayed;
     }
 
-    bool replayOnce(const Order &order, VariantResult &variant, int run, const MappedFiles *mapped, Result &result, Recorder &recorder, const std::atomic<bool> &cancel)
+    bool replayOnce(const Order &order,
+                    VariantResult &variant,
+                    int run,
+                    const MappedFiles *mapped,
+                    Result &result,
+                    Recorder &recorder,
+                    const std::atomic<bool> &cancel)
     {
         const ReplayParameters &p = m_parameters;
         const std::string label = run < 0 ? std::string(order.name) + ": untimed first pass"
@@ -504,8 +514,8 @@ private:
                         continue;
                     }
                     if (got <= 0) {
-                        result.error = p.report.files[size_t(read.file)].path + ": read at byte " + std::to_string(read.offset + done) + " failed: "
-                            + (got < 0 ? errnoText(errno) : std::string("the file ended early"));
+                        result.error = p.report.files[size_t(read.file)].path + ": read at byte " + std::to_string(read.offset + done)
+                            + " failed: " + (got < 0 ? errnoText(errno) : std::string("the file ended early"));
                         return false;
                     }
                     done += uint64_t(got);
@@ -547,7 +557,9 @@ private:
         runJson.insert(QStringLiteral("pages_missing"), anyKnown ? QJsonValue(double(missing)) : QJsonValue());
         variant.runs.append(runJson);
         recorder.event(label + ": " + std::to_string(seconds) + " s, " + std::to_string(megabytesPerSecond(order.bytes, seconds)) + " MB/s"
-                       + (outside + missing > 0 ? "; cached now against the trace: " + std::to_string(outside) + " pages more, " + std::to_string(missing) + " fewer" : ""));
+                       + (outside + missing > 0
+                              ? "; cached now against the trace: " + std::to_string(outside) + " pages more, " + std::to_string(missing) + " fewer"
+                              : ""));
         return true;
     }
 
@@ -601,13 +613,14 @@ private:
         if (cold && warm && replayed) {
             const double predicted = replayed->statistics.mean + warm->statistics.mean;
             const double difference = cold->statistics.mean - predicted;
-            result.details.insert(QStringLiteral("check"),
-                                  QJsonObject{{QStringLiteral("cold_seconds"), cold->statistics.mean},
-                                              {QStringLiteral("warm_seconds"), warm->statistics.mean},
-                                              {QStringLiteral("replayed_seconds"), replayed->statistics.mean},
-                                              {QStringLiteral("replayed_plus_warm_seconds"), predicted},
-                                              {QStringLiteral("difference_seconds"), difference},
-                                              {QStringLiteral("difference_percent"), cold->statistics.mean > 0 ? difference / cold->statistics.mean * 100 : 0.0}});
+            result.details.insert(
+                QStringLiteral("check"),
+                QJsonObject{{QStringLiteral("cold_seconds"), cold->statistics.mean},
+                            {QStringLiteral("warm_seconds"), warm->statistics.mean},
+                            {QStringLiteral("replayed_seconds"), replayed->statistics.mean},
+                            {QStringLiteral("replayed_plus_warm_seconds"), predicted},
+                            {QStringLiteral("difference_seconds"), difference},
+                            {QStringLiteral("difference_percent"), cold->statistics.mean > 0 ? difference / cold->statistics.mean * 100 : 0.0}});
             recorder.event("The check: cold start " + std::to_string(cold->statistics.mean) + " s against replayed + warm " + std::to_string(predicted) + " s");
         }
         if (measured.programFiles) {

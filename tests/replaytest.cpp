@@ -233,6 +233,36 @@ private Q_SLOTS:
         QCOMPARE(byFile.size(), 6);
     }
 
+    // Pages another process maps stay after the eviction: the replay says
+    // so (an event naming why, stayed_after_evict) and does not count them
+    // as pages it read beyond the trace.
+    void mappedPagesStayAndAreSaid()
+    {
+        const std::string a = m_dir + "/mapped-a";
+        TestUtil::makeColdFile(a, 1 << 20);
+        TestUtil::HeldPages held(a, 64 * page, 16 * page);
+        Trace::Report report;
+        report.files = {tracedFile(a)};
+        report.extents = {extent(0, 0, 8)};
+        const Result result = replay(report);
+        const std::set<uint64_t> resident = residentPagesOf(a);
+        QVERIFY2(result.ok(), result.error.c_str());
+        for (uint64_t p = 64; p < 80; ++p) {
+            QVERIFY(resident.count(p));
+        }
+        const VariantResult *v = result.variant("disk order");
+        QVERIFY(v);
+        const QJsonObject run = v->runs.at(0).toObject();
+        QCOMPARE(run.value(QStringLiteral("stayed_after_evict")).toDouble(), 16.0);
+        QCOMPARE(run.value(QStringLiteral("pages_outside_trace")).toDouble(), 0.0);
+        QCOMPARE(run.value(QStringLiteral("pages_missing")).toDouble(), 0.0);
+        bool said = false;
+        for (const Event &event : result.events) {
+            said = said || (event.text.find("16 pages stayed") != std::string::npos && event.text.find("16 mapped") != std::string::npos);
+        }
+        QVERIFY2(said, "no event says that 16 mapped pages stayed");
+    }
+
     // Two files written in turns, page by page: on the disk their pages
     // alternate, so the disk order alternates between the files where the
     // file order reads one, then the other; it follows fe_physical.

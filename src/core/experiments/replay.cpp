@@ -251,12 +251,13 @@ private:
                 stopped = !replayOnce(orders[o], variants[o], run, mapped.get(), result, recorder, cancel);
             }
         }
-        if (stopped) {
-            return;
-        }
+        // The runs done so far, also when cancelled (the figures are then partial).
         for (VariantResult &v : variants) {
             v.computeStatistics();
             result.variants.push_back(std::move(v));
+        }
+        if (stopped) {
+            return;
         }
         summarise(result);
         if (p.checkColdStart) {

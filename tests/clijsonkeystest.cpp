@@ -425,6 +425,11 @@ private Q_SLOTS:
             120000);
         add("experiment-replay-broken", QStringLiteral("experiment replay --json --trace {broken}"));
         add("experiment-bad-folder", QStringLiteral("experiment cold-read --json --folder {missing} --size 256K --runs 1"));
+        // the trace, the fallback's way (tracefs needs the helper)
+        add("trace", QStringLiteral("trace --json --runs 2 --folder {experiments} -- /bin/cat {file}"), RunAs::Self, Needs::Nothing, 120000);
+        add("trace-lesson", QStringLiteral("trace --json --lesson --folder {experiments}"), RunAs::Self, Needs::Nothing, 120000);
+        add("trace-missing", QStringLiteral("trace --json -- {missing}"));
+        add("usage-trace", QStringLiteral("trace --json --runs 0 -- /bin/true"));
         // the commands of the privileged helper, without one
         add("drop-caches", QStringLiteral("drop-caches --json 1"), RunAs::Self, Needs::NoSystemBus);
         add("swap-off", QStringLiteral("swap off --json"), RunAs::Self, Needs::NoSystemBus);

@@ -6,6 +6,7 @@
 // against the peers (fincore, vmtouch).
 
 #include "testutil.h"
+#include "trace/tracereport.h"
 
 #include "trace/tracereport.h"
 
@@ -523,6 +524,17 @@ private Q_SLOTS:
         QTest::newRow("snapshot diff one file") << QStringList{QStringLiteral("snapshot"), QStringLiteral("diff"), QStringLiteral("a")}
                                                 << QStringLiteral("missing argument: A B");
         QTest::newRow("help for nothing") << QStringList{QStringLiteral("help"), QStringLiteral("frob")} << QStringLiteral("no such command");
+        QTest::newRow("trace without command") << QStringList{QStringLiteral("trace")} << QStringLiteral("the command to trace is missing");
+        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--"), QStringLiteral("ls")}
+                                                  << QStringLiteral("--lesson runs its own command");
+        QTest::newRow("trace zero runs") << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
+                                         << QStringLiteral("--runs: '0' is not a whole number");
+        QTest::newRow("trace both methods") << QStringList{QStringLiteral("trace"),
+                                                           QStringLiteral("--privileged"),
+                                                           QStringLiteral("--fallback"),
+                                                           QStringLiteral("--"),
+                                                           QStringLiteral("ls")}
+                                            << QStringLiteral("--privileged and --fallback exclude each other");
     }
 
     void usageErrors()
@@ -564,6 +576,76 @@ private Q_SLOTS:
         const auto result = cli(arguments);
         QCOMPARE(result.exitCode, 0);
         QVERIFY2(result.out.contains(expected.toUtf8()), result.out.constData());
+    }
+
+    // trace of a command that does not exist: a sentence naming it, exit 1,
+    // nothing on stdout, and no trace file.
+    void traceMissingCommand()
+    {
+        const std::string output = m_dir + "/missing-trace.json";
+        const auto result = cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
+        QVERIFY(!result.timedOut);
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains("trace: /nonexistent/cachescope-program: no such program (not found or not executable)"), result.err.constData());
+        QVERIFY(result.out.isEmpty());
+        QVERIFY(!QFile::exists(q(output)));
+    }
+
+    // The lesson end to end, the fallback's way: the text, the JSON and the
+    // trace file agree, and the file has both reads and readahead beyond them.
+    void traceLessonEndToEnd()
+    {
+        const std::string folder = TestUtil::scratchDir("cli-trace-lesson");
+        const std::string output = folder + "/lesson.json";
+        const auto json = cli({QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--json"), QStringLiteral("--folder"), q(folder), QStringLiteral("--output"), q(output)});
+        QVERIFY2(json.exitCode == 0, json.err.constData());
+        const QJsonObject document = jsonOf(json);
+        QCOMPARE(document.value(QStringLiteral("command")).toString(), QStringLiteral("trace"));
+        const QJsonObject details = document.value(QStringLiteral("details")).toObject();
+        QCOMPARE(details.value(QStringLiteral("method")).toString(), QStringLiteral("residency-diff"));
+        const QJsonObject trace = details.value(QStringLiteral("trace")).toObject();
+        QCOMPARE(trace.value(QStringLiteral("version")).toInt(), 1);
+
+        QFile file(q(output));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        std::string error;
+        const std::optional<Cachescope::Trace::Report> report = Cachescope::Trace::reportFromJsonBytes(file.readAll(), &error);
+        QVERIFY2(report, error.c_str());
+        QCOMPARE(report->method, Cachescope::Trace::Method::ResidencyDiff);
+        const std::string lesson = details.value(QStringLiteral("lesson_file")).toString().toStdString();
+        QVERIFY(!QFile::exists(q(lesson))); // removed after
+        uint64_t firstRead = 0;
+        uint64_t secondRead = 0;
+        uint64_t beyond = 0;
+        uint64_t reclaimed = 0;
+        for (const Cachescope::Trace::Extent &extent : report->extents) {
+            const Cachescope::Trace::File &traced = report->files.at(size_t(extent.file));
+            if (traced.path != lesson) {
+                continue;
+            }
+            reclaimed = traced.pagesDeleted;
+            for (uint64_t page = extent.firstPage; page < extent.firstPage + extent.pageCount; ++page) {
+                const uint64_t offset = page * P;
+                if (offset < (64 << 10)) {
+                    ++firstRead;
+                } else if (offset >= (512 << 10) && offset < (576 << 10)) {
+                    ++secondRead;
+                } else {
+                    ++beyond;
+                }
+            }
+        }
+        QVERIFY2(firstRead + secondRead + reclaimed >= 2 * (64 << 10) / P, qPrintable(QStringLiteral("%1 + %2 pages read").arg(firstRead).arg(secondRead)));
+        QVERIFY2(beyond > 0, "no readahead beyond the two reads");
+
+        const auto text = cli({QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--folder"), q(folder)});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("Method: residency-diff"), text.out.constData());
+        QVERIFY2(text.out.contains("Extents ("), text.out.constData());
+        QVERIFY2(text.out.contains("       OFFSET      LENGTH"), text.out.constData());
+        QVERIFY2(text.out.contains("Totals: "), text.out.constData());
+        QVERIFY2(text.out.contains("readahead share unknown"), text.out.constData());
+        QVERIFY2(text.out.contains("cachescope-lesson-"), text.out.constData());
     }
 
     void nonexistentPathFails()

@@ -113,9 +113,32 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- Namespace: own /proc (polkitd looks up callers by PID), own /run ----------
+# The trace action needs a /proc that shows the initial PID namespace at
+# /run/host/proc (tracefs takes the initial namespace's pids; this script's
+# namespace is a new one): the /proc we were given where it shows it, else
+# the one tools/dev put at /run/host/proc. Held aside while /proc and /run
+# get their new mounts, then moved into place.
+host_proc=
+initial_pid_ns=4026531836
+if [ "$(stat -L -c %i /proc/1/ns/pid 2>/dev/null)" = "$initial_pid_ns" ]; then
+    host_proc=/proc
+elif [ "$(stat -f -c %T /run/host/proc 2>/dev/null)" = proc ] && [ "$(stat -L -c %i /run/host/proc/1/ns/pid 2>/dev/null)" = "$initial_pid_ns" ]; then
+    host_proc=/run/host/proc
+fi
+if [ -n "$host_proc" ]; then
+    held_proc=$(mktemp -d /tmp/helper-fixture-host-proc.XXXXXX)
+    mount --bind -o ro "$host_proc" "$held_proc"
+fi
 mount -t proc proc /proc
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/dbus /run/fixture
+if [ -n "$host_proc" ]; then
+    mkdir -p /run/host/proc
+    mount --move "$held_proc" /run/host/proc
+    rmdir "$held_proc"
+else
+    say "note: no /proc of the initial PID namespace is visible: the trace tests will see the helper refuse"
+fi
 
 # --- Overlays on exactly the folders the install touches ---------------------
 overlay() {

@@ -296,7 +296,7 @@ private Q_SLOTS:
     }
 
     // docs/helper-security.md rule 7 on the generated policy: allow_any absent or no, allow_inactive
-    // no, auth_admin_keep for dropcaches, auth_admin otherwise (residency too:
+    // no, auth_admin_keep for dropcaches and trace, auth_admin otherwise (residency too:
     // each query reveals what others read, so each is asked for),
     // never auth_self or yes; every action has a message.
     void policyDefaults()
@@ -325,6 +325,7 @@ private Q_SLOTS:
             {QStringLiteral("org.kde.cachescope.swapon"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfilecreate"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfileremove"), QStringLiteral("auth_admin")},
+            {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin_keep")},
         };
         QCOMPARE(actions.keys(), expected.keys());
         for (auto it = expected.cbegin(); it != expected.cend(); ++it) {
@@ -338,6 +339,10 @@ private Q_SLOTS:
         const QString residencyMessage = actions[QStringLiteral("org.kde.cachescope.residency")].value(QStringLiteral("message"));
         QVERIFY2(residencyMessage.contains(QLatin1String("inode")) && residencyMessage.contains(QLatin1String("recently read")), qPrintable(residencyMessage));
         QVERIFY(!actions[QStringLiteral("org.kde.cachescope.swapon")].value(QStringLiteral("message")).contains(QLatin1String("fstab")));
+        // The trace message says it is the caller's own program and what is recorded.
+        const QString traceMessage = actions[QStringLiteral("org.kde.cachescope.trace")].value(QStringLiteral("message"));
+        QVERIFY2(traceMessage.contains(QLatin1String("your own programs")) && traceMessage.contains(QLatin1String("which parts of which files")),
+                 qPrintable(traceMessage));
     }
 };
 

@@ -98,7 +98,7 @@ inline void makeSwapFile(const std::string &path, uid_t owner)
 }
 
 inline const QRegularExpression
-    auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency) uid=(\\d+|unknown) "
+    auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency|trace) uid=(\\d+|unknown) "
                                "target=[A-Za-z0-9=:,.-]+ result=(ok|refused|failed) code=\\d+$"));
 
 // Points an in-process helper context at a test's own folder: /proc files
@@ -124,7 +124,7 @@ inline void useTestFolders(Helper::HelperContext &context, const std::string &di
     const HelperProtocol::Sealed sealed{reply.data().value(QStringLiteral("nonce")).toByteArray(),
                                         reply.data().value(QStringLiteral("sealed")).toByteArray(),
                                         reply.data().value(QStringLiteral("tag")).toByteArray()};
-    const std::optional<QByteArray> plaintext = HelperProtocol::unseal(key, sealed);
+    const std::optional<QByteArray> plaintext = HelperProtocol::unseal(HelperProtocol::SealedKind::Residency, key, sealed);
     if (!plaintext) {
         return {};
     }

@@ -92,6 +92,7 @@ std::vector<Command> &commandTable()
         }
         // Runs here, or in cachescope-cli-privileged for its privileged variants.
         all.push_back(experimentCommand());
+        all.push_back(traceCommand()); // the same, for trace --privileged
         return all;
     }();
     return table;

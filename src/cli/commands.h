@@ -32,6 +32,7 @@ struct Command {
 [[nodiscard]] Command topCommand();
 [[nodiscard]] Command meminfoCommand();
 [[nodiscard]] std::vector<Command> snapshotCommands(); // save, diff, restore
+[[nodiscard]] Command traceCommand();
 
 // Every subcommand, in the order --help lists them.
 // run is null for the commands that need the privileged helper: those run in

@@ -306,6 +306,40 @@ void setExperimentPrivilegedSteps(const PrivilegedSteps &steps)
     privilegedStepsSet = true;
 }
 
+Result runEngine(Experiment &experiment)
+{
+    // Events on stderr when a person watches; an interrupt cancels the run
+    // (the engine then kills its children and removes its files).
+    Progress progress;
+    std::mutex eventMutex;
+    if (::isatty(STDERR_FILENO)) {
+        progress.event = [&eventMutex](const Event &event) {
+            const std::lock_guard lock(eventMutex);
+            const std::string line = "cachescope-cli: [" + number(event.seconds, 1) + " s] " + event.text + '\n';
+            (void)!::write(STDERR_FILENO, line.data(), line.size());
+        };
+    }
+    const CancelScope scope;
+    return experiment.run(progress, interruptFlag());
+}
+
+void appendResultJson(Context &context, const Result &result, const char *command)
+{
+    QJsonObject object = resultToJson(result);
+    object.insert(QStringLiteral("command"), QLatin1String(command));
+    std::string json = QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString();
+    json.pop_back(); // the closing brace: the problems go in too
+    json += ',';
+    context.appendProblemsJson(json);
+    json += "}\n";
+    context.out.buffer += json;
+}
+
+const PrivilegedSteps *experimentPrivilegedSteps()
+{
+    return privilegedStepsSet ? &privilegedSteps() : nullptr;
+}
+
 int runExperiment(Context &context, const ParsedArgs &args)
 {
     const std::string &name = args.positional.front();
@@ -447,23 +481,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         experiment = makeFaultsExperiment(p);
     }
 
-    // Events on stderr when a person watches; an interrupt cancels the run
-    // (the engine then kills its children and removes its files).
-    const bool showEvents = ::isatty(STDERR_FILENO);
-    Progress progress;
-    std::mutex eventMutex;
-    if (showEvents) {
-        progress.event = [&eventMutex](const Event &event) {
-            const std::lock_guard lock(eventMutex);
-            const std::string line = "cachescope-cli: [" + number(event.seconds, 1) + " s] " + event.text + '\n';
-            (void)!::write(STDERR_FILENO, line.data(), line.size());
-        };
-    }
-    Result result;
-    {
-        const CancelScope scope;
-        result = experiment->run(progress, interruptFlag());
-    }
+    const Result result = runEngine(*experiment);
     if (!result.error.empty()) {
         qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << "could not run:" << result.error.c_str();
         printError("experiment " + name + ": " + result.error);
@@ -492,14 +510,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         }
     }
     if (context.json) {
-        QJsonObject object = resultToJson(result);
-        object.insert(QStringLiteral("command"), QStringLiteral("experiment"));
-        std::string json = QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString();
-        json.pop_back(); // the closing brace: the problems go in too
-        json += ',';
-        context.appendProblemsJson(json);
-        json += "}\n";
-        context.out.buffer += json;
+        appendResultJson(context, result, "experiment");
     } else if (result.error.empty()) {
         appendResultText(context, context.out.buffer, result);
         if (name == "replay") {

@@ -285,6 +285,22 @@ Cachescope::Experiments::PrivilegedSteps experimentSteps()
     steps.swapOn = [](std::string &error) {
         return stepReachable(error) && stepSucceeded(Privileged::swapOnAll(), error);
     };
+    steps.trace = [](int pid,
+                     int maxSeconds,
+                     const std::function<void()> &tracingOn,
+                     const std::atomic<bool> &cancel,
+                     Cachescope::Trace::Capture &capture,
+                     std::string &error) {
+        if (!stepReachable(error)) {
+            return false;
+        }
+        Privileged::TraceResult result = Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
+        if (!stepSucceeded(result, error)) {
+            return false;
+        }
+        capture = std::move(result.capture);
+        return true;
+    };
     return steps;
 }
 

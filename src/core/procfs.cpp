@@ -149,8 +149,20 @@ void setError(std::string *error, const std::string &path, const std::string &re
     }
 }
 
-// Reads a whole proc file. procfs reports a size of 0, so read to the end
-// rather than trusting st_size.
+template<typename Result, typename Parse>
+std::optional<Result> readAndParse(const std::string &procRoot, const char *name, std::string *error, Parse parse)
+{
+    const std::string path = joinPath(procRoot, name);
+    const std::optional<std::string> text = readProcFile(path, error);
+    if (!text) {
+        return std::nullopt;
+    }
+    return parse(*text);
+}
+
+} // namespace
+
+// procfs reports a size of 0, so read to the end rather than trusting st_size.
 std::optional<std::string> readProcFile(const std::string &path, std::string *error)
 {
     // O_NONBLOCK: a FIFO put where a proc file belongs must not block the open.
@@ -190,19 +202,6 @@ std::optional<std::string> readProcFile(const std::string &path, std::string *er
     }
     return contents;
 }
-
-template<typename Result, typename Parse>
-std::optional<Result> readAndParse(const std::string &procRoot, const char *name, std::string *error, Parse parse)
-{
-    const std::string path = joinPath(procRoot, name);
-    const std::optional<std::string> text = readProcFile(path, error);
-    if (!text) {
-        return std::nullopt;
-    }
-    return parse(*text);
-}
-
-} // namespace
 
 bool FieldList::has(std::string_view name) const
 {

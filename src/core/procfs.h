@@ -43,6 +43,11 @@ struct SwapArea {
 [[nodiscard]] VmStat parseVmStat(std::string_view text);
 [[nodiscard]] std::vector<SwapArea> parseSwaps(std::string_view text);
 
+// A whole file of procfs (or sysfs, tracefs): read to its end, at most
+// 16 MiB, never blocking on a FIFO put in its place. On failure: nullopt and
+// *error names the path and reason.
+[[nodiscard]] std::optional<std::string> readProcFile(const std::string &path, std::string *error = nullptr);
+
 // Read <procRoot>/meminfo etc. On failure: nullopt and *error names the path and reason.
 [[nodiscard]] std::optional<MemInfo> readMemInfo(const std::string &procRoot = "/proc", std::string *error = nullptr);
 [[nodiscard]] std::optional<VmStat> readVmStat(const std::string &procRoot = "/proc", std::string *error = nullptr);

@@ -10,6 +10,8 @@
 
 #include "format.h"
 
+#include <QRandomGenerator>
+
 #include <fcntl.h>
 #include <sys/sysmacros.h>
 
@@ -29,6 +31,28 @@ KAuth::ActionReply refuse(int code, const QString &message)
     KAuth::ActionReply reply = KAuth::ActionReply::HelperErrorReply(code);
     reply.setErrorDescription(message);
     return reply;
+}
+
+KAuth::ActionReply sealedReply(SealedKind kind, const QByteArray &key, const QByteArray &plaintext)
+{
+    QByteArray nonce(sealNonceBytes, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(nonce.data()), sealNonceBytes / int(sizeof(quint32)));
+    const Sealed sealed = seal(kind, key, nonce, plaintext);
+    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    reply.addData(replyNonce, sealed.nonce);
+    reply.addData(replySealed, sealed.ciphertext);
+    reply.addData(replyTag, sealed.tag);
+    return reply;
+}
+
+std::optional<QByteArray> sealKeyArgument(const QVariantMap &args, QString *error)
+{
+    const QVariant keyValue = args.value(keySealKey);
+    if (keyValue.metaType() != QMetaType::fromType<QByteArray>() || keyValue.toByteArray().size() != sealKeyBytes) {
+        *error = QStringLiteral("Argument 'key' must be %1 random bytes.").arg(sealKeyBytes);
+        return std::nullopt;
+    }
+    return keyValue.toByteArray();
 }
 
 KAuth::ActionReply finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)

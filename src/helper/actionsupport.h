@@ -9,6 +9,7 @@
 
 #include "helperactions.h"
 #include "helperlogic.h"
+#include "sealedreply.h"
 #include "uniquefd.h"
 
 #include "procfs.h"
@@ -28,6 +29,14 @@ namespace Cachescope::Helper
 
 // A HelperError reply with a sentence for people.
 [[nodiscard]] KAuth::ActionReply refuse(int code, const QString &message);
+
+// A success reply holding only `plaintext` sealed with the caller's key
+// (sealedreply.h; docs/helper-security.md rules 9 and 16): nonce, sealed, tag.
+[[nodiscard]] KAuth::ActionReply sealedReply(HelperProtocol::SealedKind kind, const QByteArray &key, const QByteArray &plaintext);
+
+// The caller's sealing key argument: a QByteArray of sealKeyBytes bytes, or
+// nothing (the refusal's sentence in *error).
+[[nodiscard]] std::optional<QByteArray> sealKeyArgument(const QVariantMap &args, QString *error);
 
 // Every action ends here: the developer log, one audit line, then the reply
 // (docs/helper-security.md rule 11).

@@ -66,8 +66,17 @@ struct HelperContext {
     long long maxExperimentBytes = HelperProtocol::maxExperimentSwapBytes;
     // docs/helper-security.md rule 10: progress while swapoff runs (SwapUsed
     // falling), and how often.
+    // docs/helper-security.md rule 16: trace sends {tracing: true} once it records.
     std::function<void(const QVariantMap &)> progress;
     int progressIntervalMs = 250;
+    // The client cancelled (KAuth's HelperSupport::isStopped()); trace ends
+    // early when it says so. Empty: never.
+    std::function<bool()> stopped;
+    // docs/helper-security.md rule 16: where tracefs is (mounted there when
+    // it is not), and the host's /proc, through which a pid of a private
+    // PID namespace becomes the initial namespace's (pidnamespace.h).
+    std::string tracefsPath = "/sys/kernel/tracing";
+    std::string hostProcRoot = "/run/host/proc";
     // docs/helper-security.md rule 11: the audit line of each operation.
     std::function<void(const QString &)> log;
     // docs/helper-security.md rule 9 and 14: residency reads each path in a
@@ -90,12 +99,13 @@ void writeAuditLine(const QString &line);
 
 // One function per polkit action (docs/helper-security.md rule 1):
 // dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
-// swapactions.cpp, the experiment swap file in swapfileactions.cpp.
+// swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp.
 [[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 
 } // namespace Cachescope::Helper

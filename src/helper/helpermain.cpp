@@ -3,8 +3,8 @@
 
 // The KAuth glue of the root helper. KAuth registers org.kde.cachescope on
 // the system bus, checks polkit, and calls the slot named after the action.
-// All decisions are in helperactions.cpp, swapactions.cpp and
-// swapfileactions.cpp.
+// All decisions are in helperactions.cpp, swapactions.cpp,
+// swapfileactions.cpp, residencyaction.cpp and traceaction.cpp.
 
 #include "helperactions.h"
 
@@ -33,6 +33,12 @@ public:
             KAuth::HelperSupport::progressStep(data);
         };
         m_context.log = writeAuditLine;
+        // docs/helper-security.md rule 16: a trace ends early when the
+        // client cancels (KAuth's stopAction; isStopped() also handles the
+        // D-Bus call that carries it).
+        m_context.stopped = [] {
+            return KAuth::HelperSupport::isStopped();
+        };
     }
 
     // docs/helper-security.md rule 6: authorization happens for every call, before any slot runs:
@@ -70,6 +76,10 @@ public Q_SLOTS:
     KAuth::ActionReply residency(const QVariantMap &args)
     {
         return residencyAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+    }
+    KAuth::ActionReply trace(const QVariantMap &args)
+    {
+        return traceAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
 
 private:

@@ -21,8 +21,6 @@
 #include "residency.h"
 #include "uniquefd.h"
 
-#include <QRandomGenerator>
-
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/magic.h>
@@ -526,9 +524,10 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller
         }
         buckets = int(*bucketArg.value);
     }
-    const QVariant keyValue = args.value(keySealKey);
-    if (keyValue.metaType() != QMetaType::fromType<QByteArray>() || keyValue.toByteArray().size() != sealKeyBytes) {
-        return finish(context, action, caller, target, refuse(InvalidArgument, QStringLiteral("Argument 'key' must be %1 random bytes.").arg(sealKeyBytes)));
+    QString keyProblem;
+    const std::optional<QByteArray> key = sealKeyArgument(args, &keyProblem);
+    if (!key) {
+        return finish(context, action, caller, target, refuse(InvalidArgument, keyProblem));
     }
     std::vector<std::string> paths;
     if (auto problem = pathsFrom(args, int(*count.value), paths)) {
@@ -568,14 +567,7 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller
     }
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << results.size() << "paths read," << context.abandonedChildren.size()
                                << "readers abandoned";
-    QByteArray nonce(sealNonceBytes, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(nonce.data()), sealNonceBytes / int(sizeof(quint32)));
-    const Sealed sealed = seal(keyValue.toByteArray(), nonce, serializeFileResults(results));
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
-    reply.addData(replyNonce, sealed.nonce);
-    reply.addData(replySealed, sealed.ciphertext);
-    reply.addData(replyTag, sealed.tag);
-    return finish(context, action, caller, target, reply);
+    return finish(context, action, caller, target, sealedReply(SealedKind::Residency, *key, serializeFileResults(results)));
 }
 
 } // namespace Cachescope::Helper

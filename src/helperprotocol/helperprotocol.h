@@ -32,6 +32,7 @@ inline constexpr QLatin1StringView actionSwapOn{"org.kde.cachescope.swapon"};
 inline constexpr QLatin1StringView actionSwapFileCreate{"org.kde.cachescope.swapfilecreate"};
 inline constexpr QLatin1StringView actionSwapFileRemove{"org.kde.cachescope.swapfileremove"};
 inline constexpr QLatin1StringView actionResidency{"org.kde.cachescope.residency"};
+inline constexpr QLatin1StringView actionTrace{"org.kde.cachescope.trace"};
 
 // --- Argument keys ------------------------------------------------------------
 inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or 3
@@ -40,8 +41,12 @@ inline constexpr QLatin1StringView keyAll{"all"}; // swapoff/swapon: bool true =
 inline constexpr QLatin1StringView keySizeBytes{"sizeBytes"}; // swapfilecreate: qint64, a multiple of the page size
 inline constexpr QLatin1StringView keyCount{"count"}; // residency: number of paths, 1 to maxPathsPerCall
 inline constexpr QLatin1StringView keyBuckets{"buckets"}; // residency: histogram buckets
-// residency: the caller's fresh random key (QByteArray of sealKeyBytes bytes)
-// that seals the reply (sealedreply.h).
+// trace: the caller's own process (int, as the caller's PID namespace
+// numbers it) and the longest it is traced (int, 1 to maxTraceSeconds).
+inline constexpr QLatin1StringView keyPid{"pid"};
+inline constexpr QLatin1StringView keySeconds{"seconds"};
+// residency and trace: the caller's fresh random key (QByteArray of
+// sealKeyBytes bytes) that seals the reply (sealedreply.h).
 inline constexpr QLatin1StringView keySealKey{"key"};
 
 // residency: the paths are "path0", "path1", ... (QByteArray: the file
@@ -82,7 +87,7 @@ inline constexpr QLatin1StringView outcomeFailed{"failed"};
 inline constexpr QLatin1StringView replyPath{"path"};
 inline constexpr QLatin1StringView replySizeBytes{"sizeBytes"};
 inline constexpr QLatin1StringView replyWasActive{"wasActive"};
-// residency: nothing in plaintext. KAuth also sends every reply as a signal
+// residency and trace: nothing in plaintext. KAuth also sends every reply as a signal
 // that any local user may receive, so the per-file results are sealed with
 // the caller's key (sealedreply.h, docs/helper-security.md rule 9): the
 // reply holds only these three QByteArrays.
@@ -107,6 +112,9 @@ inline constexpr std::array<QLatin1StringView, 9>
 // still in use, in bytes.
 inline constexpr QLatin1StringView progressArea{"area"};
 inline constexpr QLatin1StringView progressSwapUsedBytes{"swapUsedBytes"};
+// Progress data of trace: true once the events are being recorded (the
+// client then lets its held process go on).
+inline constexpr QLatin1StringView progressTracing{"tracing"};
 
 // --- Limits the helper enforces on untrusted input ------------------------------
 // residency: paths a call (the client sends more in chunks), and how long
@@ -121,6 +129,12 @@ inline constexpr unsigned long long maxMincorePages = 1ULL << 28;
 inline constexpr int maxBuckets = 4096;
 inline constexpr int maxPathBytes = 4095;
 inline constexpr int maxArguments = 70;
+// trace (docs/helper-security.md rules 14 and 16): a trace holds the helper
+// at most this long; at most this many events are kept (more count as
+// lost); the ring buffer of the helper's instance has this many KiB a CPU.
+inline constexpr int maxTraceSeconds = 30;
+inline constexpr int maxTraceEvents = 262144;
+inline constexpr unsigned traceBufferKiBPerCpu = 8192;
 
 // The experiment swap file: a fixed path the helper chooses
 // (docs/helper-security.md rule 5). The client names it in its dialogs.

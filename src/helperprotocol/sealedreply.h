@@ -2,22 +2,24 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The residency reply, readable only by its caller (docs/helper-security.md
-// rule 9). KAuth sends each reply twice: as the method's return to the caller
-// and as a signal that any local user on the system bus may receive. So the
-// helper puts the per-file results (device, inode, size, histogram, ...) into
-// one byte string, and seals it with the 32-byte random key the caller sent
-// in its (unicast) method call:
+// Replies readable only by their caller (docs/helper-security.md rules 9
+// and 16): residency and trace. KAuth sends each reply twice: as the
+// method's return to the caller and as a signal that any local user on the
+// system bus may receive. So the helper puts the results (device, inode,
+// size, histogram, ...; the traced events) into one byte string, and seals
+// it with the 32-byte random key the caller sent in its (unicast) method
+// call, under a label of the reply's kind ("residency", "trace"), so that a
+// reply of one kind never opens as another:
 //
-//   encKey = HMAC-SHA256(key, "cachescope residency v1 encrypt")
-//   macKey = HMAC-SHA256(key, "cachescope residency v1 mac")
+//   encKey = HMAC-SHA256(key, "cachescope <kind> v1 encrypt")
+//   macKey = HMAC-SHA256(key, "cachescope <kind> v1 mac")
 //   block i of the keystream = SHA-256(encKey || nonce || i as 8 bytes big-endian)
 //   ciphertext = plaintext XOR keystream
 //   tag = HMAC-SHA256(macKey, nonce || ciphertext)   (nonce: 16 random bytes a reply)
 //
 // Encrypt-then-MAC with keys derived apart; SHA-256 in counter mode is a
 // PRF-based stream cipher. Qt has SHA-256 and HMAC but no cipher, and the
-// project takes no crypto library for this one reply. Used by the helper
+// project takes no crypto library for these replies. Used by the helper
 // (seal) and its client (open); both link only this folder.
 
 #include <QByteArray>
@@ -38,11 +40,19 @@ inline constexpr int sealKeyBytes = 32;
 inline constexpr int sealNonceBytes = 16;
 inline constexpr int sealTagBytes = 32;
 
+// What a sealed reply answers; each kind has its own derived keys.
+enum class SealedKind {
+    Residency,
+    Trace,
+};
+
 namespace SealDetail
 {
-[[nodiscard]] inline QByteArray derivedKey(const QByteArray &key, const char *label)
+// "cachescope residency v1 encrypt", "cachescope trace v1 mac", ...
+[[nodiscard]] inline QByteArray derivedKey(SealedKind kind, const QByteArray &key, const char *purpose)
 {
-    return QMessageAuthenticationCode::hash(QByteArray(label), key, QCryptographicHash::Sha256);
+    const QByteArray label = QByteArray("cachescope ") + (kind == SealedKind::Trace ? "trace" : "residency") + " v1 " + purpose;
+    return QMessageAuthenticationCode::hash(label, key, QCryptographicHash::Sha256);
 }
 
 [[nodiscard]] inline QByteArray xorKeystream(const QByteArray &encKey, const QByteArray &nonce, const QByteArray &data)
@@ -67,9 +77,9 @@ namespace SealDetail
     return out;
 }
 
-[[nodiscard]] inline QByteArray tagOf(const QByteArray &key, const QByteArray &nonce, const QByteArray &ciphertext)
+[[nodiscard]] inline QByteArray tagOf(SealedKind kind, const QByteArray &key, const QByteArray &nonce, const QByteArray &ciphertext)
 {
-    QMessageAuthenticationCode mac(QCryptographicHash::Sha256, derivedKey(key, "cachescope residency v1 mac"));
+    QMessageAuthenticationCode mac(QCryptographicHash::Sha256, derivedKey(kind, key, "mac"));
     mac.addData(nonce);
     mac.addData(ciphertext);
     return mac.result();
@@ -84,23 +94,23 @@ struct Sealed {
 
 // nonce: sealNonceBytes fresh random bytes (the helper takes them from
 // QRandomGenerator::system()).
-[[nodiscard]] inline Sealed seal(const QByteArray &key, const QByteArray &nonce, const QByteArray &plaintext)
+[[nodiscard]] inline Sealed seal(SealedKind kind, const QByteArray &key, const QByteArray &nonce, const QByteArray &plaintext)
 {
     Sealed sealed;
     sealed.nonce = nonce;
-    sealed.ciphertext = SealDetail::xorKeystream(SealDetail::derivedKey(key, "cachescope residency v1 encrypt"), nonce, plaintext);
-    sealed.tag = SealDetail::tagOf(key, nonce, sealed.ciphertext);
+    sealed.ciphertext = SealDetail::xorKeystream(SealDetail::derivedKey(kind, key, "encrypt"), nonce, plaintext);
+    sealed.tag = SealDetail::tagOf(kind, key, nonce, sealed.ciphertext);
     return sealed;
 }
 
 // The plaintext, or nothing when the tag does not match (another key, a
-// changed byte, a reply to another request).
-[[nodiscard]] inline std::optional<QByteArray> unseal(const QByteArray &key, const Sealed &sealed)
+// changed byte, a reply to another request, a reply of another kind).
+[[nodiscard]] inline std::optional<QByteArray> unseal(SealedKind kind, const QByteArray &key, const Sealed &sealed)
 {
     if (key.size() != sealKeyBytes || sealed.nonce.size() != sealNonceBytes || sealed.tag.size() != sealTagBytes) {
         return std::nullopt;
     }
-    const QByteArray expected = SealDetail::tagOf(key, sealed.nonce, sealed.ciphertext);
+    const QByteArray expected = SealDetail::tagOf(kind, key, sealed.nonce, sealed.ciphertext);
     unsigned char difference = 0; // compared in constant time
     for (int i = 0; i < sealTagBytes; ++i) {
         difference |= static_cast<unsigned char>(expected[i] ^ sealed.tag[i]);
@@ -108,7 +118,7 @@ struct Sealed {
     if (difference != 0) {
         return std::nullopt;
     }
-    return SealDetail::xorKeystream(SealDetail::derivedKey(key, "cachescope residency v1 encrypt"), sealed.nonce, sealed.ciphertext);
+    return SealDetail::xorKeystream(SealDetail::derivedKey(kind, key, "encrypt"), sealed.nonce, sealed.ciphertext);
 }
 
 // One file's answer inside the sealed reply, in the order of the paths.

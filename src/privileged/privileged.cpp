@@ -6,6 +6,7 @@
 #include "helperactions.h"
 #include "helperprotocol.h"
 #include "sealedreply.h"
+#include "tracecapture.h"
 
 #include "procfs.h"
 #include "residency.h"
@@ -16,9 +17,11 @@
 
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QRandomGenerator>
 #include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <cstdlib>
@@ -110,6 +113,22 @@ ActionSpec residencySpec(const ResidencyRequest &request)
     return {actionResidency, request.arguments, std::chrono::minutes(2)};
 }
 
+// docs/helper-security.md rules 9 and 16: a fresh key a request, from the
+// system's random source; it travels only in our own method call.
+QByteArray freshSealKey()
+{
+    QByteArray key(sealKeyBytes, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), sealKeyBytes / int(sizeof(quint32)));
+    return key;
+}
+
+// The plaintext of a sealed reply, or nothing when it does not open with key.
+std::optional<QByteArray> openSealedReply(SealedKind kind, const QByteArray &key, const QVariantMap &data)
+{
+    const Sealed sealed{data.value(replyNonce).toByteArray(), data.value(replySealed).toByteArray(), data.value(replyTag).toByteArray()};
+    return unseal(kind, key, sealed);
+}
+
 uint64_t number(const QVariantMap &map, QLatin1StringView key)
 {
     return map.value(key).toULongLong();
@@ -135,6 +154,7 @@ HelperAction helperActionNamed(const QString &name)
         {actionSwapFileCreate, Helper::swapFileCreateAction},
         {actionSwapFileRemove, Helper::swapFileRemoveAction},
         {actionResidency, Helper::residencyAction},
+        {actionTrace, Helper::traceAction},
     };
     for (const auto &[actionName, function] : actions) {
         if (name == actionName) {
@@ -145,8 +165,11 @@ HelperAction helperActionNamed(const QString &name)
 }
 
 // The helper's work for root, in this process. progress gets what the helper
-// would send as KAuth progress data.
-Result performDirectly(const QString &actionName, const QVariantMap &arguments, const std::function<void(const QVariantMap &)> &progress)
+// would send as KAuth progress data; stopped stands for KAuth's isStopped().
+Result performDirectly(const QString &actionName,
+                       const QVariantMap &arguments,
+                       const std::function<void(const QVariantMap &)> &progress,
+                       const std::function<bool()> &stopped = {})
 {
     const HelperAction perform = helperActionNamed(actionName);
     if (!perform) {
@@ -158,6 +181,7 @@ Result performDirectly(const QString &actionName, const QVariantMap &arguments, 
     Helper::HelperContext context;
     context.system = &system;
     context.progress = progress;
+    context.stopped = stopped;
     // The audit line goes to syslog as the helper's does, not to stderr: the
     // CLI's output stays its own.
     context.log = [](const QString &line) {
@@ -272,10 +296,7 @@ KAuth::Action removeExperimentSwapFileAction()
 ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets)
 {
     ResidencyRequest request;
-    // docs/helper-security.md rule 9: a fresh key a request, from the
-    // system's random source; it travels only in our own method call.
-    request.key = QByteArray(sealKeyBytes, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(request.key.data()), sealKeyBytes / int(sizeof(quint32)));
+    request.key = freshSealKey();
     request.paths = int(absolutePaths.size());
     QVariantMap arguments{{QString(keyCount), request.paths}, {QString(keyBuckets), buckets}, {QString(keySealKey), request.key}};
     for (int i = 0; i < absolutePaths.size(); ++i) {
@@ -401,8 +422,7 @@ ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &
     if (!result.ok()) {
         return out;
     }
-    const Sealed sealed{result.data.value(replyNonce).toByteArray(), result.data.value(replySealed).toByteArray(), result.data.value(replyTag).toByteArray()};
-    const std::optional<QByteArray> plaintext = unseal(request.key, sealed);
+    const std::optional<QByteArray> plaintext = openSealedReply(SealedKind::Residency, request.key, result.data);
     const std::optional<QList<SealedFileResult>> files = plaintext ? parseFileResults(*plaintext, maxPathsPerCall, maxBuckets) : std::nullopt;
     if (!files || files->size() != request.paths) {
         qCDebug(CACHESCOPE_PRIVILEGED) << "residency reply does not open with the request's key, or is malformed";
@@ -505,6 +525,73 @@ ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
     for (const qsizetype position : positions) {
         out.files.push_back(answers[size_t(position)]);
     }
+    return out;
+}
+
+TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel)
+{
+    const QByteArray key = freshSealKey();
+    const QVariantMap arguments{{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}, {QString(keySealKey), key}};
+    bool announced = false;
+    const auto onProgress = [&announced, &tracingOn](const QVariantMap &data) {
+        if (!announced && data.value(progressTracing).toBool()) {
+            announced = true;
+            if (tracingOn) {
+                tracingOn();
+            }
+        }
+    };
+    const auto cancelled = [cancel] {
+        return cancel && cancel->load();
+    };
+    Result result;
+    if (actsDirectly()) {
+        result = performDirectly(QString(actionTrace), arguments, onProgress, cancelled);
+    } else if (QString reason; !helperAvailable(&reason)) {
+        result = {Failure::Unavailable, reason, {}};
+    } else {
+        // docs/helper-security.md rule 14: the trace's own time, plus the
+        // password dialog that comes first.
+        KAuth::Action action = makeAction({actionTrace, arguments, std::chrono::seconds(std::max(maxSeconds, 0)) + std::chrono::minutes(2)});
+        KAuth::ExecuteJob *job = action.execute();
+        job->setAutoDelete(false);
+        QEventLoop loop;
+        QObject::connect(job, &KAuth::ExecuteJob::newData, &loop, onProgress);
+        QObject::connect(job, &KJob::result, &loop, &QEventLoop::quit);
+        // Cancel asks the helper to stop (KAuth's stopAction: the helper's
+        // isStopped() turns true, and it removes its instance).
+        QTimer cancelWatch;
+        QObject::connect(&cancelWatch, &QTimer::timeout, &loop, [job, &cancelled, &cancelWatch] {
+            if (cancelled()) {
+                cancelWatch.stop();
+                job->kill(KJob::EmitResult);
+            }
+        });
+        cancelWatch.start(100);
+        job->start();
+        loop.exec();
+        result = resultOf(job);
+        delete job;
+    }
+    TraceResult out;
+    static_cast<Result &>(out) = result;
+    if (!result.ok()) {
+        if (cancelled()) {
+            out.failure = Failure::Cancelled;
+            out.message = i18nc("@info", "The trace was cancelled.");
+        }
+        return out;
+    }
+    const std::optional<QByteArray> plaintext = openSealedReply(SealedKind::Trace, key, result.data);
+    std::optional<Trace::Capture> capture = plaintext ? parseCapture(*plaintext) : std::nullopt;
+    out.data.clear(); // sealed bytes only; the events are in capture
+    if (!capture) {
+        qCDebug(CACHESCOPE_PRIVILEGED) << "trace reply does not open with the request's key, or is malformed";
+        out.failure = Failure::Failed;
+        out.message = i18nc("@info", "The helper's trace could not be verified; nothing is shown.");
+        return out;
+    }
+    out.capture = std::move(*capture);
     return out;
 }
 

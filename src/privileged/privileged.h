@@ -17,6 +17,8 @@
 // answers. The window uses RequestQueue, which runs one request at a time
 // (the helper refuses a second concurrent one) and reports asynchronously.
 
+#include "trace/tracereport.h"
+
 #include <KAuth/Action>
 
 #include <QList>
@@ -24,6 +26,7 @@
 #include <QString>
 #include <QVariantMap>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -118,6 +121,10 @@ struct ResidencyResult : Result {
     std::vector<FileResidency> files; // in the order of the paths
 };
 
+struct TraceResult : Result {
+    Trace::Capture capture; // the events, lost events, why it ended
+};
+
 // Whether the helper can be reached at all: the polkit policy and the D-Bus
 // service are installed and a system bus answers. When not, *reason says why
 // (for a disabled menu entry's tooltip). Always true as root: root needs no
@@ -146,6 +153,15 @@ struct ResidencyResult : Result {
 // path once. A file the helper could not read has its own error; the result
 // fails only when a call does. buckets: 1 to 4096.
 [[nodiscard]] ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets);
+// The page-cache events of process `pid` (this user's own, as this process
+// numbers it; held before exec) and its children, recorded by the helper's
+// trace action (docs/helper-security.md rule 16) for at most maxSeconds
+// (1 to HelperProtocol::maxTraceSeconds). tracingOn() is called once, on
+// the calling thread, as soon as the events are being recorded: then let
+// the process go on. Returns when it has exited, the time is up or *cancel
+// became true (cancel may be null). The reply is sealed with a fresh key of
+// this call. As root, the helper's action runs in this process.
+[[nodiscard]] TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel);
 
 // The building blocks of the calls above, for asynchronous use.
 [[nodiscard]] KAuth::Action dropCachesAction(int level);

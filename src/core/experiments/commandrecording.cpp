@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -79,11 +80,22 @@ pid_t spawnCommand(const std::string &program, const std::vector<std::string> &a
     return pid;
 }
 
+QJsonArray argvJson(const std::vector<std::string> &argv)
+{
+    QJsonArray array;
+    for (const std::string &argument : argv) {
+        array.append(QString::fromStdString(argument));
+    }
+    return array;
+}
+
 namespace
 {
 std::string timedOutText(const CommandSpec &command)
 {
-    return command.argv.front() + ": did not finish within " + std::to_string(command.timeoutSeconds) + " s (--timeout)";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", command.timeoutSeconds);
+    return command.argv.front() + ": did not finish within " + seconds + " s (--timeout)";
 }
 
 std::optional<WaitOutcome> startAndWaitNamed(const std::string &program,

@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The five classic page-cache experiments, and the replay of a trace. Each engine takes its parameters
-// at construction and runs with Experiment::run(progress, cancel).
+// The five classic page-cache experiments, the trace and its replay. Each
+// engine takes its parameters at construction and runs with
+// Experiment::run(progress, cancel).
 
 #include "experiment.h"
 
@@ -89,7 +90,33 @@ struct FaultsParameters {
     bool warm = true;
 };
 
-// 6. The replay of a trace (cachescope-cli trace, the window's trace page):
+// 6. Where a command's pages come from: the trace.
+struct TraceParameters {
+    std::vector<std::string> command; // argv; never a shell (ignored for the lesson)
+    int runs = 1; // each run evicts the command's files and traces it again
+    double timeoutSeconds = 60; // a run is stopped (and the command killed) after this
+    bool showOutput = false; // else stdout and stderr go to /dev/null
+    bool forceFallback = false; // the residency diff even where privileged.trace is set
+    bool forceMapsRecording = false; // as if strace were missing
+    std::string traceFolder = "."; // the strace log; the lesson's file (disk-backed)
+    // The built-in lesson when set: this program (findTraceLessonReader())
+    // reads 64 KiB at offset 0 and 64 KiB at 512 KiB of a 1 MiB file that
+    // the engine makes in traceFolder and removes at the end.
+    std::string lessonReader;
+};
+
+// The lesson's file and its two reads (the seed's own example).
+inline constexpr uint64_t traceLessonFileBytes = 1ULL << 20;
+inline constexpr uint64_t traceLessonReadBytes = 64ULL << 10;
+inline constexpr uint64_t traceLessonSecondReadOffset = 512ULL << 10;
+// cachescope-lesson-reader: next to the running program (the build folder),
+// else where it is installed (libexec). Empty, with what was looked for in
+// *lookedFor, when neither exists.
+[[nodiscard]] std::string findTraceLessonReader(std::string *lookedFor = nullptr);
+// The lesson's command line: the reader and the file it reads.
+[[nodiscard]] std::vector<std::string> traceLessonCommand(const std::string &reader, const std::string &file);
+
+// 7. The replay of a trace (cachescope-cli trace, the window's trace page):
 // its files checked against what was traced, evicted, then exactly its
 // extents read back with readahead off, as recorded, in file order and in
 // disk order (FIEMAP), runs times each; then the seed's check: the
@@ -110,6 +137,9 @@ struct ReplayParameters {
 [[nodiscard]] std::unique_ptr<Experiment> makeColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makeWritebackExperiment(const WritebackParameters &parameters);
 [[nodiscard]] std::unique_ptr<Experiment> makeFaultsExperiment(const FaultsParameters &parameters);
+// With privileged.trace: the kernel's page-cache events (Method::Tracefs);
+// without it, or with forceFallback: the residency diff (Method::ResidencyDiff).
+[[nodiscard]] std::unique_ptr<Experiment> makeTraceExperiment(const TraceParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makeReplayExperiment(const ReplayParameters &parameters, const PrivilegedSteps &privileged = {});
 
 // The cold-start recording: which regular files a command opened, from an

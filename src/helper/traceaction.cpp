@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The trace action (docs/helper-security.md rule 16): the page-cache events
+// of one process of the caller's, and of its children, from a private
+// tracefs instance the helper names, configures and removes itself. The
+// caller chooses only which of its own processes and for how long (at most
+// maxTraceSeconds); never a path, an event, a filter or an instance. The
+// events travel sealed with the caller's key, since KAuth also broadcasts
+// the reply.
+
+#include "actionsupport.h"
+#include "cachescope_helper_debug.h"
+#include "helperactions.h"
+#include "helperlogic.h"
+#include "helperprotocol.h"
+#include "sealedreply.h"
+#include "tracecapture.h"
+#include "tracefs.h"
+
+#include "format.h"
+#include "pidnamespace.h"
+#include "procfs.h"
+#include "trace/traceparser.h"
+#include "uniquefd.h"
+
+#include <linux/types.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <string_view>
+
+namespace Cachescope::Helper
+{
+
+using namespace HelperProtocol;
+
+namespace
+{
+
+// The kernel's largest pid (PID_MAX_LIMIT on 64-bit).
+constexpr long long maxPid = 4194304;
+// How often the loop looks at stopped() while no event comes.
+constexpr int stopCheckMs = 100;
+
+// PIDFD_GET_INFO (Linux 6.13), spelled here for headers that lack it: the
+// credentials of the process a pidfd holds, without /proc (which hides other
+// users' processes from a sandboxed helper) and without a pid that could be
+// reused meanwhile. Its first version is 64 bytes.
+struct PidfdInfo {
+    __u64 mask;
+    __u64 cgroupid;
+    __u32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0;
+};
+static_assert(sizeof(PidfdInfo) == 64);
+constexpr unsigned long pidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr __u64 pidfdInfoCreds = 1ULL << 1;
+
+bool hasExited(int pidfd)
+{
+    pollfd polled{pidfd, POLLIN, 0};
+    return poll(&polled, 1, 0) > 0;
+}
+
+// The real uid of the process pidfd holds; nothing when it has ended.
+std::optional<uint32_t> realUidOf(int pidfd, long long pid, const std::string &procRoot)
+{
+    PidfdInfo info{};
+    info.mask = pidfdInfoCreds;
+    if (ioctl(pidfd, pidfdGetInfo, &info) == 0 && (info.mask & pidfdInfoCreds) != 0) {
+        return info.ruid;
+    }
+    if (errno == ESRCH) {
+        return std::nullopt;
+    }
+    // Older kernels: "Uid:\t<real>\t<effective>..." of its status; the pidfd
+    // still open and not exited afterwards proves that the pid still named
+    // the same process while it was read.
+    const std::optional<std::string> status = readProcFile(procRoot + "/" + std::to_string(pid) + "/status");
+    const size_t line = status ? status->find("\nUid:") : std::string::npos;
+    if (line == std::string::npos) {
+        return std::nullopt;
+    }
+    const uint32_t uid = uint32_t(std::strtoul(status->c_str() + line + 5, nullptr, 10));
+    if (hasExited(pidfd)) {
+        return std::nullopt;
+    }
+    return uid;
+}
+
+// Unmounts tracefs when this trace mounted it, after everything else.
+struct MountGuard {
+    std::string path;
+    bool mounted = false;
+    ~MountGuard()
+    {
+        if (mounted) {
+            umount2(path.c_str(), MNT_DETACH);
+        }
+    }
+};
+
+// Reads what trace_pipe has now (non-blocking) into the capture; events past
+// the cap are only counted.
+struct PipeReader {
+    int fd = -1;
+    Trace::Capture &capture;
+    uint64_t pastCap = 0;
+    std::string partial;
+
+    void drain()
+    {
+        char buffer[65536];
+        for (;;) {
+            const ssize_t n = read(fd, buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                return; // EAGAIN: nothing more now; 0: nothing more at all
+            }
+            partial.append(buffer, size_t(n));
+            size_t start = 0;
+            for (size_t end = partial.find('\n'); end != std::string::npos; end = partial.find('\n', start)) {
+                take(std::string_view(partial).substr(start, end - start));
+                start = end + 1;
+            }
+            partial.erase(0, start);
+        }
+    }
+
+    void take(std::string_view line)
+    {
+        std::optional<Trace::RawEvent> event = Trace::parseTraceLine(line);
+        if (!event) {
+            return;
+        }
+        if (capture.events.size() >= size_t(maxTraceEvents)) {
+            ++pastCap;
+            return;
+        }
+        capture.events.push_back(std::move(*event));
+    }
+};
+
+// Records until the process exits, the deadline passes, the client stops
+// or the cap is reached; then turns tracing off and reads the rest.
+void record(HelperContext &context, const TraceInstance &instance, int pipe, int pidfd, int seconds, Trace::Capture &capture)
+{
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(seconds);
+    PipeReader reader{pipe, capture, 0, {}};
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        pollfd polled[2] = {{pipe, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        if (left > 0 && poll(polled, 2, int(std::min<long long>(left, stopCheckMs))) < 0 && errno != EINTR) {
+            capture.endReason = "failed";
+            break;
+        }
+        reader.drain();
+        if (capture.events.size() >= size_t(maxTraceEvents)) {
+            capture.endReason = "event limit";
+            break;
+        }
+        if (hasExited(pidfd)) {
+            capture.endReason = "exited";
+            break;
+        }
+        if (context.stopped && context.stopped()) {
+            capture.endReason = "cancelled";
+            break;
+        }
+        if (Clock::now() >= deadline) {
+            capture.endReason = "deadline";
+            break;
+        }
+    }
+    (void)instance.setTracing(false);
+    reader.drain();
+    capture.lostEvents = instance.lostEvents() + reader.pastCap;
+}
+
+// The /proc that numbers pids as the initial namespace does.
+std::string initialProcRoot(const HelperContext &context)
+{
+    return pidNamespaceInode(context.procRoot, "self") == initialPidNamespaceInode ? context.procRoot : context.hostProcRoot;
+}
+
+} // namespace
+
+KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+{
+    static const char *action = "trace";
+    if (auto refused = refuseUnknownCaller(caller)) {
+        return finish(context, action, caller, {}, *refused);
+    }
+    // docs/helper-security.md rule 9 and 16: the process, the seconds and the
+    // key; nothing else.
+    if (auto problem = checkKeys(args, {keyPid, keySeconds, keySealKey}, {keyPid, keySeconds, keySealKey})) {
+        return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
+    }
+    const IntegerArgument pid = integerArgument(args, keyPid, 1, maxPid);
+    if (!pid.value) {
+        return finish(context, action, caller, {}, refuse(InvalidArgument, pid.error));
+    }
+    const IntegerArgument seconds = integerArgument(args, keySeconds, 1, maxTraceSeconds);
+    if (!seconds.value) {
+        return finish(context, action, caller, {}, refuse(InvalidArgument, seconds.error));
+    }
+    QString keyProblem;
+    const std::optional<QByteArray> key = sealKeyArgument(args, &keyProblem);
+    if (!key) {
+        return finish(context, action, caller, {}, refuse(InvalidArgument, keyProblem));
+    }
+    QString target = QStringLiteral("pid=%1,seconds=%2").arg(*pid.value).arg(*seconds.value);
+
+    // docs/helper-security.md rule 16: the process is pinned first, so that
+    // every check below is about this very process, not a later one with
+    // the same pid; its real uid must be the caller's.
+    // The system call itself: glibc's wrapper lacks C linkage in some releases.
+    const UniqueFd pidfd(int(syscall(SYS_pidfd_open, pid_t(*pid.value), 0U)));
+    if (!pidfd.isValid()) {
+        const int error = errno;
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      error == ESRCH ? refuse(NotPermitted, QStringLiteral("Process %1 does not exist.").arg(*pid.value))
+                                     : refuse(SystemFailure, QStringLiteral("Cannot hold process %1: %2").arg(*pid.value).arg(errnoQText(error))));
+    }
+    const std::optional<uint32_t> owner = realUidOf(pidfd.get(), *pid.value, context.procRoot);
+    if (!owner) {
+        return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
+    }
+    if (*owner != *caller.uid) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(NotPermitted, QStringLiteral("Process %1 is not yours: the helper traces only processes whose real user is the caller.").arg(*pid.value)));
+    }
+    const HostPid hostPid = hostPidOf(int(*pid.value), context.procRoot, context.hostProcRoot);
+    if (!hostPid.pid) {
+        return finish(context, action, caller, target, refuse(Unsupported, QStringLiteral("Cannot trace here: %1.").arg(QString::fromStdString(hostPid.error))));
+    }
+    if (hasExited(pidfd.get())) {
+        return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
+    }
+    target += QStringLiteral(",hostpid=%1").arg(*hostPid.pid);
+
+    // Declared in this order so that they end in the reverse one: the pipe
+    // is closed, then the instance disabled and removed, then tracefs
+    // unmounted if this trace mounted it.
+    MountGuard mount{context.tracefsPath};
+    if (auto problem = ensureTracefs(context.tracefsPath, &mount.mounted)) {
+        return finish(context, action, caller, target, refuse(Unsupported, QString::fromStdString(*problem)));
+    }
+    const std::string initialProc = initialProcRoot(context);
+    for (const std::string &stale : removeStaleInstances(context.tracefsPath, initialProc)) {
+        qCInfo(CACHESCOPE_HELPER) << action << "removed the stale instance" << QString::fromStdString(stale);
+    }
+    const HostPid helperPid = hostPidOf(int(getpid()), context.procRoot, context.hostProcRoot);
+    std::string error;
+    const std::unique_ptr<TraceInstance> instance = TraceInstance::create(context.tracefsPath, helperPid.pid.value_or(int(getpid())), &error);
+    if (!instance) {
+        return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error)));
+    }
+    std::vector<bool> present;
+    if (auto problem = instance->configure(*hostPid.pid, traceBufferKiBPerCpu, &present)) {
+        return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
+    }
+    if (present.empty() || !present.front()) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
+    }
+    const UniqueFd pipe = instance->openPipe(&error);
+    if (!pipe.isValid() || !instance->setTracing(true)) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(SystemFailure, error.empty() ? QStringLiteral("Cannot turn tracing on: %1").arg(errnoQText(errno)) : QString::fromStdString(error)));
+    }
+    if (context.progress) {
+        context.progress({{QString(progressTracing), true}});
+    }
+
+    Trace::Capture capture;
+    // Which of the six the kernel has (traceEventNames() order): the usage
+    // events tell asked-for pages from readahead.
+    capture.usageEvents = present.size() == 6 && present[2] && present[3] && present[4];
+    capture.blockEvents = present.size() == 6 && present[5];
+    record(context, *instance, pipe.get(), pidfd.get(), int(*seconds.value), capture);
+    target += QStringLiteral(",events=%1,lost=%2,end=%3")
+                  .arg(capture.events.size())
+                  .arg(capture.lostEvents)
+                  .arg(QString::fromStdString(capture.endReason).replace(QLatin1Char(' '), QLatin1Char('-')));
+    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "instance" << QString::fromStdString(instance->name()) << target;
+    return finish(context, action, caller, target, sealedReply(SealedKind::Trace, *key, serializeCapture(capture)));
+}
+
+} // namespace Cachescope::Helper

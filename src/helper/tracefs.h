@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// The trace action's hands on tracefs (docs/helper-security.md rule 16):
+// tracefs mounted where the helper expects it, the helper's own instances
+// (named "cachescope-<helper pid>-<n>", the helper pid as the initial PID
+// namespace numbers it), removed at the end of every way out and, after a
+// helper that was killed, at the next start. Other instances and the global
+// buffer are never touched. Internal to the helper.
+
+#include "uniquefd.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace Cachescope::Helper
+{
+
+// The six events of Trace::EventKind, as "<system>/<event>", in that order.
+[[nodiscard]] const std::vector<std::string> &traceEventNames();
+
+// Makes sure tracefs is mounted at mountPoint (statfs TRACEFS_MAGIC);
+// mounts it (nodev, nosuid, noexec) when it is not. Returns an error
+// sentence, or nothing; *mounted says whether this call mounted it.
+[[nodiscard]] std::optional<std::string> ensureTracefs(const std::string &mountPoint, bool *mounted);
+
+// "cachescope-<pid>-<serial>", and back: the pid of a name of exactly that
+// pattern (decimal numbers without leading zeros), nothing for any other name.
+[[nodiscard]] std::string instanceName(int64_t helperPid, uint64_t serial);
+[[nodiscard]] std::optional<int64_t> instanceOwner(std::string_view name);
+
+// Removes (disables and rmdirs) every instance of the pattern whose helper
+// is gone: no <initialProcRoot>/<pid> (the /proc that numbers pids as the
+// initial namespace does). Returns the names removed.
+std::vector<std::string> removeStaleInstances(const std::string &tracefs, const std::string &initialProcRoot);
+
+// One private instance, configured by the helper alone: clock mono, a fixed
+// buffer size, event-fork on, one pid, the events the kernel has of the six.
+// The destructor turns tracing off, disables the events, clears the pid
+// filter and removes the instance, whatever happened before.
+class TraceInstance
+{
+public:
+    // Makes instances/<instanceName(helperPid, n)> for the first free n.
+    [[nodiscard]] static std::unique_ptr<TraceInstance> create(const std::string &tracefs, int64_t helperPid, std::string *error);
+    ~TraceInstance();
+    TraceInstance(const TraceInstance &) = delete;
+    TraceInstance &operator=(const TraceInstance &) = delete;
+
+    [[nodiscard]] const std::string &name() const
+    {
+        return m_name;
+    }
+    // Tracing stays off; returns an error sentence or nothing. *present
+    // gets, for each of traceEventNames(), whether the kernel has it.
+    [[nodiscard]] std::optional<std::string> configure(int hostPid, unsigned bufferKiBPerCpu, std::vector<bool> *present);
+    // trace_pipe, opened non-blocking.
+    [[nodiscard]] UniqueFd openPipe(std::string *error) const;
+    [[nodiscard]] bool setTracing(bool on) const;
+    // Events the ring buffer lost so far, over all CPUs (per_cpu/cpuN/stats).
+    [[nodiscard]] uint64_t lostEvents() const;
+
+private:
+    explicit TraceInstance(std::string path, std::string name);
+    [[nodiscard]] bool write(const std::string &file, std::string_view value) const;
+    std::string m_path;
+    std::string m_name;
+    std::vector<std::string> m_enabled;
+};
+
+} // namespace Cachescope::Helper

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The helper's trace action in-process, on the real kernel, as root (the
+// in-process root client's way: caller 0) and for other users' processes
+// (becomeUser children): real tracefs, real reads of an evicted file in a
+// disk-backed folder, and after every way out (exit, cancel, deadline,
+// refusal) no cachescope-* instance and no event left enabled. The test
+// looks at tracefs through a mount of its own (tracefs has one tree
+// however often it is mounted), removed at the end.
+
+#include "heldprocess.h"
+#include "helperactions.h"
+#include "helperprotocol.h"
+#include "helpertestsupport.h"
+#include "pidnamespace.h"
+#include "sealedreply.h"
+#include "testutil.h"
+#include "tracecapture.h"
+
+#include <QDir>
+#include <QRandomGenerator>
+#include <QTest>
+
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+
+using namespace Cachescope;
+using namespace Cachescope::Helper;
+using namespace Cachescope::HelperProtocol;
+
+namespace
+{
+
+constexpr uint64_t MiB = 1 << 20;
+
+QByteArray freshKey()
+{
+    QByteArray key(sealKeyBytes, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), sealKeyBytes / int(sizeof(quint32)));
+    return key;
+}
+
+std::optional<Trace::Capture> openedCapture(const KAuth::ActionReply &reply, const QByteArray &key)
+{
+    const Sealed sealed{reply.data().value(QString(replyNonce)).toByteArray(),
+                        reply.data().value(QString(replySealed)).toByteArray(),
+                        reply.data().value(QString(replyTag)).toByteArray()};
+    const std::optional<QByteArray> plaintext = unseal(SealedKind::Trace, key, sealed);
+    return plaintext ? parseCapture(*plaintext) : std::nullopt;
+}
+
+// The pages [first, first + count) of inode that Added events cover.
+bool addedCovers(const Trace::Capture &capture, uint64_t inode, uint64_t page)
+{
+    for (const Trace::RawEvent &event : capture.events) {
+        if (event.kind == Trace::EventKind::Added && event.inode == inode && page >= event.firstPage && page < event.firstPage + event.pageCount) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+using TestUtil::HeldProcess;
+
+class TraceHelperTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::string m_dir;
+    std::string m_view; // the test's own tracefs mount
+    std::string m_file;
+    struct stat m_fileStat{};
+    QStringList m_log;
+    HelperContext m_context;
+    QString m_dd;
+    QString m_sh;
+
+    KAuth::ActionReply trace(const QVariantMap &args, int kauthUid = 0)
+    {
+        // As the in-process root client calls it: caller 0 is root itself
+        // (Caller{0}), not KAuth's "unknown".
+        const Caller caller = kauthUid == 0 ? Caller{0} : callerFromKAuthUid(kauthUid);
+        return traceAction(args, caller, m_context);
+    }
+
+    QVariantMap arguments(int pid, int seconds, const QByteArray &key)
+    {
+        return {{QString(keyPid), pid}, {QString(keySeconds), seconds}, {QString(keySealKey), key}};
+    }
+
+    QStringList cachescopeInstances()
+    {
+        return QDir(QString::fromStdString(m_view + "/instances")).entryList({QStringLiteral("cachescope-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
+    }
+
+    QByteArray globalFile(const char *name)
+    {
+        QFile file(QString::fromStdString(m_view + "/" + name));
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("unreadable");
+    }
+
+    // Nothing of a trace is left: no instance of the pattern, and the
+    // global buffer's events, pid filter and switch as the test found them.
+    void verifyNothingLeft()
+    {
+        QVERIFY2(cachescopeInstances().isEmpty(), qPrintable(cachescopeInstances().join(QLatin1Char(' '))));
+        QCOMPARE(globalFile("set_event"), m_globalSetEvent);
+        QCOMPARE(globalFile("set_event_pid"), m_globalSetEventPid);
+        QCOMPARE(globalFile("tracing_on"), m_globalTracingOn);
+        // The helper unmounted what it mounted: /sys/kernel/tracing is as before.
+        struct statfs fs{};
+        QVERIFY(statfs("/sys/kernel/tracing", &fs) == 0);
+        QCOMPARE(static_cast<unsigned long>(fs.f_type) == TRACEFS_MAGIC, m_tracefsMountedBefore);
+    }
+    bool m_tracefsMountedBefore = false;
+    QByteArray m_globalSetEvent;
+    QByteArray m_globalSetEventPid;
+    QByteArray m_globalTracingOn;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("tracing needs root (tools/dev runs the tests as root in its build root)");
+        }
+        m_dir = TestUtil::scratchDir("tracehelpertest");
+        m_view = m_dir + "/tracefs-view";
+        QVERIFY(std::filesystem::create_directories(m_view));
+        QVERIFY2(mount("nodev", m_view.c_str(), "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0, strerror(errno));
+        struct statfs fs{};
+        m_tracefsMountedBefore = statfs("/sys/kernel/tracing", &fs) == 0 && static_cast<unsigned long>(fs.f_type) == TRACEFS_MAGIC;
+        m_globalSetEvent = globalFile("set_event");
+        m_globalSetEventPid = globalFile("set_event_pid");
+        m_globalTracingOn = globalFile("tracing_on");
+        QVERIFY(cachescopeInstances().isEmpty());
+        m_file = m_dir + "/traced.bin";
+        TestUtil::makeColdFile(m_file, 4 * MiB);
+        QVERIFY(stat(m_file.c_str(), &m_fileStat) == 0);
+        m_dd = QStringLiteral("/usr/bin/dd");
+        m_sh = QStringLiteral("/bin/sh");
+        QVERIFY(QFile::exists(m_dd) && QFile::exists(m_sh));
+        m_context.log = [this](const QString &line) {
+            m_log << line;
+        };
+        verifyNothingLeft();
+    }
+
+    void cleanupTestCase()
+    {
+        if (!m_view.empty()) {
+            umount2(m_view.c_str(), MNT_DETACH);
+        }
+    }
+
+    void init()
+    {
+        m_log.clear();
+        m_context.progress = {};
+        m_context.stopped = {};
+    }
+
+    // A process held before exec reads 64 KiB of an evicted file: the trace
+    // has the file's pages coming in, more than were asked for (readahead).
+    void tracesAReadOfAnEvictedFile()
+    {
+        TestUtil::evictRaw(m_file);
+        HeldProcess held({m_dd, QStringLiteral("if=") + QString::fromStdString(m_file), QStringLiteral("of=/dev/null"), QStringLiteral("bs=64k"),
+                          QStringLiteral("count=1"), QStringLiteral("status=none")});
+        QVERIFY(held.pid() > 0);
+        int tracingOn = 0;
+        m_context.progress = [&](const QVariantMap &data) {
+            if (data.value(QString(progressTracing)).toBool()) {
+                ++tracingOn;
+                held.release();
+            }
+        };
+        const QByteArray key = freshKey();
+        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(tracingOn, 1);
+        QCOMPARE(held.wait(), 0);
+        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("exited"));
+        QVERIFY(capture->usageEvents); // this kernel (6.18) has all of them
+        uint64_t added = 0;
+        for (const Trace::RawEvent &event : capture->events) {
+            if (event.kind == Trace::EventKind::Added && event.inode == uint64_t(m_fileStat.st_ino)) {
+                QCOMPARE(event.major, uint32_t(major(m_fileStat.st_dev)));
+                QCOMPARE(event.minor, uint32_t(minor(m_fileStat.st_dev)));
+                added += event.pageCount;
+            }
+        }
+        QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 0));
+        QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 15)); // the whole 64 KiB came in
+        QVERIFY2(added >= 16, qPrintable(QString::number(added)));
+        // Sealed: the reply itself holds no inode number, only the three byte strings.
+        QCOMPARE(reply.data().keys(), (QStringList{QStringLiteral("nonce"), QStringLiteral("sealed"), QStringLiteral("tag")}));
+        QVERIFY(!openedCapture(reply, freshKey()));
+        QCOMPARE(m_log.size(), 1);
+        QVERIFY2(HelperTest::auditFormat.match(m_log.front()).hasMatch(), qPrintable(m_log.front()));
+        QVERIFY2(m_log.front().contains(QLatin1String("end=exited")) && m_log.front().contains(QLatin1String("uid=0")), qPrintable(m_log.front()));
+        verifyNothingLeft();
+    }
+
+    // event-fork: the held shell's child (dd) is traced; another process
+    // reading the same file meanwhile is not.
+    void tracesChildrenButNotOthers()
+    {
+        TestUtil::evictRaw(m_file);
+        HeldProcess held({m_sh,
+                          QStringLiteral("-c"),
+                          QStringLiteral("%1 if=\"$0\" of=/dev/null bs=64k count=1 status=none; true").arg(m_dd),
+                          QString::fromStdString(m_file)});
+        const std::optional<int> heldHostPid = hostPidOf(held.pid()).pid;
+        QVERIFY(heldHostPid);
+        std::optional<int> otherHostPid;
+        m_context.progress = [&](const QVariantMap &data) {
+            if (!data.value(QString(progressTracing)).toBool()) {
+                return;
+            }
+            // Another process reads 64 KiB at 2 MiB while the trace records,
+            // and has ended before the traced one starts.
+            HeldProcess other({m_dd,
+                               QStringLiteral("if=") + QString::fromStdString(m_file),
+                               QStringLiteral("of=/dev/null"),
+                               QStringLiteral("bs=64k"),
+                               QStringLiteral("skip=32"),
+                               QStringLiteral("count=1"),
+                               QStringLiteral("status=none")});
+            otherHostPid = hostPidOf(other.pid()).pid;
+            other.release();
+            (void)other.wait();
+            held.release();
+        };
+        const QByteArray key = freshKey();
+        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(held.wait(), 0);
+        QVERIFY(otherHostPid);
+        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("exited"));
+        bool childAdded = false;
+        for (const Trace::RawEvent &event : capture->events) {
+            QVERIFY2(event.pid != *otherHostPid, "an event of the other process was traced");
+            if (event.kind == Trace::EventKind::Added && event.inode == uint64_t(m_fileStat.st_ino) && event.pid != *heldHostPid) {
+                childAdded = true;
+            }
+        }
+        QVERIFY2(childAdded, "the held shell's child dd read the file, but no page of it was traced for it");
+        QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 0));
+        QVERIFY(!addedCovers(*capture, m_fileStat.st_ino, 2 * MiB / 4096)); // the other's read
+        verifyNothingLeft();
+    }
+
+    // Each way out removes the instance: cancel, the deadline, an early exit.
+    void everyWayOutCleansUp_data()
+    {
+        QTest::addColumn<QString>("way");
+        QTest::newRow("cancelled") << QStringLiteral("cancelled");
+        QTest::newRow("deadline") << QStringLiteral("deadline");
+        QTest::newRow("exited") << QStringLiteral("exited");
+    }
+
+    void everyWayOutCleansUp()
+    {
+        QFETCH(QString, way);
+        // Never released for cancel and deadline: it waits on its pipe.
+        HeldProcess held({QStringLiteral("/bin/true")});
+        bool on = false;
+        m_context.progress = [&](const QVariantMap &data) {
+            on = data.value(QString(progressTracing)).toBool();
+            if (way == QLatin1String("exited")) {
+                held.release();
+            }
+        };
+        if (way == QLatin1String("cancelled")) {
+            m_context.stopped = [&on] {
+                return on;
+            };
+        }
+        const QByteArray key = freshKey();
+        const KAuth::ActionReply reply = trace(arguments(held.pid(), way == QLatin1String("exited") ? 20 : 1, key));
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QVERIFY(on);
+        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), way);
+        verifyNothingLeft();
+    }
+
+    // An instance of the pattern whose helper is gone is removed at the next
+    // trace; one of a live process and one of another name are not touched.
+    void removesStaleInstances()
+    {
+        std::optional<int> deadHostPid;
+        {
+            HeldProcess gone({QStringLiteral("/bin/true")});
+            deadHostPid = hostPidOf(gone.pid()).pid;
+        }
+        QVERIFY(deadHostPid);
+        const std::optional<int> liveHostPid = hostPidOf(getpid()).pid;
+        QVERIFY(liveHostPid);
+        const std::string instances = m_view + "/instances/";
+        const std::string stale = instances + "cachescope-" + std::to_string(*deadHostPid) + "-1";
+        const std::string live = instances + "cachescope-" + std::to_string(*liveHostPid) + "-999";
+        const std::string foreign = instances + "cachescope-test-other";
+        for (const std::string &path : {stale, live, foreign}) {
+            QVERIFY2(mkdir(path.c_str(), 0700) == 0, path.c_str());
+        }
+        // Someone's events in the stale one: the cleanup disables them too.
+        HelperTest::writeFile(stale + "/events/filemap/mm_filemap_fault/enable", "1");
+        HeldProcess held({QStringLiteral("/bin/true")});
+        m_context.progress = [&](const QVariantMap &) {
+            held.release();
+        };
+        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, freshKey()));
+        struct stat st{};
+        const bool staleLeft = stat(stale.c_str(), &st) == 0;
+        const bool liveLeft = stat(live.c_str(), &st) == 0;
+        const bool foreignLeft = stat(foreign.c_str(), &st) == 0;
+        rmdir(live.c_str());
+        rmdir(foreign.c_str());
+        rmdir(stale.c_str());
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QVERIFY(!staleLeft);
+        QVERIFY(liveLeft);
+        QVERIFY(foreignLeft);
+        verifyNothingLeft();
+    }
+
+    // Only processes whose real uid is the caller's.
+    void refusesOtherUsersProcesses()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user) {
+            QSKIP("no cachescope-user (tools/dev's root has it)");
+        }
+        HeldProcess users({QStringLiteral("/bin/true")}, *user);
+        HeldProcess roots({QStringLiteral("/bin/true")});
+        // The child becomes the user after fork: wait until it has.
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(QStringLiteral("/proc/%1").arg(users.pid())).ownerId() == *user, 10000);
+        bool started = false;
+        m_context.progress = [&](const QVariantMap &) {
+            started = true;
+        };
+        const KAuth::ActionReply asRoot = trace(arguments(users.pid(), 1, freshKey()));
+        QVERIFY(asRoot.failed());
+        QCOMPARE(asRoot.errorCode(), int(NotPermitted));
+        QVERIFY2(asRoot.errorDescription().contains(QLatin1String("is not yours")), qPrintable(asRoot.errorDescription()));
+        const KAuth::ActionReply asUser = trace(arguments(roots.pid(), 1, freshKey()), int(*user));
+        QVERIFY(asUser.failed());
+        QCOMPARE(asUser.errorCode(), int(NotPermitted));
+        QVERIFY2(asUser.errorDescription().contains(QLatin1String("is not yours")), qPrintable(asUser.errorDescription()));
+        // The user's own process passes the uid check (and is traced).
+        m_context.progress = [&](const QVariantMap &) {
+            started = true;
+            users.release();
+        };
+        const KAuth::ActionReply own = trace(arguments(users.pid(), 20, freshKey()), int(*user));
+        QVERIFY2(own.succeeded(), qPrintable(own.errorDescription()));
+        QVERIFY(started);
+        verifyNothingLeft();
+        for (const QString &line : std::as_const(m_log)) {
+            QVERIFY2(HelperTest::auditFormat.match(line).hasMatch(), qPrintable(line));
+        }
+    }
+
+    // Bad arguments are refused before anything happens: no instance made,
+    // tracefs not even mounted, no progress.
+    void refusesBadArguments_data()
+    {
+        QTest::addColumn<QVariantMap>("args");
+        QTest::addColumn<int>("code");
+        const QByteArray key = freshKey();
+        const int self = int(getpid());
+        QTest::newRow("empty") << QVariantMap{} << int(InvalidArgument);
+        QTest::newRow("no key") << QVariantMap{{QString(keyPid), self}, {QString(keySeconds), 1}} << int(InvalidArgument);
+        QTest::newRow("no seconds") << QVariantMap{{QString(keyPid), self}, {QString(keySealKey), key}} << int(InvalidArgument);
+        QTest::newRow("extra key: a tracefs path") << QVariantMap{{QString(keyPid), self},
+                                                                 {QString(keySeconds), 1},
+                                                                 {QString(keySealKey), key},
+                                                                 {QStringLiteral("tracefs"), QStringLiteral("/tmp")}}
+                                                   << int(InvalidArgument);
+        QTest::newRow("extra key: an event") << QVariantMap{{QString(keyPid), self},
+                                                           {QString(keySeconds), 1},
+                                                           {QString(keySealKey), key},
+                                                           {QStringLiteral("event"), QStringLiteral("sched/sched_switch")}}
+                                             << int(InvalidArgument);
+        QVariantMap pidText = arguments(0, 1, key);
+        pidText.insert(QString(keyPid), QString::number(self));
+        QTest::newRow("pid as a string") << pidText << int(InvalidArgument);
+        QVariantMap pidDouble = arguments(0, 1, key);
+        pidDouble.insert(QString(keyPid), double(self));
+        QTest::newRow("pid as a double") << pidDouble << int(InvalidArgument);
+        QTest::newRow("pid 0") << arguments(0, 1, key) << int(InvalidArgument);
+        QTest::newRow("pid -1") << arguments(-1, 1, key) << int(InvalidArgument);
+        QTest::newRow("pid above the kernel's limit") << arguments(4194305, 1, key) << int(InvalidArgument);
+        QTest::newRow("seconds 0") << arguments(self, 0, key) << int(InvalidArgument);
+        QTest::newRow("seconds above the limit") << arguments(self, maxTraceSeconds + 1, key) << int(InvalidArgument);
+        QVariantMap secondsText = arguments(self, 1, key);
+        secondsText.insert(QString(keySeconds), QStringLiteral("5"));
+        QTest::newRow("seconds as a string") << secondsText << int(InvalidArgument);
+        QTest::newRow("short key") << arguments(self, 1, key.left(16)) << int(InvalidArgument);
+        QVariantMap keyText = arguments(self, 1, key);
+        keyText.insert(QString(keySealKey), QString::fromLatin1(key.toHex()));
+        QTest::newRow("key as text") << keyText << int(InvalidArgument);
+        QTest::newRow("no such process") << arguments(4194304, 1, key) << int(NotPermitted);
+    }
+
+    void refusesBadArguments()
+    {
+        QFETCH(QVariantMap, args);
+        QFETCH(int, code);
+        bool progressed = false;
+        m_context.progress = [&](const QVariantMap &) {
+            progressed = true;
+        };
+        const KAuth::ActionReply reply = trace(args);
+        QVERIFY(reply.failed());
+        QCOMPARE(reply.errorCode(), code);
+        QVERIFY(!reply.errorDescription().isEmpty());
+        QVERIFY(!progressed);
+        QCOMPARE(m_log.size(), 1);
+        QVERIFY2(m_log.front().contains(QLatin1String("result=refused")), qPrintable(m_log.front()));
+        verifyNothingLeft();
+    }
+};
+
+QTEST_GUILESS_MAIN(TraceHelperTest)
+
+#include "tracehelpertest.moc"

@@ -418,6 +418,23 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(empty.error).contains(QStringLiteral("no extents")), empty.error.c_str());
     }
 
+    // drop_caches needs the helper: without one the replay says so and reads nothing.
+    void dropCachesWithoutHelperIsRefused()
+    {
+        const std::string a = m_dir + "/drop-a";
+        TestUtil::makeColdFile(a, 64 << 10);
+        ReplayParameters p;
+        p.report.files = {tracedFile(a)};
+        p.report.extents = {extent(0, 0, 4)};
+        p.dropCaches = true;
+        p.checkColdStart = false;
+        std::atomic<bool> cancel{false};
+        const Result result = makeReplayExperiment(p)->run({}, cancel);
+        QVERIFY2(QString::fromStdString(result.error).contains(QStringLiteral("privileged helper")), result.error.c_str());
+        QVERIFY(result.variants.empty());
+        QVERIFY(residentPagesOf(a).empty());
+    }
+
     // Cancel during the reads: the engine returns at once, cancelled, with
     // the runs it finished.
     void cancelStopsTheReplay()

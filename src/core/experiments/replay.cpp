@@ -537,19 +537,17 @@ private:
         uint64_t outside = 0;
         uint64_t missing = 0;
         int hidden = 0;
+        int known = 0;
         for (ReplayFile &file : m_files) {
             if (file.state != FileState::Replayed) {
                 continue;
             }
             const ResidentRanges resident = residentRangesOfDescriptor(file.fd.get(), file.st);
-            if (!resident.known()) {
+            if (!resident.known() || !file.stayedKnown) {
                 ++hidden;
                 continue;
             }
-            if (!file.stayedKnown) {
-                ++hidden;
-                continue;
-            }
+            ++known;
             std::vector<PageRange> explained = file.expected;
             explained.insert(explained.end(), file.stayed.begin(), file.stayed.end());
             outside += pagesNotIn(resident.ranges, unionOf(std::move(explained)));
@@ -562,11 +560,11 @@ private:
             {QStringLiteral("seconds"), seconds},
             {QStringLiteral("bytes"), double(order.bytes)},
             {QStringLiteral("reads"), double(order.reads.size())},
-            {QStringLiteral("stayed_after_evict"), double(stayed)},
             {QStringLiteral("files_hidden"), hidden},
         };
         // Never a number where the kernel gave none.
-        const bool anyKnown = size_t(hidden) < m_files.size();
+        const bool anyKnown = known > 0;
+        runJson.insert(QStringLiteral("stayed_after_evict"), anyKnown ? QJsonValue(double(stayed)) : QJsonValue());
         runJson.insert(QStringLiteral("pages_outside_trace"), anyKnown ? QJsonValue(double(outside)) : QJsonValue());
         runJson.insert(QStringLiteral("pages_missing"), anyKnown ? QJsonValue(double(missing)) : QJsonValue());
         variant.runs.append(runJson);

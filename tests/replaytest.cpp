@@ -16,6 +16,7 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -416,6 +417,42 @@ private Q_SLOTS:
 
         const Result empty = replay(Trace::Report{});
         QVERIFY2(QString::fromStdString(empty.error).contains(QStringLiteral("no extents")), empty.error.c_str());
+    }
+
+    // A user the kernel hides the file's residency from (not the owner, may
+    // not write it) still replays it, but the check says "hidden" (null),
+    // never a number.
+    void hiddenResidencyIsNull()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        ::chmod(m_dir.c_str(), 0755);
+        const std::string a = m_dir + "/hidden-a";
+        TestUtil::makeColdFile(a, 256 << 10);
+        QCOMPARE(::chmod(a.c_str(), 0644), 0);
+        Trace::Report report;
+        report.files = {tracedFile(a)};
+        report.extents = {extent(0, 0, 8)};
+        const TestUtil::ChildResult child = TestUtil::runInChild(
+            [&report] {
+                const Result result = replay(report);
+                const VariantResult *v = result.variant("disk order");
+                return v && result.ok() ? QJsonDocument(v->runs.at(0).toObject()).toJson(QJsonDocument::Compact) : QByteArray(result.error.c_str());
+            },
+            *user);
+        QVERIFY2(child.ok, qPrintable(child.failure));
+        const QJsonObject run = QJsonDocument::fromJson(child.output).object();
+        QVERIFY2(!run.isEmpty(), child.output.constData());
+        QCOMPARE(run.value(QStringLiteral("files_hidden")).toInt(), 1);
+        QVERIFY(run.value(QStringLiteral("pages_outside_trace")).isNull());
+        QVERIFY(run.value(QStringLiteral("pages_missing")).isNull());
+        QVERIFY(run.value(QStringLiteral("stayed_after_evict")).isNull());
+        // The reads were made all the same, as the user: exactly the traced pages.
+        const std::set<uint64_t> resident = residentPagesOf(a);
+        QCOMPARE(resident.size() + reclaimedPages(a), size_t(8));
+        QVERIFY(resident.empty() || *resident.rbegin() < 8);
     }
 
     // drop_caches needs the helper: without one the replay says so and reads nothing.

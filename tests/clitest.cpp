@@ -3,7 +3,8 @@
 
 // cachescope-cli end to end: the real binary on real files, its numbers
 // checked against page-cache states set up with raw syscalls (TestUtil) and
-// against the peers (fincore, vmtouch).
+// against the peers (fincore, vmtouch). Over 800 lines: every command's
+// end-to-end behaviour, sharing the helpers at the top.
 
 #include "testutil.h"
 #include "trace/tracereport.h"
@@ -525,16 +526,17 @@ private Q_SLOTS:
                                                 << QStringLiteral("missing argument: A B");
         QTest::newRow("help for nothing") << QStringList{QStringLiteral("help"), QStringLiteral("frob")} << QStringLiteral("no such command");
         QTest::newRow("trace without command") << QStringList{QStringLiteral("trace")} << QStringLiteral("the command to trace is missing");
-        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--"), QStringLiteral("ls")}
+        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"),
+                                                                 QStringLiteral("--lesson"),
+                                                                 QStringLiteral("--"),
+                                                                 QStringLiteral("ls")}
                                                   << QStringLiteral("--lesson runs its own command");
-        QTest::newRow("trace zero runs") << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
-                                         << QStringLiteral("--runs: '0' is not a whole number");
-        QTest::newRow("trace both methods") << QStringList{QStringLiteral("trace"),
-                                                           QStringLiteral("--privileged"),
-                                                           QStringLiteral("--fallback"),
-                                                           QStringLiteral("--"),
-                                                           QStringLiteral("ls")}
-                                            << QStringLiteral("--privileged and --fallback exclude each other");
+        QTest::newRow("trace zero runs")
+            << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
+            << QStringLiteral("--runs: '0' is not a whole number");
+        QTest::newRow("trace both methods")
+            << QStringList{QStringLiteral("trace"), QStringLiteral("--privileged"), QStringLiteral("--fallback"), QStringLiteral("--"), QStringLiteral("ls")}
+            << QStringLiteral("--privileged and --fallback exclude each other");
     }
 
     void usageErrors()
@@ -583,12 +585,26 @@ private Q_SLOTS:
     void traceMissingCommand()
     {
         const std::string output = m_dir + "/missing-trace.json";
-        const auto result = cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
+        const auto result =
+            cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
         QVERIFY(!result.timedOut);
         QCOMPARE(result.exitCode, 1);
         QVERIFY2(result.err.contains("trace: /nonexistent/cachescope-program: no such program (not found or not executable)"), result.err.constData());
         QVERIFY(result.out.isEmpty());
         QVERIFY(!QFile::exists(q(output)));
+
+        // A trace file that cannot be written: named, exit 1, the trace still shown.
+        const std::string unwritable = m_dir + "/no-such-folder/trace.json";
+        const auto bad = cli({QStringLiteral("trace"),
+                              QStringLiteral("--output"),
+                              q(unwritable),
+                              QStringLiteral("--runs"),
+                              QStringLiteral("2"),
+                              QStringLiteral("--"),
+                              QStringLiteral("true")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QByteArray::fromStdString(unwritable + ": cannot write the trace file")), bad.err.constData());
+        QVERIFY2(bad.out.contains("Runs: "), bad.out.constData());
     }
 
     // The lesson end to end, the fallback's way: the text, the JSON and the
@@ -597,7 +613,13 @@ private Q_SLOTS:
     {
         const std::string folder = TestUtil::scratchDir("cli-trace-lesson");
         const std::string output = folder + "/lesson.json";
-        const auto json = cli({QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--json"), QStringLiteral("--folder"), q(folder), QStringLiteral("--output"), q(output)});
+        const auto json = cli({QStringLiteral("trace"),
+                               QStringLiteral("--lesson"),
+                               QStringLiteral("--json"),
+                               QStringLiteral("--folder"),
+                               q(folder),
+                               QStringLiteral("--output"),
+                               q(output)});
         QVERIFY2(json.exitCode == 0, json.err.constData());
         const QJsonObject document = jsonOf(json);
         QCOMPARE(document.value(QStringLiteral("command")).toString(), QStringLiteral("trace"));
@@ -646,6 +668,85 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains("Totals: "), text.out.constData());
         QVERIFY2(text.out.contains("readahead share unknown"), text.out.constData());
         QVERIFY2(text.out.contains("cachescope-lesson-"), text.out.constData());
+    }
+
+    // As root, trace --privileged goes through cachescope-cli-privileged,
+    // whose client runs the helper's trace action in process: tracefs for real.
+    void traceLessonPrivilegedAsRoot()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("as a user this goes to the helper through polkit: tests/helperbustest.cpp covers that");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-privileged");
+        const std::string output = folder + "/lesson.json";
+        const auto result = cli({QStringLiteral("trace"),
+                                 QStringLiteral("--lesson"),
+                                 QStringLiteral("--privileged"),
+                                 QStringLiteral("--folder"),
+                                 q(folder),
+                                 QStringLiteral("--output"),
+                                 q(output)});
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QVERIFY2(result.out.contains("Method: tracefs"), result.out.constData());
+        QVERIFY2(result.out.contains("only readahead brought in"), result.out.constData());
+        QFile file(q(output));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        std::string error;
+        const std::optional<Cachescope::Trace::Report> report = Cachescope::Trace::reportFromJsonBytes(file.readAll(), &error);
+        QVERIFY2(report, error.c_str());
+        QCOMPARE(report->method, Cachescope::Trace::Method::Tracefs);
+        QVERIFY(report->usageKnown);
+        // The second read (64 KiB at 512 KiB) is one extent of the lesson's file, all asked for.
+        bool secondRead = false;
+        for (const Cachescope::Trace::Extent &extent : report->extents) {
+            const std::string &path = report->files.at(size_t(extent.file)).path;
+            if (path.find("cachescope-lesson-") != std::string::npos && extent.firstPage * P <= (512 << 10)
+                && (extent.firstPage + extent.pageCount) * P >= (576 << 10)) {
+                secondRead = extent.askedPages >= (64 << 10) / P;
+            }
+        }
+        QVERIFY2(secondRead, result.out.constData());
+    }
+
+    // The fallback as a user: files whose residency the kernel hides (root's
+    // program, root's file) are named as hidden, never counted.
+    void traceHiddenFilesAsUser()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-hidden");
+        QCOMPARE(chmod(folder.c_str(), 0777), 0); // the user's strace log goes here
+        const std::string rootFile = folder + "/root-owned";
+        TestUtil::makeColdFile(rootFile, 256 << 10);
+        QCOMPARE(chmod(rootFile.c_str(), 0644), 0);
+        const auto result = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("trace"),
+                                           QStringLiteral("--json"),
+                                           QStringLiteral("--folder"),
+                                           q(folder),
+                                           QStringLiteral("--"),
+                                           QStringLiteral("/bin/cat"),
+                                           q(rootFile)});
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const QJsonObject trace = jsonOf(result).value(QStringLiteral("details")).toObject().value(QStringLiteral("trace")).toObject();
+        QString hiddenNote;
+        for (const QJsonValue &note : trace.value(QStringLiteral("notes")).toArray()) {
+            if (note.toString().startsWith(QStringLiteral("hidden: "))) {
+                hiddenNote = note.toString();
+            }
+        }
+        QVERIFY2(hiddenNote.contains(q(rootFile)), qPrintable(hiddenNote));
+        QVERIFY2(hiddenNote.contains(QStringLiteral("bin/cat")), qPrintable(hiddenNote)); // root's program
+        QVERIFY2(hiddenNote.contains(QStringLiteral("(the kernel shows page-cache residency only")), qPrintable(hiddenNote));
+        for (const QJsonValue &file : trace.value(QStringLiteral("files")).toArray()) {
+            QVERIFY(file.toObject().value(QStringLiteral("path")).toString() != q(rootFile));
+        }
     }
 
     void nonexistentPathFails()

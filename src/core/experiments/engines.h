@@ -94,7 +94,9 @@ struct FaultsParameters {
 struct TraceParameters {
     std::vector<std::string> command; // argv; never a shell (ignored for the lesson)
     int runs = 1; // each run evicts the command's files and traces it again
-    double timeoutSeconds = 60; // a run is stopped (and the command killed) after this
+    // A run is stopped (and the command killed) after this. The privileged
+    // helper traces for 30 s at the most and refuses longer.
+    double timeoutSeconds = 30;
     bool showOutput = false; // else stdout and stderr go to /dev/null
     bool forceFallback = false; // the residency diff even where privileged.trace is set
     bool forceMapsRecording = false; // as if strace were missing

@@ -3,9 +3,12 @@
 
 // cachescope-cli end to end: the real binary on real files, its numbers
 // checked against page-cache states set up with raw syscalls (TestUtil) and
-// against the peers (fincore, vmtouch).
+// against the peers (fincore, vmtouch). Over 800 lines: every command's
+// end-to-end behaviour, sharing the helpers at the top.
 
 #include "testutil.h"
+#include "trace/tracereport.h"
+
 #include "trace/tracereport.h"
 
 #include <QFile>
@@ -18,6 +21,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <string>
@@ -522,16 +526,17 @@ private Q_SLOTS:
                                                 << QStringLiteral("missing argument: A B");
         QTest::newRow("help for nothing") << QStringList{QStringLiteral("help"), QStringLiteral("frob")} << QStringLiteral("no such command");
         QTest::newRow("trace without command") << QStringList{QStringLiteral("trace")} << QStringLiteral("the command to trace is missing");
-        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--"), QStringLiteral("ls")}
+        QTest::newRow("trace lesson and command") << QStringList{QStringLiteral("trace"),
+                                                                 QStringLiteral("--lesson"),
+                                                                 QStringLiteral("--"),
+                                                                 QStringLiteral("ls")}
                                                   << QStringLiteral("--lesson runs its own command");
-        QTest::newRow("trace zero runs") << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
-                                         << QStringLiteral("--runs: '0' is not a whole number");
-        QTest::newRow("trace both methods") << QStringList{QStringLiteral("trace"),
-                                                           QStringLiteral("--privileged"),
-                                                           QStringLiteral("--fallback"),
-                                                           QStringLiteral("--"),
-                                                           QStringLiteral("ls")}
-                                            << QStringLiteral("--privileged and --fallback exclude each other");
+        QTest::newRow("trace zero runs")
+            << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
+            << QStringLiteral("--runs: '0' is not a whole number");
+        QTest::newRow("trace both methods")
+            << QStringList{QStringLiteral("trace"), QStringLiteral("--privileged"), QStringLiteral("--fallback"), QStringLiteral("--"), QStringLiteral("ls")}
+            << QStringLiteral("--privileged and --fallback exclude each other");
     }
 
     void usageErrors()
@@ -580,12 +585,26 @@ private Q_SLOTS:
     void traceMissingCommand()
     {
         const std::string output = m_dir + "/missing-trace.json";
-        const auto result = cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
+        const auto result =
+            cli({QStringLiteral("trace"), QStringLiteral("--output"), q(output), QStringLiteral("--"), QStringLiteral("/nonexistent/cachescope-program")});
         QVERIFY(!result.timedOut);
         QCOMPARE(result.exitCode, 1);
         QVERIFY2(result.err.contains("trace: /nonexistent/cachescope-program: no such program (not found or not executable)"), result.err.constData());
         QVERIFY(result.out.isEmpty());
         QVERIFY(!QFile::exists(q(output)));
+
+        // A trace file that cannot be written: named, exit 1, the trace still shown.
+        const std::string unwritable = m_dir + "/no-such-folder/trace.json";
+        const auto bad = cli({QStringLiteral("trace"),
+                              QStringLiteral("--output"),
+                              q(unwritable),
+                              QStringLiteral("--runs"),
+                              QStringLiteral("2"),
+                              QStringLiteral("--"),
+                              QStringLiteral("true")});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains(QByteArray::fromStdString(unwritable + ": cannot write the trace file")), bad.err.constData());
+        QVERIFY2(bad.out.contains("Runs: "), bad.out.constData());
     }
 
     // The lesson end to end, the fallback's way: the text, the JSON and the
@@ -594,7 +613,13 @@ private Q_SLOTS:
     {
         const std::string folder = TestUtil::scratchDir("cli-trace-lesson");
         const std::string output = folder + "/lesson.json";
-        const auto json = cli({QStringLiteral("trace"), QStringLiteral("--lesson"), QStringLiteral("--json"), QStringLiteral("--folder"), q(folder), QStringLiteral("--output"), q(output)});
+        const auto json = cli({QStringLiteral("trace"),
+                               QStringLiteral("--lesson"),
+                               QStringLiteral("--json"),
+                               QStringLiteral("--folder"),
+                               q(folder),
+                               QStringLiteral("--output"),
+                               q(output)});
         QVERIFY2(json.exitCode == 0, json.err.constData());
         const QJsonObject document = jsonOf(json);
         QCOMPARE(document.value(QStringLiteral("command")).toString(), QStringLiteral("trace"));
@@ -645,6 +670,85 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains("cachescope-lesson-"), text.out.constData());
     }
 
+    // As root, trace --privileged goes through cachescope-cli-privileged,
+    // whose client runs the helper's trace action in process: tracefs for real.
+    void traceLessonPrivilegedAsRoot()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("as a user this goes to the helper through polkit: tests/helperbustest.cpp covers that");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-privileged");
+        const std::string output = folder + "/lesson.json";
+        const auto result = cli({QStringLiteral("trace"),
+                                 QStringLiteral("--lesson"),
+                                 QStringLiteral("--privileged"),
+                                 QStringLiteral("--folder"),
+                                 q(folder),
+                                 QStringLiteral("--output"),
+                                 q(output)});
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        QVERIFY2(result.out.contains("Method: tracefs"), result.out.constData());
+        QVERIFY2(result.out.contains("only readahead brought in"), result.out.constData());
+        QFile file(q(output));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        std::string error;
+        const std::optional<Cachescope::Trace::Report> report = Cachescope::Trace::reportFromJsonBytes(file.readAll(), &error);
+        QVERIFY2(report, error.c_str());
+        QCOMPARE(report->method, Cachescope::Trace::Method::Tracefs);
+        QVERIFY(report->usageKnown);
+        // The second read (64 KiB at 512 KiB) is one extent of the lesson's file, all asked for.
+        bool secondRead = false;
+        for (const Cachescope::Trace::Extent &extent : report->extents) {
+            const std::string &path = report->files.at(size_t(extent.file)).path;
+            if (path.find("cachescope-lesson-") != std::string::npos && extent.firstPage * P <= (512 << 10)
+                && (extent.firstPage + extent.pageCount) * P >= (576 << 10)) {
+                secondRead = extent.askedPages >= (64 << 10) / P;
+            }
+        }
+        QVERIFY2(secondRead, result.out.constData());
+    }
+
+    // The fallback as a user: files whose residency the kernel hides (root's
+    // program, root's file) are named as hidden, never counted.
+    void traceHiddenFilesAsUser()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-hidden");
+        QCOMPARE(chmod(folder.c_str(), 0777), 0); // the user's strace log goes here
+        const std::string rootFile = folder + "/root-owned";
+        TestUtil::makeColdFile(rootFile, 256 << 10);
+        QCOMPARE(chmod(rootFile.c_str(), 0644), 0);
+        const auto result = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("trace"),
+                                           QStringLiteral("--json"),
+                                           QStringLiteral("--folder"),
+                                           q(folder),
+                                           QStringLiteral("--"),
+                                           QStringLiteral("/bin/cat"),
+                                           q(rootFile)});
+        QVERIFY2(result.exitCode == 0, result.err.constData());
+        const QJsonObject trace = jsonOf(result).value(QStringLiteral("details")).toObject().value(QStringLiteral("trace")).toObject();
+        QString hiddenNote;
+        for (const QJsonValue &note : trace.value(QStringLiteral("notes")).toArray()) {
+            if (note.toString().startsWith(QStringLiteral("hidden: "))) {
+                hiddenNote = note.toString();
+            }
+        }
+        QVERIFY2(hiddenNote.contains(q(rootFile)), qPrintable(hiddenNote));
+        QVERIFY2(hiddenNote.contains(QStringLiteral("bin/cat")), qPrintable(hiddenNote)); // root's program
+        QVERIFY2(hiddenNote.contains(QStringLiteral("(the kernel shows page-cache residency only")), qPrintable(hiddenNote));
+        for (const QJsonValue &file : trace.value(QStringLiteral("files")).toArray()) {
+            QVERIFY(file.toObject().value(QStringLiteral("path")).toString() != q(rootFile));
+        }
+    }
+
     void nonexistentPathFails()
     {
         const std::string missing = m_dir + "/no-such-file";
@@ -691,6 +795,106 @@ private Q_SLOTS:
         const QJsonObject root = jsonOf(walked).value(QLatin1String("roots")).toArray().at(0).toObject();
         QCOMPARE(number(root, "files"), quint64(1));
         QCOMPARE(number(root, "skipped"), quint64(1));
+    }
+
+    // experiment replay --trace FILE: a trace file that cannot be read or is
+    // not a trace is named with the reason; nothing runs, nothing hangs.
+    void replayBadTraceFiles()
+    {
+        const std::string dir = m_dir + "/replay-bad";
+        mkdir(dir.c_str(), 0755);
+        const auto write = [&dir](const char *name, const QByteArray &bytes) {
+            const std::string path = dir + "/" + name;
+            QFile file(q(path));
+            if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) {
+                qFatal("cannot write %s", path.c_str());
+            }
+            return path;
+        };
+        const std::string notJson = write("not-json.json", "{ this is not JSON");
+        const std::string notTrace = write("not-trace.json", R"({"experiment":"cold-read","variants":[]})");
+        const std::string fifo = dir + "/fifo.json";
+        QCOMPARE(mkfifo(fifo.c_str(), 0644), 0);
+        const struct {
+            std::string path;
+            QByteArray reason;
+        } cases[] = {
+            {dir + "/missing.json", "cannot read the trace file: No such file or directory"},
+            {notJson, "not JSON: "},
+            {notTrace, "not a Cachescope trace: "},
+            {fifo, "not a Cachescope trace: not a regular file"},
+            {dir, "not a Cachescope trace: not a regular file"},
+        };
+        for (const auto &bad : cases) {
+            const auto result =
+                cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--trace"), q(bad.path)}, 20000);
+            QVERIFY2(!result.timedOut, bad.path.c_str());
+            QCOMPARE(result.exitCode, 1);
+            const QByteArray expected = QByteArray("cachescope-cli: " + QByteArray::fromStdString(bad.path) + ": " + bad.reason);
+            QVERIFY2(result.err.contains(expected),
+                     qPrintable(QStringLiteral("%1\nexpected: %2").arg(QString::fromUtf8(result.err), QString::fromUtf8(expected))));
+            QVERIFY(result.out.isEmpty());
+        }
+        const auto noTrace = cli({QStringLiteral("experiment"), QStringLiteral("replay")});
+        QCOMPARE(noTrace.exitCode, 2);
+        QVERIFY2(noTrace.err.contains("replay needs --trace FILE"), noTrace.err.constData());
+    }
+
+    // A trace naming a file that changed since and one that vanished: the
+    // changed one refused (exit 1), the vanished one skipped, both named;
+    // the rest is replayed.
+    void replayChangedAndVanishedFiles()
+    {
+        const std::string dir = m_dir + "/replay-changed";
+        mkdir(dir.c_str(), 0755);
+        const std::string good = dir + "/good";
+        const std::string changed = dir + "/changed";
+        const std::string vanished = dir + "/vanished";
+        Cachescope::Trace::Report report;
+        for (const std::string &path : {good, changed, vanished}) {
+            TestUtil::makeColdFile(path, 16 * P);
+            struct stat st;
+            QCOMPARE(::stat(path.c_str(), &st), 0);
+            Cachescope::Trace::File file;
+            file.path = path;
+            file.major = major(st.st_dev);
+            file.minor = minor(st.st_dev);
+            file.inode = st.st_ino;
+            file.sizeBytes = uint64_t(st.st_size);
+            file.modifiedNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+            file.pagesAdded = 4;
+            Cachescope::Trace::Extent extent;
+            extent.file = int(report.files.size());
+            extent.pageCount = 4;
+            report.files.push_back(file);
+            report.extents.push_back(extent);
+        }
+        const std::string trace = dir + "/trace.json";
+        QFile traceFile(q(trace));
+        QVERIFY(traceFile.open(QIODevice::WriteOnly));
+        traceFile.write(QJsonDocument(Cachescope::Trace::reportToJson(report)).toJson());
+        traceFile.close();
+        TestUtil::makeColdFile(changed, 17 * P);
+        QCOMPARE(::unlink(vanished.c_str()), 0);
+
+        const auto result = cli({QStringLiteral("experiment"),
+                                 QStringLiteral("replay"),
+                                 QStringLiteral("--json"),
+                                 QStringLiteral("--runs"),
+                                 QStringLiteral("1"),
+                                 QStringLiteral("--trace"),
+                                 q(trace)});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(changed) + ": changed since the trace: ")), result.err.constData());
+        QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(vanished) + ": vanished since the trace")), result.err.constData());
+        const QJsonObject json = jsonOf(result);
+        QCOMPARE(json.value(QLatin1String("experiment")).toString(), QStringLiteral("replay"));
+        const QJsonArray files = json.value(QLatin1String("details")).toObject().value(QLatin1String("traced_files")).toArray();
+        QCOMPARE(files.size(), 3);
+        QCOMPARE(files.at(0).toObject().value(QLatin1String("state")).toString(), QStringLiteral("replayed"));
+        QCOMPARE(files.at(1).toObject().value(QLatin1String("state")).toString(), QStringLiteral("refused"));
+        QCOMPARE(files.at(2).toObject().value(QLatin1String("state")).toString(), QStringLiteral("skipped"));
+        QCOMPARE(json.value(QLatin1String("problems")).toArray().size(), 2);
     }
 
     void nonUtf8NameSurvives()

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace TestUtil
@@ -96,5 +97,18 @@ private:
     pid_t m_pid = -1;
     int m_release = -1;
 };
+
+// The arguments of a dd that reads 64 KiB of path from block `skip` (of
+// 64 KiB) and says nothing: what the held processes of the trace tests run.
+inline QStringList ddReading(const std::string &path, int skip = 0)
+{
+    return {QStringLiteral("/usr/bin/dd"),
+            QStringLiteral("if=") + QString::fromStdString(path),
+            QStringLiteral("of=/dev/null"),
+            QStringLiteral("bs=64k"),
+            QStringLiteral("skip=%1").arg(skip),
+            QStringLiteral("count=1"),
+            QStringLiteral("status=none")};
+}
 
 } // namespace TestUtil

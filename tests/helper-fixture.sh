@@ -118,11 +118,13 @@ trap 'exit 130' INT TERM
 # namespace is a new one): the /proc we were given where it shows it, else
 # the one tools/dev put at /run/host/proc. Held aside while /proc and /run
 # get their new mounts, then moved into place.
+# Kernel threads (kthreadd is pid 2) show only in the initial namespace's
+# procfs (process 1's ns/pid link may be closed to us even as root).
+shows_kernel_threads() { [ "$(stat -f -c %T "$1" 2>/dev/null)" = proc ] && grep -q "^Name:[[:space:]]*kthreadd$" "$1/2/status" 2>/dev/null; }
 host_proc=
-initial_pid_ns=4026531836
-if [ "$(stat -L -c %i /proc/1/ns/pid 2>/dev/null)" = "$initial_pid_ns" ]; then
+if shows_kernel_threads /proc; then
     host_proc=/proc
-elif [ "$(stat -f -c %T /run/host/proc 2>/dev/null)" = proc ] && [ "$(stat -L -c %i /run/host/proc/1/ns/pid 2>/dev/null)" = "$initial_pid_ns" ]; then
+elif shows_kernel_threads /run/host/proc; then
     host_proc=/run/host/proc
 fi
 if [ -n "$host_proc" ]; then
@@ -242,7 +244,8 @@ kill "$monitor_pid" 2>/dev/null || true
 wait "$monitor_pid" 2>/dev/null || true
 monitor_pid=
 inode=$(stat -c %i "$scratch/rootfile")
-if ! python3 - "$listened" "$inode" "$scratch" <<'PY'; then
+traced_inode=$(stat -c %i "$scratch/user/traced.bin" 2>/dev/null || echo 0)
+if ! python3 - "$listened" "$inode" "$scratch" "$traced_inode" <<'PY'; then
 import re, sys
 text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 inode, scratch = int(sys.argv[2]), sys.argv[3]
@@ -265,9 +268,23 @@ if inode.to_bytes(8, "big").hex() in stream:
     problems.append("rootfile's inode reached the other user")
 if scratch in text or scratch.encode().hex() in stream or utf16(scratch) in stream:
     problems.append("a path reached the other user")
+# The trace replies (rule 16): sealed too; the traced file's inode (as the
+# capture serializes it, 8 bytes big-endian) never reaches the other user.
+traces = [m for m in messages if "org.kde.cachescope.trace" in m]
+trace_stream = "".join(re.findall(r"(?<![0-9A-Za-z])[0-9a-f]{2}(?![0-9A-Za-z])", "\n".join(traces)))
+traced_inode = int(sys.argv[4])
+if not traces or utf16("sealed") not in trace_stream:
+    problems.append("the listener received no trace reply at all (%d signals about trace): the check proves nothing" % len(traces))
+if traced_inode == 0:
+    problems.append("the traced file is missing: the trace test did not run")
+elif traced_inode.to_bytes(8, "big").hex() in trace_stream:
+    problems.append("the traced file's inode reached the other user")
+for word in ("inode", "events", "firstPage"):
+    if utf16(word) in trace_stream:
+        problems.append("plaintext key %r of a trace reached the other user" % word)
 for problem in problems:
     print("helper-fixture: ERROR: " + problem, file=sys.stderr)
-print("helper-fixture: the other user received %d signals about residency, none readable" % signals, file=sys.stderr)
+print("helper-fixture: the other user received %d signals about residency and %d about trace, none readable" % (signals, len(traces)), file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
     status=1

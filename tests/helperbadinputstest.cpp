@@ -11,7 +11,9 @@
 // replaced. The experiment swap file: its folder and its name taken over.
 // swapon of every recorded area goes area by area. Residency: paths that
 // are no regular file in the page cache, one the caller cannot read, a huge
-// sparse file without cachestat, and argument maps it refuses. The caller's
+// sparse file without cachestat, and argument maps it refuses; trace's
+// argument maps it refuses (no path, event, filter or instance from the
+// caller). The caller's
 // uid as KAuth gives it. In-process with a recording stand-in, as helperactionstest; runs
 // as root in the dev root (tools/dev), and skips otherwise.
 
@@ -703,6 +705,53 @@ private Q_SLOTS:
         const KAuth::ActionReply reply = residencyAction(args, Caller{4201}, m_context);
         expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
         QVERIFY(m_log.first().contains(QLatin1String("action=residency uid=4201")));
+        QCOMPARE(m_system.calls, QStringList());
+    }
+
+    // --- trace: argument maps it refuses before it holds a process or
+    // touches tracefs (docs/helper-security.md rule 16) ----------------------
+    void traceArgumentsRefused_data()
+    {
+        QTest::addColumn<QVariantMap>("args");
+        QTest::addColumn<QString>("message");
+        const QByteArray key(sealKeyBytes, 'k');
+        const QVariantMap good{{QStringLiteral("pid"), int(getpid())}, {QStringLiteral("seconds"), 1}, {QStringLiteral("key"), key}};
+        const auto with = [&good](const QString &name, const QVariant &value) {
+            QVariantMap args = good;
+            args.insert(name, value);
+            return args;
+        };
+        QVariantMap noSeconds = good;
+        noSeconds.remove(QStringLiteral("seconds"));
+        QTest::newRow("no seconds") << noSeconds << QStringLiteral("seconds");
+        QTest::newRow("pid as a string") << with(QStringLiteral("pid"), QString::number(getpid())) << QStringLiteral("must be an integer, not QString");
+        QTest::newRow("pid as a double") << with(QStringLiteral("pid"), double(getpid())) << QStringLiteral("must be an integer, not double");
+        QTest::newRow("pid 0") << with(QStringLiteral("pid"), 0) << QStringLiteral("out of range");
+        QTest::newRow("pid negative") << with(QStringLiteral("pid"), -1) << QStringLiteral("out of range");
+        QTest::newRow("pid beyond the kernel's") << with(QStringLiteral("pid"), 4194305) << QStringLiteral("out of range");
+        QTest::newRow("seconds 0") << with(QStringLiteral("seconds"), 0) << QStringLiteral("out of range");
+        QTest::newRow("seconds past the limit") << with(QStringLiteral("seconds"), maxTraceSeconds + 1) << QStringLiteral("out of range");
+        QTest::newRow("seconds as a string") << with(QStringLiteral("seconds"), QStringLiteral("5")) << QStringLiteral("must be an integer, not QString");
+        QTest::newRow("a key of 16 bytes") << with(QStringLiteral("key"), QByteArray(16, 'k')) << QStringLiteral("must be 32 random bytes");
+        QTest::newRow("a tracefs path") << with(QStringLiteral("tracefs"), QByteArray("/tmp")) << QStringLiteral("Unknown argument 'tracefs'");
+        QTest::newRow("an event") << with(QStringLiteral("event"), QStringLiteral("sched/sched_switch")) << QStringLiteral("Unknown argument 'event'");
+        QTest::newRow("a filter") << with(QStringLiteral("filter"), QStringLiteral("ino == 12")) << QStringLiteral("Unknown argument 'filter'");
+        QTest::newRow("an instance name") << with(QStringLiteral("instance"), QStringLiteral("../../")) << QStringLiteral("Unknown argument 'instance'");
+    }
+    void traceArgumentsRefused()
+    {
+        QFETCH(QVariantMap, args);
+        QFETCH(QString, message);
+        const Unchanged before = unchanged(m_context);
+        bool progressed = false;
+        m_context.progress = [&progressed](const QVariantMap &) {
+            progressed = true;
+        };
+        const KAuth::ActionReply reply = traceAction(args, Caller{4201}, m_context);
+        m_context.progress = {};
+        expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
+        QVERIFY(m_log.first().contains(QLatin1String("action=trace uid=4201")));
+        QVERIFY(!progressed);
         QCOMPARE(m_system.calls, QStringList());
     }
 

@@ -9,9 +9,13 @@
 // 7), inactive.swap (signature, off, never turned off by the helper), rootfile (root, 0644),
 // and a folder per user. The experiments' privileged variants are run through
 // cachescope-cli, as a user would: it hands them to cachescope-cli-privileged,
-// which reaches this helper.
+// which reaches this helper. The trace action: refused for the refused
+// user, the allowed user's own process traced, another user's refused.
+// (Longer than 800 lines: one fixture, every action in both roles.)
 
+#include "heldprocess.h"
 #include "helperlogic.h"
+#include "helperprotocol.h"
 #include "privileged.h"
 #include "procfs.h"
 #include "residency.h"
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -362,6 +367,105 @@ private Q_SLOTS:
         if (const std::optional<uint64_t> fincore = TestUtil::fincoreResidentPages(path)) {
             QCOMPARE(*fincore, uint64_t(0));
         }
+    }
+
+    // The refused user cannot trace even its own process: polkit says no,
+    // and the process is never let go.
+    void refusedUserTrace()
+    {
+        REQUIRE_ROLE("refused");
+        TestUtil::HeldProcess held({QStringLiteral("/bin/true")});
+        bool on = false;
+        const Privileged::TraceResult result = Privileged::trace(
+            held.pid(),
+            5,
+            [&on] {
+                on = true;
+            },
+            nullptr);
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.message.contains(QLatin1String("not authorized")));
+        QVERIFY(!on);
+        QVERIFY(result.capture.events.empty());
+    }
+
+    // The allowed user traces its own process through the bus: the pages of
+    // an evicted file it reads come back (sealed, opened by the client).
+    void traceOwnProcess()
+    {
+        REQUIRE_ROLE("allowed");
+        // Kept after the test: the fixture checks that its inode never
+        // reached the other user, who listens on the bus.
+        const std::string path = fixture("user/traced.bin");
+        TestUtil::makeColdFile(path, 1 << 20);
+        struct stat st{};
+        QVERIFY(stat(path.c_str(), &st) == 0);
+        TestUtil::HeldProcess held(TestUtil::ddReading(path));
+        int on = 0;
+        const Privileged::TraceResult result = Privileged::trace(
+            held.pid(),
+            20,
+            [&] {
+                ++on;
+                held.release();
+            },
+            nullptr);
+        QVERIFY2(result.ok(), qPrintable(result.message));
+        QCOMPARE(on, 1);
+        QCOMPARE(held.wait(), 0);
+        QCOMPARE(QString::fromStdString(result.capture.endReason), QStringLiteral("exited"));
+        const bool firstPageAdded = std::any_of(result.capture.events.begin(), result.capture.events.end(), [&st](const Trace::RawEvent &event) {
+            return event.kind == Trace::EventKind::Added && event.inode == uint64_t(st.st_ino) && event.firstPage == 0;
+        });
+        QVERIFY2(firstPageAdded, qPrintable(QStringLiteral("%1 events, none adds page 0 of the file").arg(result.capture.events.size())));
+    }
+
+    // Cancel over the bus: the client stops waiting at once and the helper
+    // stops tracing (KAuth's stopAction), so that it serves the next
+    // request instead of answering "busy" until the deadline.
+    void traceCancelledOverTheBus()
+    {
+        REQUIRE_ROLE("allowed");
+        TestUtil::HeldProcess held({QStringLiteral("/bin/true")}); // never let go
+        std::atomic<bool> cancel{false};
+        const Privileged::TraceResult result = Privileged::trace(
+            held.pid(),
+            HelperProtocol::maxTraceSeconds,
+            [&cancel] {
+                cancel = true;
+            },
+            &cancel);
+        QCOMPARE(result.failure, Privileged::Failure::Cancelled);
+        QVERIFY(result.capture.events.empty());
+        // The helper ends the cancelled trace within its 100 ms check: poll
+        // until it answers the next request with anything but "busy".
+        Privileged::TraceResult next;
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            next = Privileged::trace(1, 1, {}, nullptr);
+            if (next.failure != Privileged::Failure::Busy) {
+                break;
+            }
+            QTest::qWait(100);
+        }
+        QCOMPARE(next.failure, Privileged::Failure::Refused);
+    }
+
+    // Root's process (this namespace's first one, the fixture) is not the
+    // allowed user's: the helper refuses, and nothing is let go.
+    void traceOtherUsersProcessRefused()
+    {
+        REQUIRE_ROLE("allowed");
+        bool on = false;
+        const Privileged::TraceResult result = Privileged::trace(
+            1,
+            5,
+            [&on] {
+                on = true;
+            },
+            nullptr);
+        QCOMPARE(result.failure, Privileged::Failure::Refused);
+        QVERIFY2(result.message.contains(QLatin1String("is not yours")), qPrintable(result.message));
+        QVERIFY(!on);
     }
 
     // Residency by path: the user cannot see it (the kernel would lie), the

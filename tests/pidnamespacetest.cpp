@@ -111,8 +111,7 @@ private Q_SLOTS:
         const std::string notProc = TestUtil::scratchDir("pidns-not-proc");
         const HostPid noHost = hostPidOf(getpid(), "/proc", notProc);
         QVERIFY(!noHost.pid);
-        QVERIFY2(noHost.error.find("private PID namespace") != std::string::npos && noHost.error.find(notProc) != std::string::npos,
-                 noHost.error.c_str());
+        QVERIFY2(noHost.error.find("private PID namespace") != std::string::npos && noHost.error.find(notProc) != std::string::npos, noHost.error.c_str());
         // Our own /proc is procfs but not the host's.
         const HostPid ownProc = hostPidOf(getpid(), "/proc", "/proc");
         QVERIFY(!ownProc.pid);

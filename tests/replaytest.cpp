@@ -16,6 +16,7 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -142,7 +143,7 @@ uint64_t reclaimedPages(const std::string &path)
 
 QJsonObject fileEntry(const Result &result, const std::string &path)
 {
-    for (const QJsonValue &value : result.details.value(QStringLiteral("files")).toArray()) {
+    for (const QJsonValue &value : result.details.value(QStringLiteral("traced_files")).toArray()) {
         if (value.toObject().value(QStringLiteral("path")).toString().toStdString() == path) {
             return value.toObject();
         }
@@ -229,8 +230,38 @@ private Q_SLOTS:
             }
         }
         // Adjacent pages of one file are one read in file order.
-        const QJsonArray byFile = result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("file order")).toArray();
+        const QJsonArray byFile = result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("file_order")).toArray();
         QCOMPARE(byFile.size(), 6);
+    }
+
+    // Pages another process maps stay after the eviction: the replay says
+    // so (an event naming why, stayed_after_evict) and does not count them
+    // as pages it read beyond the trace.
+    void mappedPagesStayAndAreSaid()
+    {
+        const std::string a = m_dir + "/mapped-a";
+        TestUtil::makeColdFile(a, 1 << 20);
+        TestUtil::HeldPages held(a, 64 * page, 16 * page);
+        Trace::Report report;
+        report.files = {tracedFile(a)};
+        report.extents = {extent(0, 0, 8)};
+        const Result result = replay(report);
+        const std::set<uint64_t> resident = residentPagesOf(a);
+        QVERIFY2(result.ok(), result.error.c_str());
+        for (uint64_t p = 64; p < 80; ++p) {
+            QVERIFY(resident.count(p));
+        }
+        const VariantResult *v = result.variant("disk order");
+        QVERIFY(v);
+        const QJsonObject run = v->runs.at(0).toObject();
+        QCOMPARE(run.value(QStringLiteral("stayed_after_evict")).toDouble(), 16.0);
+        QCOMPARE(run.value(QStringLiteral("pages_outside_trace")).toDouble(), 0.0);
+        QCOMPARE(run.value(QStringLiteral("pages_missing")).toDouble(), 0.0);
+        bool said = false;
+        for (const Event &event : result.events) {
+            said = said || (event.text.find("16 pages stayed") != std::string::npos && event.text.find("16 mapped") != std::string::npos);
+        }
+        QVERIFY2(said, "no event says that 16 mapped pages stayed");
     }
 
     // Two files written in turns, page by page: on the disk their pages
@@ -279,9 +310,9 @@ private Q_SLOTS:
         QVERIFY(result.details.value(QStringLiteral("disk_order_differs")).toBool());
 
         const QJsonObject reads = result.details.value(QStringLiteral("reads")).toObject();
-        const QJsonArray recorded = reads.value(QStringLiteral("recorded order")).toArray();
-        const QJsonArray byFile = reads.value(QStringLiteral("file order")).toArray();
-        const QJsonArray byDisk = reads.value(QStringLiteral("disk order")).toArray();
+        const QJsonArray recorded = reads.value(QStringLiteral("recorded_order")).toArray();
+        const QJsonArray byFile = reads.value(QStringLiteral("file_order")).toArray();
+        const QJsonArray byDisk = reads.value(QStringLiteral("disk_order")).toArray();
         QCOMPARE(recorded.size(), 2); // b, then a: as the trace has them
         QCOMPARE(recorded.at(0).toObject().value(QStringLiteral("file")).toInt(), 1);
         QCOMPARE(byFile.size(), 2); // a, then b
@@ -336,13 +367,16 @@ private Q_SLOTS:
         QCOMPARE(fileEntry(result, good).value(QStringLiteral("state")).toString(), QStringLiteral("replayed"));
         const QJsonObject touchedEntry = fileEntry(result, touched);
         QCOMPARE(touchedEntry.value(QStringLiteral("state")).toString(), QStringLiteral("refused"));
-        QVERIFY2(touchedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("modified")), qPrintable(touchedEntry.value(QStringLiteral("reason")).toString()));
+        QVERIFY2(touchedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("modified")),
+                 qPrintable(touchedEntry.value(QStringLiteral("reason")).toString()));
         const QJsonObject replacedEntry = fileEntry(result, replaced);
         QCOMPARE(replacedEntry.value(QStringLiteral("state")).toString(), QStringLiteral("refused"));
-        QVERIFY2(replacedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("inode")), qPrintable(replacedEntry.value(QStringLiteral("reason")).toString()));
+        QVERIFY2(replacedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("inode")),
+                 qPrintable(replacedEntry.value(QStringLiteral("reason")).toString()));
         const QJsonObject vanishedEntry = fileEntry(result, vanished);
         QCOMPARE(vanishedEntry.value(QStringLiteral("state")).toString(), QStringLiteral("skipped"));
-        QVERIFY2(vanishedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("vanished")), qPrintable(vanishedEntry.value(QStringLiteral("reason")).toString()));
+        QVERIFY2(vanishedEntry.value(QStringLiteral("reason")).toString().contains(QStringLiteral("vanished")),
+                 qPrintable(vanishedEntry.value(QStringLiteral("reason")).toString()));
         QVERIFY(anyEventNames(result, "refused", touched));
         QVERIFY(anyEventNames(result, "refused", replaced));
         QVERIFY(anyEventNames(result, "skipped", vanished));
@@ -353,7 +387,7 @@ private Q_SLOTS:
         QVERIFY2(residentTouched.empty(), "a refused file was read");
         QVERIFY2(residentReplaced.empty(), "a refused file was read");
         // Only the good file's pages are in the plans.
-        for (const QJsonValue &read : result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("disk order")).toArray()) {
+        for (const QJsonValue &read : result.details.value(QStringLiteral("reads")).toObject().value(QStringLiteral("disk_order")).toArray()) {
             QCOMPARE(read.toObject().value(QStringLiteral("file")).toInt(), 0);
         }
     }
@@ -385,7 +419,61 @@ private Q_SLOTS:
         QVERIFY2(QString::fromStdString(empty.error).contains(QStringLiteral("no extents")), empty.error.c_str());
     }
 
-    // Cancel during the reads: the engine returns at once, cancelled.
+    // A user the kernel hides the file's residency from (not the owner, may
+    // not write it) still replays it, but the check says "hidden" (null),
+    // never a number.
+    void hiddenResidencyIsNull()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        ::chmod(m_dir.c_str(), 0755);
+        const std::string a = m_dir + "/hidden-a";
+        TestUtil::makeColdFile(a, 256 << 10);
+        QCOMPARE(::chmod(a.c_str(), 0644), 0);
+        Trace::Report report;
+        report.files = {tracedFile(a)};
+        report.extents = {extent(0, 0, 8)};
+        const TestUtil::ChildResult child = TestUtil::runInChild(
+            [&report] {
+                const Result result = replay(report);
+                const VariantResult *v = result.variant("disk order");
+                return v && result.ok() ? QJsonDocument(v->runs.at(0).toObject()).toJson(QJsonDocument::Compact) : QByteArray(result.error.c_str());
+            },
+            *user);
+        QVERIFY2(child.ok, qPrintable(child.failure));
+        const QJsonObject run = QJsonDocument::fromJson(child.output).object();
+        QVERIFY2(!run.isEmpty(), child.output.constData());
+        QCOMPARE(run.value(QStringLiteral("files_hidden")).toInt(), 1);
+        QVERIFY(run.value(QStringLiteral("pages_outside_trace")).isNull());
+        QVERIFY(run.value(QStringLiteral("pages_missing")).isNull());
+        QVERIFY(run.value(QStringLiteral("stayed_after_evict")).isNull());
+        // The reads were made all the same, as the user: exactly the traced pages.
+        const std::set<uint64_t> resident = residentPagesOf(a);
+        QCOMPARE(resident.size() + reclaimedPages(a), size_t(8));
+        QVERIFY(resident.empty() || *resident.rbegin() < 8);
+    }
+
+    // drop_caches needs the helper: without one the replay says so and reads nothing.
+    void dropCachesWithoutHelperIsRefused()
+    {
+        const std::string a = m_dir + "/drop-a";
+        TestUtil::makeColdFile(a, 64 << 10);
+        ReplayParameters p;
+        p.report.files = {tracedFile(a)};
+        p.report.extents = {extent(0, 0, 4)};
+        p.dropCaches = true;
+        p.checkColdStart = false;
+        std::atomic<bool> cancel{false};
+        const Result result = makeReplayExperiment(p)->run({}, cancel);
+        QVERIFY2(QString::fromStdString(result.error).contains(QStringLiteral("privileged helper")), result.error.c_str());
+        QVERIFY(result.variants.empty());
+        QVERIFY(residentPagesOf(a).empty());
+    }
+
+    // Cancel during the reads: the engine returns at once, cancelled, with
+    // the runs it finished.
     void cancelStopsTheReplay()
     {
         const std::string a = m_dir + "/cancel-a";
@@ -406,7 +494,12 @@ private Q_SLOTS:
         };
         const Result result = makeReplayExperiment(p)->run(progress, cancel);
         QVERIFY(result.cancelled);
-        QVERIFY(result.variants.empty());
+        // The runs done before the cancel are kept, partial; no further run began.
+        QCOMPARE(result.variants.size(), size_t(3));
+        for (const VariantResult &v : result.variants) {
+            QVERIFY(v.runs.size() <= 2);
+        }
+        QVERIFY(!result.variant("cold start"));
     }
 
     // The seed's check: a real cold start of the traced command against the

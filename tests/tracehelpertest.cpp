@@ -14,6 +14,7 @@
 #include "helperprotocol.h"
 #include "helpertestsupport.h"
 #include "pidnamespace.h"
+#include "privileged.h"
 #include "sealedreply.h"
 #include "testutil.h"
 #include "tracecapture.h"
@@ -177,8 +178,7 @@ private Q_SLOTS:
     void tracesAReadOfAnEvictedFile()
     {
         TestUtil::evictRaw(m_file);
-        HeldProcess held({m_dd, QStringLiteral("if=") + QString::fromStdString(m_file), QStringLiteral("of=/dev/null"), QStringLiteral("bs=64k"),
-                          QStringLiteral("count=1"), QStringLiteral("status=none")});
+        HeldProcess held(TestUtil::ddReading(m_file));
         QVERIFY(held.pid() > 0);
         int tracingOn = 0;
         m_context.progress = [&](const QVariantMap &data) {
@@ -234,13 +234,7 @@ private Q_SLOTS:
             }
             // Another process reads 64 KiB at 2 MiB while the trace records,
             // and has ended before the traced one starts.
-            HeldProcess other({m_dd,
-                               QStringLiteral("if=") + QString::fromStdString(m_file),
-                               QStringLiteral("of=/dev/null"),
-                               QStringLiteral("bs=64k"),
-                               QStringLiteral("skip=32"),
-                               QStringLiteral("count=1"),
-                               QStringLiteral("status=none")});
+            HeldProcess other(TestUtil::ddReading(m_file, 32));
             otherHostPid = hostPidOf(other.pid()).pid;
             other.release();
             (void)other.wait();
@@ -264,6 +258,28 @@ private Q_SLOTS:
         QVERIFY2(childAdded, "the held shell's child dd read the file, but no page of it was traced for it");
         QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 0));
         QVERIFY(!addedCovers(*capture, m_fileStat.st_ino, 2 * MiB / 4096)); // the other's read
+        verifyNothingLeft();
+    }
+
+    // The event cap ends the trace: exactly that many events are kept, the
+    // rest of the buffer counts as lost, and the instance goes.
+    void eventLimitEndsTheTrace()
+    {
+        TestUtil::evictRaw(m_file);
+        HeldProcess held(TestUtil::ddReading(m_file));
+        m_context.progress = [&held](const QVariantMap &) {
+            held.release();
+        };
+        m_context.traceEventLimit = 3;
+        const QByteArray key = freshKey();
+        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        m_context.traceEventLimit = maxTraceEvents;
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("event limit"));
+        QCOMPARE(capture->events.size(), size_t(3));
+        QVERIFY2(m_log.front().contains(QLatin1String("end=event-limit")), qPrintable(m_log.front()));
         verifyNothingLeft();
     }
 
@@ -343,6 +359,46 @@ private Q_SLOTS:
         verifyNothingLeft();
     }
 
+    // The client as root (docs/helper-security.md rule 15): the same action
+    // in this process; tracingOn once, the capture opened, cancel honoured.
+    void clientAsRootInProcess()
+    {
+        TestUtil::evictRaw(m_file);
+        HeldProcess held(TestUtil::ddReading(m_file));
+        int on = 0;
+        const Privileged::TraceResult traced = Privileged::trace(
+            held.pid(),
+            20,
+            [&] {
+                ++on;
+                held.release();
+            },
+            nullptr);
+        QVERIFY2(traced.ok(), qPrintable(traced.message));
+        QCOMPARE(on, 1);
+        QCOMPARE(held.wait(), 0);
+        QCOMPARE(QString::fromStdString(traced.capture.endReason), QStringLiteral("exited"));
+        QVERIFY(addedCovers(traced.capture, m_fileStat.st_ino, 0));
+        verifyNothingLeft();
+
+        HeldProcess waiting({QStringLiteral("/bin/true")});
+        std::atomic<bool> cancel{false};
+        const Privileged::TraceResult cancelled = Privileged::trace(
+            waiting.pid(),
+            20,
+            [&cancel] {
+                cancel = true;
+            },
+            &cancel);
+        QCOMPARE(cancelled.failure, Privileged::Failure::Cancelled);
+        QVERIFY(cancelled.capture.events.empty());
+        verifyNothingLeft();
+
+        const Privileged::TraceResult refused = Privileged::trace(waiting.pid(), maxTraceSeconds + 1, {}, nullptr);
+        QCOMPARE(refused.failure, Privileged::Failure::InvalidRequest);
+        QVERIFY2(refused.message.contains(QLatin1String("out of range")), qPrintable(refused.message));
+    }
+
     // Only processes whose real uid is the caller's.
     void refusesOtherUsersProcesses()
     {
@@ -392,14 +448,14 @@ private Q_SLOTS:
         QTest::newRow("no key") << QVariantMap{{QString(keyPid), self}, {QString(keySeconds), 1}} << int(InvalidArgument);
         QTest::newRow("no seconds") << QVariantMap{{QString(keyPid), self}, {QString(keySealKey), key}} << int(InvalidArgument);
         QTest::newRow("extra key: a tracefs path") << QVariantMap{{QString(keyPid), self},
-                                                                 {QString(keySeconds), 1},
-                                                                 {QString(keySealKey), key},
-                                                                 {QStringLiteral("tracefs"), QStringLiteral("/tmp")}}
+                                                                  {QString(keySeconds), 1},
+                                                                  {QString(keySealKey), key},
+                                                                  {QStringLiteral("tracefs"), QStringLiteral("/tmp")}}
                                                    << int(InvalidArgument);
         QTest::newRow("extra key: an event") << QVariantMap{{QString(keyPid), self},
-                                                           {QString(keySeconds), 1},
-                                                           {QString(keySealKey), key},
-                                                           {QStringLiteral("event"), QStringLiteral("sched/sched_switch")}}
+                                                            {QString(keySeconds), 1},
+                                                            {QString(keySealKey), key},
+                                                            {QStringLiteral("event"), QStringLiteral("sched/sched_switch")}}
                                              << int(InvalidArgument);
         QVariantMap pidText = arguments(0, 1, key);
         pidText.insert(QString(keyPid), QString::number(self));

@@ -78,48 +78,37 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("rwbs");
 
         const char *trace = "dd-and-mmap.trace";
-        QTest::newRow("add, a large folio of order 1")
-            << fixtureLine(trace, "8502.297740") << EventKind::Added << quint64(8502297740000) << 24121 << 254u << 0u << quint64(0x510005)
-            << quint64(0) << quint64(2) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("add, one page at 16 KiB")
-            << fixtureLine(trace, "8502.297815") << EventKind::Added << quint64(8502297815000) << 24121 << 254u << 0u << quint64(0x510005)
-            << quint64(4) << quint64(1) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("add, a large folio of order 1") << fixtureLine(trace, "8502.297740") << EventKind::Added << quint64(8502297740000) << 24121 << 254u << 0u
+                                                       << quint64(0x510005) << quint64(0) << quint64(2) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("add, one page at 16 KiB") << fixtureLine(trace, "8502.297815") << EventKind::Added << quint64(8502297815000) << 24121 << 254u << 0u
+                                                 << quint64(0x510005) << quint64(4) << quint64(1) << quint64(0) << 0u << QByteArray();
         QTest::newRow("add, the block device's own inode (metadata)")
             << fixtureLine(trace, "8502.333711") << EventKind::Added << quint64(8502333711000) << 23137 << 0u << 3u << quint64(0xfe00000)
             << quint64(163477245952 / 4096) << quint64(1) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("delete, order 1, interrupts off")
-            << fixtureLine(trace, "8502.373244") << EventKind::Deleted << quint64(8502373244000) << 24123 << 254u << 0u << quint64(0x510005)
-            << quint64(0) << quint64(2) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("delete, order 0")
-            << fixtureLine(trace, "8502.373247") << EventKind::Deleted << quint64(8502373247000) << 24123 << 254u << 0u << quint64(0x510005)
-            << quint64(3) << quint64(1) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("get_pages, one page")
-            << fixtureLine(trace, "8502.372278") << EventKind::GetPages << quint64(8502372278000) << 24123 << 254u << 0u << quint64(0x4f8cb)
-            << quint64(0) << quint64(1) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("map_pages, 16 pages")
-            << fixtureLine(trace, "8502.372078") << EventKind::MapPages << quint64(8502372078000) << 24123 << 254u << 0u << quint64(0x4fa7d)
-            << quint64(851968 / 4096) << quint64(16) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("fault, one page")
-            << fixtureLine(trace, "8502.372388") << EventKind::Fault << quint64(8502372388000) << 24123 << 254u << 0u << quint64(0x3c529)
-            << quint64(86016 / 4096) << quint64(1) << quint64(0) << 0u << QByteArray();
-        QTest::newRow("block request, readahead")
-            << fixtureLine(trace, "8502.334485") << EventKind::BlockIssue << quint64(8502334485000) << 58 << 254u << 0u << quint64(0) << quint64(0)
-            << quint64(0) << quint64(321126432) << 8192u << QByteArray("RA");
-        QTest::newRow("block request, metadata")
-            << fixtureLine(trace, "8502.333769") << EventKind::BlockIssue << quint64(8502333769000) << 58 << 254u << 0u << quint64(0) << quint64(0)
-            << quint64(0) << quint64(319291496) << 4096u << QByteArray("RM");
-        QTest::newRow("block request, a flush of 0 bytes")
-            << fixtureLine(trace, "8502.365007") << EventKind::BlockIssue << quint64(8502365007000) << 58 << 254u << 0u << quint64(0) << quint64(0)
-            << quint64(0) << quint64(0) << 0u << QByteArray("FF");
-        QTest::newRow("trace_pipe line after a loss")
-            << fixtureLine("trace-pipe-lost.trace", "8539.584922") << EventKind::GetPages << quint64(8539584922000) << 25736 << 254u << 0u
-            << quint64(0x3c899) << quint64(0) << quint64(32) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("delete, order 1, interrupts off") << fixtureLine(trace, "8502.373244") << EventKind::Deleted << quint64(8502373244000) << 24123 << 254u
+                                                         << 0u << quint64(0x510005) << quint64(0) << quint64(2) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("delete, order 0") << fixtureLine(trace, "8502.373247") << EventKind::Deleted << quint64(8502373247000) << 24123 << 254u << 0u
+                                         << quint64(0x510005) << quint64(3) << quint64(1) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("get_pages, one page") << fixtureLine(trace, "8502.372278") << EventKind::GetPages << quint64(8502372278000) << 24123 << 254u << 0u
+                                             << quint64(0x4f8cb) << quint64(0) << quint64(1) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("map_pages, 16 pages") << fixtureLine(trace, "8502.372078") << EventKind::MapPages << quint64(8502372078000) << 24123 << 254u << 0u
+                                             << quint64(0x4fa7d) << quint64(851968 / 4096) << quint64(16) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("fault, one page") << fixtureLine(trace, "8502.372388") << EventKind::Fault << quint64(8502372388000) << 24123 << 254u << 0u
+                                         << quint64(0x3c529) << quint64(86016 / 4096) << quint64(1) << quint64(0) << 0u << QByteArray();
+        QTest::newRow("block request, readahead") << fixtureLine(trace, "8502.334485") << EventKind::BlockIssue << quint64(8502334485000) << 58 << 254u << 0u
+                                                  << quint64(0) << quint64(0) << quint64(0) << quint64(321126432) << 8192u << QByteArray("RA");
+        QTest::newRow("block request, metadata") << fixtureLine(trace, "8502.333769") << EventKind::BlockIssue << quint64(8502333769000) << 58 << 254u << 0u
+                                                 << quint64(0) << quint64(0) << quint64(0) << quint64(319291496) << 4096u << QByteArray("RM");
+        QTest::newRow("block request, a flush of 0 bytes") << fixtureLine(trace, "8502.365007") << EventKind::BlockIssue << quint64(8502365007000) << 58 << 254u
+                                                           << 0u << quint64(0) << quint64(0) << quint64(0) << quint64(0) << 0u << QByteArray("FF");
+        QTest::newRow("trace_pipe line after a loss") << fixtureLine("trace-pipe-lost.trace", "8539.584922") << EventKind::GetPages << quint64(8539584922000)
+                                                      << 25736 << 254u << 0u << quint64(0x3c899) << quint64(0) << quint64(32) << quint64(0) << 0u
+                                                      << QByteArray();
         // Task names may hold spaces, dashes and brackets (a thread may name
         // itself anything): the prefix is read from the right.
         QTest::newRow("task name with space, dash and bracket")
-            << QByteArray("  Web Co-n [x]t-4242   [001] .....  8502.372266: mm_filemap_get_pages: dev=254:0 ino=3c529 ofs=8192-20479")
-            << EventKind::GetPages << quint64(8502372266000) << 4242 << 254u << 0u << quint64(0x3c529) << quint64(2) << quint64(3) << quint64(0) << 0u
-            << QByteArray();
+            << QByteArray("  Web Co-n [x]t-4242   [001] .....  8502.372266: mm_filemap_get_pages: dev=254:0 ino=3c529 ofs=8192-20479") << EventKind::GetPages
+            << quint64(8502372266000) << 4242 << 254u << 0u << quint64(0x3c529) << quint64(2) << quint64(3) << quint64(0) << 0u << QByteArray();
         // Kernels before large folios print neither order nor always pfn=.
         QTest::newRow("add without order (older kernels)")
             << QByteArray("  cat-77 [000] .... 12.5: mm_filemap_add_to_page_cache: dev 8:1 ino 2a page=00000000deadbeef pfn=0x1234 ofs=8192")
@@ -161,8 +150,7 @@ private Q_SLOTS:
         QTest::newRow("the kernel's lost-events line") << fixtureLine("trace-pipe-lost.trace", "LOST 63296");
         QTest::newRow("empty") << QByteArray();
         QTest::newRow("spaces") << QByteArray("   \t ");
-        QTest::newRow("another event")
-            << QByteArray("  dd-24123 [001] ..... 8502.372266: block_rq_complete: 254,0 RA () 321126432 + 16 be,0,4 [0]");
+        QTest::newRow("another event") << QByteArray("  dd-24123 [001] ..... 8502.372266: block_rq_complete: 254,0 RA () 321126432 + 16 be,0,4 [0]");
         QTest::newRow("an event whose name starts alike")
             << QByteArray("  dd-24123 [001] ..... 8502.372266: mm_filemap_get_pages_extra: dev=254:0 ino=3c529 ofs=0-4095");
         QTest::newRow("cut after the event name") << add.left(add.indexOf("dev "));

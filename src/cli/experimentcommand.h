@@ -14,6 +14,12 @@ namespace Cachescope::Cli
 [[nodiscard]] Command experimentCommand();
 int runExperiment(Context &context, const ParsedArgs &args);
 
+// Runs an engine as the CLI does: its events on stderr when that is a
+// terminal, an interrupt (Ctrl+C) cancels it.
+[[nodiscard]] Experiments::Result runEngine(Experiments::Experiment &experiment);
+// The result's JSON document (resultToJson, "command", "problems") on stdout.
+void appendResultJson(Context &context, const Experiments::Result &result, const char *command);
+
 // Set in cachescope-cli-privileged (privilegedmain.cpp): the steps that
 // go to the privileged helper. cachescope-cli has none, and runs the
 // companion when a variant needs them (--drop-caches, --without-swap).

@@ -20,7 +20,6 @@
 #include <QJsonDocument>
 
 #include <cstdio>
-#include <mutex>
 #include <unistd.h>
 
 namespace Cachescope::Cli
@@ -204,8 +203,8 @@ void appendTraceText(const Context &context, std::string &out, const Result &res
         metadataPages += file.metadata ? file.pagesAdded : 0;
     }
     const uint64_t pages = report.pagesRead();
-    out += "\nTotals: " + std::to_string(report.files.size()) + " files, " + std::to_string(pages) + " pages, "
-        + sizeText(pages * pageSize(), context.rawBytes) + " read";
+    out += "\nTotals: " + std::to_string(report.files.size()) + " files, " + std::to_string(pages) + " pages, " + sizeText(pages * pageSize(), context.rawBytes)
+        + " read";
     if (metadataPages > 0) {
         out += " (" + std::to_string(metadataPages) + " pages of file-system metadata)";
     }
@@ -214,6 +213,18 @@ void appendTraceText(const Context &context, std::string &out, const Result &res
                              : std::string("readahead share unknown");
     out += ", " + std::to_string(report.lostEvents) + " events lost, " + std::to_string(report.requests.size()) + " block requests, method "
         + Trace::methodName(report.method) + "\n";
+    // With --runs, what each run read (the tables are the first run's).
+    const VariantResult *runs = result.variants.empty() ? nullptr : &result.variants.front();
+    const Measurement *pagesOfRuns = runs ? runs->find("pages_read") : nullptr;
+    const Measurement *extentsOfRuns = runs ? runs->find("extents") : nullptr;
+    if (pagesOfRuns && extentsOfRuns && pagesOfRuns->values.size() > 1) {
+        out += "Runs:";
+        for (size_t i = 0; i < pagesOfRuns->values.size() && i < extentsOfRuns->values.size(); ++i) {
+            out += (i ? ", " : " ") + std::to_string(uint64_t(pagesOfRuns->values[i])) + " pages in " + std::to_string(uint64_t(extentsOfRuns->values[i]))
+                + " extents";
+        }
+        out += '\n';
+    }
     for (const std::string &note : report.notes) {
         out += "\nNote: " + note + '\n';
     }
@@ -250,7 +261,7 @@ int runTrace(Context &context, const ParsedArgs &args)
     if (!countOption(args, "runs", 1, 100, runs, exitCode)) {
         return exitCode;
     }
-    double timeout = 60;
+    double timeout = TraceParameters().timeoutSeconds;
     if (const std::optional<std::string> text = args.value("timeout")) {
         const std::optional<double> parsed = parseSeconds(*text);
         if (!parsed) {
@@ -290,23 +301,7 @@ int runTrace(Context &context, const ParsedArgs &args)
     }
     const std::unique_ptr<Experiment> experiment = makeTraceExperiment(p, steps && args.has("privileged") ? *steps : PrivilegedSteps());
 
-    // Events on stderr when a person watches; an interrupt cancels the run.
-    Progress progress;
-    std::mutex eventMutex;
-    if (::isatty(STDERR_FILENO)) {
-        progress.event = [&eventMutex](const Event &event) {
-            const std::lock_guard lock(eventMutex);
-            char seconds[32];
-            std::snprintf(seconds, sizeof seconds, "%.1f", event.seconds);
-            const std::string line = "cachescope-cli: [" + std::string(seconds) + " s] " + event.text + '\n';
-            (void)!::write(STDERR_FILENO, line.data(), line.size());
-        };
-    }
-    Result result;
-    {
-        const CancelScope scope;
-        result = experiment->run(progress, interruptFlag());
-    }
+    const Result result = runEngine(*experiment);
     if (!result.error.empty()) {
         printError("trace: " + result.error);
     }
@@ -315,14 +310,7 @@ int runTrace(Context &context, const ParsedArgs &args)
         (void)writeTraceFile(context, *output, *result.trace);
     }
     if (context.json) {
-        QJsonObject object = resultToJson(result);
-        object.insert(QStringLiteral("command"), QStringLiteral("trace"));
-        std::string json = QJsonDocument(object).toJson(QJsonDocument::Compact).toStdString();
-        json.pop_back(); // the closing brace: the problems go in too
-        json += ',';
-        context.appendProblemsJson(json);
-        json += "}\n";
-        context.out.buffer += json;
+        appendResultJson(context, result, "trace");
     } else if (result.trace) {
         appendTraceText(context, context.out.buffer, result);
     }
@@ -363,7 +351,7 @@ Command traceCommand()
                                 {0, "privileged", nullptr, "trace with the kernel's tracepoints, through the privileged helper"},
                                 {0, "fallback", nullptr, "the residency difference (the default without --privileged)"},
                                 {0, "lesson", nullptr, "trace the built-in lesson instead of a command"},
-                                {0, "timeout", "SECONDS", "kill the command after SECONDS (default 60)"},
+                                {0, "timeout", "SECONDS", "kill the command after SECONDS (default 30, the most --privileged allows)"},
                                 {0, "show-output", nullptr, "let the command write to the terminal (default: /dev/null)"},
                                 {0, "maps", nullptr, "record files from /proc/PID/maps even when strace is installed"},
                                 {0, "folder", "DIR", "where the strace log and the lesson's file go (default: the current folder)"}}),

@@ -169,8 +169,7 @@ HostPid hostPidOf(int pid, const std::string &procRoot, const std::string &hostP
             continue;
         }
         const std::vector<uint64_t> pids = nsPidsOf(hostProcRoot, name);
-        if (pids.empty() || pids.back() != uint64_t(pid) || pidNamespaceInode(hostProcRoot, name) != ours
-            || startTimeOf(hostProcRoot, name) != started) {
+        if (pids.empty() || pids.back() != uint64_t(pid) || pidNamespaceInode(hostProcRoot, name) != ours || startTimeOf(hostProcRoot, name) != started) {
             continue;
         }
         found = int(*hostPid);

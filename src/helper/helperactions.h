@@ -77,6 +77,9 @@ struct HelperContext {
     // PID namespace becomes the initial namespace's (pidnamespace.h).
     std::string tracefsPath = "/sys/kernel/tracing";
     std::string hostProcRoot = "/run/host/proc";
+    // Tests only: a lower cap on the events a trace keeps (never above
+    // HelperProtocol::maxTraceEvents).
+    size_t traceEventLimit = HelperProtocol::maxTraceEvents;
     // docs/helper-security.md rule 11: the audit line of each operation.
     std::function<void(const QString &)> log;
     // docs/helper-security.md rule 9 and 14: residency reads each path in a

@@ -110,6 +110,7 @@ struct MountGuard {
 struct PipeReader {
     int fd = -1;
     Trace::Capture &capture;
+    size_t cap = 0;
     uint64_t pastCap = 0;
     std::string partial;
 
@@ -140,7 +141,7 @@ struct PipeReader {
         if (!event) {
             return;
         }
-        if (capture.events.size() >= size_t(maxTraceEvents)) {
+        if (capture.events.size() >= cap) {
             ++pastCap;
             return;
         }
@@ -154,7 +155,8 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
 {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(seconds);
-    PipeReader reader{pipe, capture, 0, {}};
+    const size_t cap = std::min<size_t>(context.traceEventLimit, size_t(maxTraceEvents));
+    PipeReader reader{pipe, capture, cap, 0, {}};
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         pollfd polled[2] = {{pipe, POLLIN, 0}, {pidfd, POLLIN, 0}};
@@ -163,7 +165,7 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
             break;
         }
         reader.drain();
-        if (capture.events.size() >= size_t(maxTraceEvents)) {
+        if (capture.events.size() >= cap) {
             capture.endReason = "event limit";
             break;
         }
@@ -238,15 +240,20 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
     }
     if (*owner != *caller.uid) {
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(NotPermitted, QStringLiteral("Process %1 is not yours: the helper traces only processes whose real user is the caller.").arg(*pid.value)));
+    }
+    const HostPid hostPid = hostPidOf(int(*pid.value), context.procRoot, context.hostProcRoot);
+    if (!hostPid.pid) {
         return finish(context,
                       action,
                       caller,
                       target,
-                      refuse(NotPermitted, QStringLiteral("Process %1 is not yours: the helper traces only processes whose real user is the caller.").arg(*pid.value)));
-    }
-    const HostPid hostPid = hostPidOf(int(*pid.value), context.procRoot, context.hostProcRoot);
-    if (!hostPid.pid) {
-        return finish(context, action, caller, target, refuse(Unsupported, QStringLiteral("Cannot trace here: %1.").arg(QString::fromStdString(hostPid.error))));
+                      refuse(Unsupported, QStringLiteral("Cannot trace here: %1.").arg(QString::fromStdString(hostPid.error))));
     }
     if (hasExited(pidfd.get())) {
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
@@ -275,19 +282,21 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
     }
     if (present.empty() || !present.front()) {
-        return finish(context,
-                      action,
-                      caller,
-                      target,
-                      refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
     }
     const UniqueFd pipe = instance->openPipe(&error);
     if (!pipe.isValid() || !instance->setTracing(true)) {
-        return finish(context,
-                      action,
-                      caller,
-                      target,
-                      refuse(SystemFailure, error.empty() ? QStringLiteral("Cannot turn tracing on: %1").arg(errnoQText(errno)) : QString::fromStdString(error)));
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(SystemFailure, error.empty() ? QStringLiteral("Cannot turn tracing on: %1").arg(errnoQText(errno)) : QString::fromStdString(error)));
     }
     if (context.progress) {
         context.progress({{QString(progressTracing), true}});

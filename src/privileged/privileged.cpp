@@ -575,11 +575,15 @@ TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingO
     }
     TraceResult out;
     static_cast<Result &>(out) = result;
+    // Cancelled is cancelled on both ways: over the bus the job was killed,
+    // in process the action stopped early and answered.
+    if (cancelled()) {
+        out.failure = Failure::Cancelled;
+        out.message = i18nc("@info", "The trace was cancelled.");
+        out.data.clear();
+        return out;
+    }
     if (!result.ok()) {
-        if (cancelled()) {
-            out.failure = Failure::Cancelled;
-            out.message = i18nc("@info", "The trace was cancelled.");
-        }
         return out;
     }
     const std::optional<QByteArray> plaintext = openSealedReply(SealedKind::Trace, key, result.data);

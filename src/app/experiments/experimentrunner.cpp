@@ -160,22 +160,18 @@ PrivilegedSteps ExperimentRunner::privilegedSteps(bool available)
     };
     // tracingOn runs on the GUI thread too (the trace's event loop calls
     // it); it only lets the held process go on.
-    steps.trace = [](int pid,
-                     int maxSeconds,
-                     const std::function<void()> &tracingOn,
-                     const std::atomic<bool> &cancel,
-                     Trace::Capture &capture,
-                     std::string &error) {
-        return callOnGuiThread(
-            [&] {
-                Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
-                if (result.ok()) {
-                    capture = std::move(result.capture);
-                }
-                return result;
-            },
-            error);
-    };
+    steps.trace =
+        [](int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error) {
+            return callOnGuiThread(
+                [&] {
+                    Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
+                    if (result.ok()) {
+                        capture = std::move(result.capture);
+                    }
+                    return result;
+                },
+                error);
+        };
     return steps;
 }
 

@@ -193,12 +193,8 @@ private:
     QJsonObject parametersJson() const override
     {
         const ColdStartParameters &p = m_parameters;
-        QJsonArray command;
-        for (const std::string &argument : p.command) {
-            command.append(QString::fromStdString(argument));
-        }
         return QJsonObject{
-            {QStringLiteral("command"), command},
+            {QStringLiteral("command"), argvJson(p.command)},
             {QStringLiteral("runs"), p.runs},
             {QStringLiteral("timeout"), p.timeoutSeconds},
             {QStringLiteral("drop_caches_variant"), p.dropCachesVariant},

@@ -80,6 +80,15 @@ pid_t spawnCommand(const std::string &program, const std::vector<std::string> &a
     return pid;
 }
 
+QJsonArray argvJson(const std::vector<std::string> &argv)
+{
+    QJsonArray array;
+    for (const std::string &argument : argv) {
+        array.append(QString::fromStdString(argument));
+    }
+    return array;
+}
+
 namespace
 {
 std::string timedOutText(const CommandSpec &command)

@@ -27,6 +27,9 @@ namespace Cachescope::Experiments
 // empty signal mask. Returns the pid, or -1 and error.
 [[nodiscard]] pid_t spawnCommand(const std::string &program, const std::vector<std::string> &argv, bool showOutput, std::string &error);
 
+// argv as a result's parameters record it.
+[[nodiscard]] QJsonArray argvJson(const std::vector<std::string> &argv);
+
 struct CommandSpec {
     std::string program; // as findProgram found it
     std::vector<std::string> argv; // argv[0] as the user gave it

@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The five classic page-cache experiments, the trace and its replay. Each engine takes its parameters
-// at construction and runs with Experiment::run(progress, cancel).
+// The five classic page-cache experiments, the trace and its replay. Each
+// engine takes its parameters at construction and runs with
+// Experiment::run(progress, cancel).
 
 #include "experiment.h"
 
@@ -93,7 +94,9 @@ struct FaultsParameters {
 struct TraceParameters {
     std::vector<std::string> command; // argv; never a shell (ignored for the lesson)
     int runs = 1; // each run evicts the command's files and traces it again
-    double timeoutSeconds = 60; // a run is stopped (and the command killed) after this
+    // A run is stopped (and the command killed) after this. The privileged
+    // helper traces for 30 s at the most and refuses longer.
+    double timeoutSeconds = 30;
     bool showOutput = false; // else stdout and stderr go to /dev/null
     bool forceFallback = false; // the residency diff even where privileged.trace is set
     bool forceMapsRecording = false; // as if strace were missing
@@ -115,7 +118,7 @@ inline constexpr uint64_t traceLessonSecondReadOffset = 512ULL << 10;
 // The lesson's command line: the reader and the file it reads.
 [[nodiscard]] std::vector<std::string> traceLessonCommand(const std::string &reader, const std::string &file);
 
-// 6. The replay of a trace (cachescope-cli trace, the window's trace page):
+// 7. The replay of a trace (cachescope-cli trace, the window's trace page):
 // its files checked against what was traced, evicted, then exactly its
 // extents read back with readahead off, as recorded, in file order and in
 // disk order (FIEMAP), runs times each; then the seed's check: the

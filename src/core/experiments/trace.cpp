@@ -27,6 +27,7 @@
 #include <climits>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <set>
 
 extern char **environ;
@@ -202,12 +203,8 @@ private:
     QJsonObject parametersJson() const override
     {
         const TraceParameters &p = m_parameters;
-        QJsonArray command;
-        for (const std::string &argument : p.command) {
-            command.append(QString::fromStdString(argument));
-        }
         return QJsonObject{
-            {QStringLiteral("command"), command},
+            {QStringLiteral("command"), argvJson(p.command)},
             {QStringLiteral("runs"), p.runs},
             {QStringLiteral("timeout"), p.timeoutSeconds},
             {QStringLiteral("force_fallback"), p.forceFallback},
@@ -434,20 +431,29 @@ private:
 
     void addHiddenNote(Trace::Report &report) const
     {
-        std::string names;
+        if (report.method != Trace::Method::ResidencyDiff) {
+            return; // the trace sees their pages all the same
+        }
+        // The files by reason: the reason is nearly always the same one.
+        std::map<std::string, std::string> namesByReason;
         size_t hidden = 0;
         for (const WatchedFile &file : m_files) {
             if (file.hidden) {
-                names += (hidden++ ? ", " : "") + file.path + " (" + file.hiddenReason + ")";
+                std::string &names = namesByReason[file.hiddenReason];
+                names += (names.empty() ? "" : ", ") + file.path;
+                ++hidden;
             }
         }
         if (hidden == 0) {
             return;
         }
-        if (report.method == Trace::Method::ResidencyDiff) {
-            report.notes.push_back("hidden: the kernel hides the residency of " + std::to_string(hidden) + (hidden == 1 ? " file" : " files")
-                                   + " from this user, so their pages are not in this trace: " + names);
+        std::string note = "hidden: the kernel hides the residency of " + std::to_string(hidden) + (hidden == 1 ? " file" : " files")
+            + " from this user, so their pages are not in this trace";
+        for (const auto &[reason, names] : namesByReason) {
+            note += " (" + reason + "): " + names + ";";
         }
+        note.back() = '.';
+        report.notes.push_back(std::move(note));
     }
 
     static void addRun(VariantResult &variant, int run, const Trace::Report &report, const Trace::Report *residencyDiff)

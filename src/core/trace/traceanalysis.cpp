@@ -211,8 +211,7 @@ private:
                                      + " events were lost (the trace buffer overran, or the event limit was reached): the extents miss their pages.");
         }
         if (m_unnamed > 0) {
-            m_report.notes.push_back(std::to_string(m_unnamed)
-                                     + (m_unnamed == 1 ? " file" : " files")
+            m_report.notes.push_back(std::to_string(m_unnamed) + (m_unnamed == 1 ? " file" : " files")
                                      + " could not be named (not among the files the command opened, or gone since): shown as device:inode.");
         }
     }

@@ -12,15 +12,6 @@
 #include "heatmapwidget.h"
 #include "testutil.h"
 
-#ifdef CACHESCOPE_SHOTS_TRACE_IN_PROCESS
-#include "helperactions.h"
-#include "helperprotocol.h"
-#include "sealedreply.h"
-#include "tracecapture.h"
-
-#include <QRandomGenerator>
-#endif
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -39,59 +30,7 @@
 
 #include <qcustomplot.h>
 
-#include <unistd.h>
-
 using namespace Cachescope::App;
-
-namespace
-{
-#ifdef CACHESCOPE_SHOTS_TRACE_IN_PROCESS
-// The trace step as the helper's own action does it, called in process: the
-// screenshots run as root, without a system bus.
-Cachescope::Experiments::PrivilegedSteps inProcessTraceSteps()
-{
-    using namespace Cachescope::HelperProtocol;
-    Cachescope::Experiments::PrivilegedSteps steps;
-    steps.trace = [](int pid,
-                     int maxSeconds,
-                     const std::function<void()> &tracingOn,
-                     const std::atomic<bool> &cancel,
-                     Cachescope::Trace::Capture &capture,
-                     std::string &error) {
-        Cachescope::Helper::HelperContext context;
-        context.progress = [&tracingOn](const QVariantMap &data) {
-            if (data.value(QString(progressTracing)).toBool()) {
-                tracingOn();
-            }
-        };
-        context.stopped = [&cancel] {
-            return cancel.load();
-        };
-        context.log = [](const QString &) { };
-        QByteArray key(sealKeyBytes, Qt::Uninitialized);
-        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), sealKeyBytes / int(sizeof(quint32)));
-        const QVariantMap arguments{{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}, {QString(keySealKey), key}};
-        const KAuth::ActionReply reply = Cachescope::Helper::traceAction(arguments, Cachescope::Helper::Caller{0}, context);
-        if (!reply.succeeded()) {
-            error = reply.errorDescription().toStdString();
-            return false;
-        }
-        const Sealed sealed{reply.data().value(QString(replyNonce)).toByteArray(),
-                            reply.data().value(QString(replySealed)).toByteArray(),
-                            reply.data().value(QString(replyTag)).toByteArray()};
-        const std::optional<QByteArray> plaintext = unseal(SealedKind::Trace, key, sealed);
-        const std::optional<Cachescope::Trace::Capture> opened = plaintext ? parseCapture(*plaintext) : std::nullopt;
-        if (!opened) {
-            error = "the trace's reply cannot be opened";
-            return false;
-        }
-        capture = *opened;
-        return true;
-    };
-    return steps;
-}
-#endif
-} // namespace
 
 class ExperimentShots : public QObject
 {
@@ -223,10 +162,10 @@ private Q_SLOTS:
         });
     }
 
-    // The lesson traced with the kernel's events where this runs as root (the
-    // helper's trace action in process), its file's heatmap, a command and
-    // its replay; then the lesson with the fallback an ordinary build without
-    // the helper runs.
+    // The lesson traced with the kernel's events where the helper can be
+    // reached (as root: the helper's own action, in process), its file's
+    // heatmap, a command and its replay; then the lesson with the fallback an
+    // ordinary build without the helper runs.
     void trace()
     {
         auto *page = qobject_cast<TracePage *>(m_window->page(QStringLiteral("trace")));
@@ -234,15 +173,9 @@ private Q_SLOTS:
         auto *tracefs = page->findChild<QCheckBox *>(QStringLiteral("tracefsCheck"));
         auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("resultsTabs"));
         QTRY_VERIFY(!tracefs->toolTip().startsWith(QLatin1String("Checking")));
-#ifdef CACHESCOPE_SHOTS_TRACE_IN_PROCESS
-        if (::geteuid() == 0) {
-            page->setPrivilegedSteps(inProcessTraceSteps());
-            page->setPrivilegedAvailable(true, QString());
-        }
-#endif
         const bool traced = tracefs->isEnabled();
         if (!traced) {
-            qInfo() << "not root: the trace shots show the fallback";
+            qInfo() << "no privileged helper: the trace shots show the fallback";
         }
         tracefs->setChecked(traced);
         runAndShoot(QStringLiteral("trace"));

@@ -230,14 +230,9 @@ void ExperimentPage::setPrivilegedAvailable(bool available, const QString &reaso
     }
 }
 
-void ExperimentPage::setPrivilegedSteps(const PrivilegedSteps &steps)
-{
-    m_privilegedSteps = steps;
-}
-
 PrivilegedSteps ExperimentPage::privilegedSteps() const
 {
-    return m_privilegedSteps ? *m_privilegedSteps : ExperimentRunner::privilegedSteps(m_privilegedAvailable);
+    return ExperimentRunner::privilegedSteps(m_privilegedAvailable);
 }
 
 void ExperimentPage::addPrivilegedOption(QAbstractButton *option, const QString &toolTip)

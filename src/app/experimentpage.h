@@ -87,9 +87,6 @@ public:
     // The variants that need the root helper (drop_caches, swap off) can be
     // chosen only when it can be reached; otherwise reason says why.
     void setPrivilegedAvailable(bool available, const QString &reason);
-    // Steps to use instead of the helper's, for a caller that reaches root
-    // another way (the screenshots, run as root, trace in process).
-    void setPrivilegedSteps(const Experiments::PrivilegedSteps &steps);
 
     // The results table (current and compared) as CSV, and the live plot and
     // the bar chart side by side as PNG; a page with plots of its own
@@ -164,8 +161,8 @@ protected:
     void addResultsTab(QWidget *widget, const QString &title);
     // The earlier result chosen to compare with, if any.
     [[nodiscard]] const std::optional<Experiments::Result> &comparedResult() const;
-    // What an engine gets for its privileged steps: setPrivilegedSteps()'s,
-    // else the helper's when it can be reached, else none.
+    // What an engine gets for its privileged steps: the helper's when it can
+    // be reached, else none.
     [[nodiscard]] Experiments::PrivilegedSteps privilegedSteps() const;
     // A page that draws its results its own way: plots takes the place of the
     // live plot and the bar chart (hidden, with the bar chart's choice).
@@ -214,7 +211,6 @@ private:
     bool m_privilegedAvailable = false;
     QString m_privilegedReason;
     QList<PrivilegedOption> m_privilegedOptions;
-    std::optional<Experiments::PrivilegedSteps> m_privilegedSteps;
 
     ExperimentRunner *m_runner = nullptr;
     std::unique_ptr<ExperimentHistory> m_history;

@@ -387,6 +387,42 @@ private Q_SLOTS:
         delete window;
     }
 
+    // The lesson traced with the kernel's events (the helper, or as root in
+    // process): a mark per extent, blue where the program asked, and the
+    // kernel reading more than the two 64 KiB reads asked for.
+    void traceLessonTraced()
+    {
+        auto *window = new ExperimentsWindow;
+        window->resize(1280, 800);
+        window->show();
+        TracePage *page = tracePage(window);
+        auto *tracefs = page->findChild<QCheckBox *>(QStringLiteral("tracefsCheck"));
+        QTRY_VERIFY(!tracefs->toolTip().startsWith(QLatin1String("Checking")));
+        if (!tracefs->isEnabled()) {
+            delete window;
+            QSKIP("the privileged helper cannot be reached (tools/dev runs the tests as root, where it acts in process)");
+        }
+        tracefs->setChecked(true);
+        page->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 120000);
+        auto *message = page->findChild<KMessageWidget *>(QStringLiteral("messageWidget"));
+        QVERIFY2(page->currentResult() && page->currentResult()->ok(), qPrintable(message->text()));
+        const std::optional<Trace::Report> &report = page->shownReport();
+        QVERIFY(report);
+        QCOMPARE(report->method, Trace::Method::Tracefs);
+        QVERIFY(!report->extents.empty());
+        QCOMPARE(page->timeline()->markCount(), int(report->extents.size()));
+        QVERIFY(page->timeline()->message().isEmpty());
+        QCOMPARE(page->extentsTable()->model()->rowCount(), int(report->extents.size()));
+        if (report->usageKnown) {
+            QVERIFY(page->timeline()->markCount(ExtentKind::Asked) > 0);
+            QVERIFY(report->pagesReadaheadOnly() > 0); // readahead: more than was asked for
+        }
+        const QString totals = page->totals().join(QLatin1Char('\n'));
+        QVERIFY2(totals.contains(QStringLiteral("tracefs")) && totals.contains(QStringLiteral("Lost events:")), qPrintable(totals));
+        delete window;
+    }
+
     // Cancel while the command runs: it ends at once, and nothing is left running.
     void traceCancel()
     {

@@ -21,6 +21,8 @@
 
 #include "testutil.h"
 
+#include "trace/tracereport.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -29,6 +31,7 @@
 #include <QTest>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <map>
@@ -297,6 +300,36 @@ private Q_SLOTS:
         brokenFile.close();
         const std::string experiments = m_dir + "/experiments";
         mkdir(experiments.c_str(), 0755);
+        // A trace of `cat FILE` for experiment replay, made here in code (the
+        // trace command needs root and tracefs).
+        const std::string replayed = m_dir + "/replayed";
+        TestUtil::makeColdFile(replayed, 64 * P);
+        Cachescope::Trace::Report report;
+        report.command = {"/bin/cat", replayed};
+        {
+            struct stat st;
+            QCOMPARE(stat(replayed.c_str(), &st), 0);
+            Cachescope::Trace::File traced;
+            traced.path = replayed;
+            traced.major = major(st.st_dev);
+            traced.minor = minor(st.st_dev);
+            traced.inode = st.st_ino;
+            traced.sizeBytes = uint64_t(st.st_size);
+            traced.modifiedNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+            traced.pagesAdded = 24;
+            report.files.push_back(traced);
+            Cachescope::Trace::Extent first;
+            first.pageCount = 16;
+            Cachescope::Trace::Extent second;
+            second.firstPage = 32;
+            second.pageCount = 8;
+            report.extents = {first, second};
+        }
+        const std::string trace = m_dir + "/trace.json";
+        QFile traceFile(QString::fromStdString(trace));
+        QVERIFY(traceFile.open(QIODevice::WriteOnly));
+        traceFile.write(QJsonDocument(Cachescope::Trace::reportToJson(report)).toJson());
+        traceFile.close();
 
         m_placeholders = {
             {QStringLiteral("{dir}"), QString::fromStdString(m_dir)},
@@ -310,6 +343,7 @@ private Q_SLOTS:
             {QStringLiteral("{changed}"), QString::fromStdString(changed)},
             {QStringLiteral("{broken}"), QString::fromStdString(broken)},
             {QStringLiteral("{experiments}"), QString::fromStdString(experiments)},
+            {QStringLiteral("{trace}"), QString::fromStdString(trace)},
         };
     }
 
@@ -384,6 +418,12 @@ private Q_SLOTS:
             RunAs::Self,
             Needs::NoSystemBus,
             120000);
+        add("experiment-replay",
+            QStringLiteral("experiment replay --json --runs 1 --folder {experiments} --trace {trace}"),
+            RunAs::Self,
+            Needs::Nothing,
+            120000);
+        add("experiment-replay-broken", QStringLiteral("experiment replay --json --trace {broken}"));
         add("experiment-bad-folder", QStringLiteral("experiment cold-read --json --folder {missing} --size 256K --runs 1"));
         // the trace, the fallback's way (tracefs needs the helper)
         add("trace", QStringLiteral("trace --json --runs 2 --folder {experiments} -- /bin/cat {file}"), RunAs::Self, Needs::Nothing, 120000);

@@ -9,6 +9,8 @@
 #include "testutil.h"
 #include "trace/tracereport.h"
 
+#include "trace/tracereport.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,6 +21,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <string>
@@ -792,6 +795,106 @@ private Q_SLOTS:
         const QJsonObject root = jsonOf(walked).value(QLatin1String("roots")).toArray().at(0).toObject();
         QCOMPARE(number(root, "files"), quint64(1));
         QCOMPARE(number(root, "skipped"), quint64(1));
+    }
+
+    // experiment replay --trace FILE: a trace file that cannot be read or is
+    // not a trace is named with the reason; nothing runs, nothing hangs.
+    void replayBadTraceFiles()
+    {
+        const std::string dir = m_dir + "/replay-bad";
+        mkdir(dir.c_str(), 0755);
+        const auto write = [&dir](const char *name, const QByteArray &bytes) {
+            const std::string path = dir + "/" + name;
+            QFile file(q(path));
+            if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size()) {
+                qFatal("cannot write %s", path.c_str());
+            }
+            return path;
+        };
+        const std::string notJson = write("not-json.json", "{ this is not JSON");
+        const std::string notTrace = write("not-trace.json", R"({"experiment":"cold-read","variants":[]})");
+        const std::string fifo = dir + "/fifo.json";
+        QCOMPARE(mkfifo(fifo.c_str(), 0644), 0);
+        const struct {
+            std::string path;
+            QByteArray reason;
+        } cases[] = {
+            {dir + "/missing.json", "cannot read the trace file: No such file or directory"},
+            {notJson, "not JSON: "},
+            {notTrace, "not a Cachescope trace: "},
+            {fifo, "not a Cachescope trace: not a regular file"},
+            {dir, "not a Cachescope trace: not a regular file"},
+        };
+        for (const auto &bad : cases) {
+            const auto result =
+                cli({QStringLiteral("experiment"), QStringLiteral("replay"), QStringLiteral("--json"), QStringLiteral("--trace"), q(bad.path)}, 20000);
+            QVERIFY2(!result.timedOut, bad.path.c_str());
+            QCOMPARE(result.exitCode, 1);
+            const QByteArray expected = QByteArray("cachescope-cli: " + QByteArray::fromStdString(bad.path) + ": " + bad.reason);
+            QVERIFY2(result.err.contains(expected),
+                     qPrintable(QStringLiteral("%1\nexpected: %2").arg(QString::fromUtf8(result.err), QString::fromUtf8(expected))));
+            QVERIFY(result.out.isEmpty());
+        }
+        const auto noTrace = cli({QStringLiteral("experiment"), QStringLiteral("replay")});
+        QCOMPARE(noTrace.exitCode, 2);
+        QVERIFY2(noTrace.err.contains("replay needs --trace FILE"), noTrace.err.constData());
+    }
+
+    // A trace naming a file that changed since and one that vanished: the
+    // changed one refused (exit 1), the vanished one skipped, both named;
+    // the rest is replayed.
+    void replayChangedAndVanishedFiles()
+    {
+        const std::string dir = m_dir + "/replay-changed";
+        mkdir(dir.c_str(), 0755);
+        const std::string good = dir + "/good";
+        const std::string changed = dir + "/changed";
+        const std::string vanished = dir + "/vanished";
+        Cachescope::Trace::Report report;
+        for (const std::string &path : {good, changed, vanished}) {
+            TestUtil::makeColdFile(path, 16 * P);
+            struct stat st;
+            QCOMPARE(::stat(path.c_str(), &st), 0);
+            Cachescope::Trace::File file;
+            file.path = path;
+            file.major = major(st.st_dev);
+            file.minor = minor(st.st_dev);
+            file.inode = st.st_ino;
+            file.sizeBytes = uint64_t(st.st_size);
+            file.modifiedNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+            file.pagesAdded = 4;
+            Cachescope::Trace::Extent extent;
+            extent.file = int(report.files.size());
+            extent.pageCount = 4;
+            report.files.push_back(file);
+            report.extents.push_back(extent);
+        }
+        const std::string trace = dir + "/trace.json";
+        QFile traceFile(q(trace));
+        QVERIFY(traceFile.open(QIODevice::WriteOnly));
+        traceFile.write(QJsonDocument(Cachescope::Trace::reportToJson(report)).toJson());
+        traceFile.close();
+        TestUtil::makeColdFile(changed, 17 * P);
+        QCOMPARE(::unlink(vanished.c_str()), 0);
+
+        const auto result = cli({QStringLiteral("experiment"),
+                                 QStringLiteral("replay"),
+                                 QStringLiteral("--json"),
+                                 QStringLiteral("--runs"),
+                                 QStringLiteral("1"),
+                                 QStringLiteral("--trace"),
+                                 q(trace)});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(changed) + ": changed since the trace: ")), result.err.constData());
+        QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(vanished) + ": vanished since the trace")), result.err.constData());
+        const QJsonObject json = jsonOf(result);
+        QCOMPARE(json.value(QLatin1String("experiment")).toString(), QStringLiteral("replay"));
+        const QJsonArray files = json.value(QLatin1String("details")).toObject().value(QLatin1String("traced_files")).toArray();
+        QCOMPARE(files.size(), 3);
+        QCOMPARE(files.at(0).toObject().value(QLatin1String("state")).toString(), QStringLiteral("replayed"));
+        QCOMPARE(files.at(1).toObject().value(QLatin1String("state")).toString(), QStringLiteral("refused"));
+        QCOMPARE(files.at(2).toObject().value(QLatin1String("state")).toString(), QStringLiteral("skipped"));
+        QCOMPARE(json.value(QLatin1String("problems")).toArray().size(), 2);
     }
 
     void nonUtf8NameSurvives()

@@ -6,11 +6,14 @@
 // $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots, as experiment-NAME.png.
 
 #include "experimentpage.h"
+#include "experiments/tracepage.h"
 #include "experiments/writebackpage.h"
 #include "experimentswindow.h"
+#include "heatmapwidget.h"
 #include "testutil.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QGuiApplication>
@@ -20,9 +23,12 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 #include <functional>
+
+#include <qcustomplot.h>
 
 using namespace Cachescope::App;
 
@@ -154,6 +160,50 @@ private Q_SLOTS:
             writeback->fsyncButton()->click();
             writeback->syncButton()->click();
         });
+    }
+
+    // The lesson traced with the kernel's events where the helper can be
+    // reached (as root: the helper's own action, in process), its file's
+    // heatmap, a command and its replay; then the lesson with the fallback an
+    // ordinary build without the helper runs.
+    void trace()
+    {
+        auto *page = qobject_cast<TracePage *>(m_window->page(QStringLiteral("trace")));
+        QVERIFY(page);
+        auto *tracefs = page->findChild<QCheckBox *>(QStringLiteral("tracefsCheck"));
+        auto *tabs = page->findChild<QTabWidget *>(QStringLiteral("resultsTabs"));
+        QTRY_VERIFY(!tracefs->toolTip().startsWith(QLatin1String("Checking")));
+        const bool traced = tracefs->isEnabled();
+        if (!traced) {
+            qInfo() << "no privileged helper: the trace shots show the fallback";
+        }
+        tracefs->setChecked(traced);
+        runAndShoot(QStringLiteral("trace"));
+        tabs->setCurrentIndex(tabs->indexOf(page->fileHeatmap()->parentWidget()));
+        shoot(QStringLiteral("experiment-trace-heatmap.png"));
+
+        // A real program: many files; then its replay and the check.
+        page->findChild<QComboBox *>(QStringLiteral("programCombo"))->setCurrentIndex(1);
+        setText(page, "commandEdit", QStringLiteral("python3 -c pass"));
+        page->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 240000);
+        QVERIFY(page->currentResult() && page->currentResult()->ok());
+        tabs->setCurrentIndex(tabs->indexOf(page->extentsTable()));
+        shoot(QStringLiteral("experiment-trace-command.png"));
+        tabs->setCurrentIndex(tabs->indexOf(page->replayPlot()->parentWidget()));
+        QVERIFY(page->replayButton()->isEnabled());
+        page->replayButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isReplaying(), 240000);
+        QVERIFY(page->replayResult());
+        shoot(QStringLiteral("experiment-trace-replay.png"));
+
+        page->findChild<QComboBox *>(QStringLiteral("programCombo"))->setCurrentIndex(0);
+        tracefs->setChecked(false);
+        page->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 240000);
+        QVERIFY(page->currentResult() && page->currentResult()->ok());
+        tabs->setCurrentIndex(tabs->indexOf(page->extentsTable()));
+        shoot(QStringLiteral("experiment-trace-fallback.png"));
     }
 
     void faults()

@@ -104,12 +104,12 @@ private Q_SLOTS:
         QCOMPARE(filesIn(m_folder), QStringList());
     }
 
-    void constructsFivePages()
+    void constructsSixPages()
     {
         auto *window = new ExperimentsWindow;
         window->show();
-        QCOMPARE(window->pages().size(), 5);
-        QCOMPARE(window->pageWidget()->model()->rowCount(), 5);
+        QCOMPARE(window->pages().size(), 6);
+        QCOMPARE(window->pageWidget()->model()->rowCount(), 6);
         QStringList names;
         for (ExperimentPage *page : window->pages()) {
             names << page->experimentName();
@@ -123,7 +123,8 @@ private Q_SLOTS:
                               QStringLiteral("pressure"),
                               QStringLiteral("cold-start"),
                               QStringLiteral("writeback"),
-                              QStringLiteral("faults")}));
+                              QStringLiteral("faults"),
+                              QStringLiteral("trace")}));
 
         // The privileged variants are usable only with the helper; when they
         // are not, the tooltip says why.

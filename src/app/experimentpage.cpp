@@ -13,6 +13,7 @@
 
 #include <KLocalizedString>
 #include <KMessageWidget>
+#include <KShell>
 
 #include <QAbstractButton>
 #include <QDateTime>
@@ -40,7 +41,9 @@ namespace
 // The size a plot is exported at when it has not been laid out on screen.
 constexpr QSize fallbackPlotSize{600, 400};
 
-bool writeFile(const QString &path, const QByteArray &contents, QIODevice::OpenMode mode, QString *error)
+} // namespace
+
+bool ExperimentPage::writeFile(const QString &path, const QByteArray &contents, QIODevice::OpenMode mode, QString *error)
 {
     QSaveFile file(path);
     if (file.open(QIODevice::WriteOnly | mode)) {
@@ -54,7 +57,18 @@ bool writeFile(const QString &path, const QByteArray &contents, QIODevice::OpenM
     }
     return false;
 }
-} // namespace
+
+bool ExperimentPage::writeImage(const QString &path, const QImage &image, QString *error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
+        if (error) {
+            *error = i18nc("@info %1 path, %2 reason", "Cannot write %1: %2", path, file.errorString());
+        }
+        return false;
+    }
+    return true;
+}
 
 ExperimentPage::ExperimentPage(const Identity &identity, QWidget *parent)
     : QWidget(parent)
@@ -197,6 +211,16 @@ QPushButton *ExperimentPage::cancelButton() const
     return m_ui->cancelButton;
 }
 
+QPushButton *ExperimentPage::exportCsvButton() const
+{
+    return m_ui->exportCsvButton;
+}
+
+QPushButton *ExperimentPage::exportPngButton() const
+{
+    return m_ui->exportPngButton;
+}
+
 void ExperimentPage::setPrivilegedAvailable(bool available, const QString &reason)
 {
     m_privilegedAvailable = available;
@@ -204,6 +228,11 @@ void ExperimentPage::setPrivilegedAvailable(bool available, const QString &reaso
     for (const PrivilegedOption &option : std::as_const(m_privilegedOptions)) {
         showPrivilegedOption(option);
     }
+}
+
+PrivilegedSteps ExperimentPage::privilegedSteps() const
+{
+    return ExperimentRunner::privilegedSteps(m_privilegedAvailable);
 }
 
 void ExperimentPage::addPrivilegedOption(QAbstractButton *option, const QString &toolTip)
@@ -245,13 +274,32 @@ bool ExperimentPage::checkFolder(const QString &folder, QString *error)
     return true;
 }
 
+std::vector<std::string> ExperimentPage::splitCommand(const QString &text, QString *error)
+{
+    KShell::Errors splitError = KShell::NoError;
+    const QStringList arguments = KShell::splitArgs(text.trimmed(), KShell::TildeExpand, &splitError);
+    if (splitError != KShell::NoError) {
+        *error = i18nc("@info", "The command has unbalanced quotes or characters a shell would interpret; write a plain program and arguments.");
+        return {};
+    }
+    if (arguments.isEmpty()) {
+        *error = i18nc("@info", "Type the command to start, for example: gimp --version");
+        return {};
+    }
+    std::vector<std::string> command;
+    for (const QString &argument : arguments) {
+        command.push_back(argument.toStdString());
+    }
+    return command;
+}
+
 void ExperimentPage::start()
 {
     if (m_runner->isRunning()) {
         return;
     }
     QString error;
-    std::unique_ptr<Experiment> experiment = makeExperiment(ExperimentRunner::privilegedSteps(m_privilegedAvailable), &error);
+    std::unique_ptr<Experiment> experiment = makeExperiment(privilegedSteps(), &error);
     if (!experiment) {
         showMessage(error, true);
         return;
@@ -334,6 +382,22 @@ const std::optional<Result> &ExperimentPage::comparedResult() const
     return m_compared;
 }
 
+void ExperimentPage::replacePlots(QWidget *plots)
+{
+    for (QWidget *replaced : {static_cast<QWidget *>(m_ui->livePlot),
+                              static_cast<QWidget *>(m_ui->barChart),
+                              static_cast<QWidget *>(m_ui->barMeasurementLabel),
+                              static_cast<QWidget *>(m_ui->barMeasurementCombo)}) {
+        replaced->hide();
+    }
+    m_ui->plotsLayout->addWidget(plots);
+}
+
+void ExperimentPage::addExportButton(QPushButton *button)
+{
+    m_ui->resultsBarLayout->insertWidget(m_ui->resultsBarLayout->indexOf(m_ui->exportCsvButton), button);
+}
+
 void ExperimentPage::runFinished(const Result &result)
 {
     setRunning(false);
@@ -345,14 +409,7 @@ void ExperimentPage::runFinished(const Result &result)
     } else {
         QStringList lines;
         lines << i18nc("@info:status", "Finished in %1 s.", formatNumber(result.seconds));
-        for (const std::string &note : result.notes) {
-            lines << engineText(note);
-        }
-        for (const VariantResult &variant : result.variants) {
-            if (variant.skipped) {
-                lines << i18nc("@info:status %1 variant, %2 reason", "%1 was skipped: %2", engineText(variant.name), engineText(variant.skipReason));
-            }
-        }
+        lines << noteLines(result);
         m_ui->statusLabel->setText(lines.join(QLatin1Char('\n')));
         m_current = result;
         storeResult(result);
@@ -458,41 +515,40 @@ bool ExperimentPage::exportPng(const QString &path, QString *error) const
         painter.drawPixmap(0, 0, pixmaps[0]);
         painter.drawPixmap(pixmaps[0].width(), 0, pixmaps[1]);
     }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
-        if (error) {
-            *error = i18nc("@info %1 path, %2 reason", "Cannot write %1: %2", path, file.errorString());
-        }
-        return false;
-    }
-    return true;
+    return writeImage(path, image, error);
 }
 
 void ExperimentPage::askExportCsv()
 {
-    askExport(i18nc("@title:window", "Export Results"),
-              QStandardPaths::DocumentsLocation,
-              QStringLiteral("csv"),
-              i18nc("@item:inlistbox file type", "CSV table (*.csv)"),
-              &ExperimentPage::exportCsv,
-              ki18nc("@info %1 is a file path", "Saved the results to %1."));
+    askExport(
+        i18nc("@title:window", "Export Results"),
+        QStandardPaths::DocumentsLocation,
+        QStringLiteral("csv"),
+        i18nc("@item:inlistbox file type", "CSV table (*.csv)"),
+        [this](const QString &path, QString *error) {
+            return exportCsv(path, error);
+        },
+        ki18nc("@info %1 is a file path", "Saved the results to %1."));
 }
 
 void ExperimentPage::askExportPng()
 {
-    askExport(i18nc("@title:window", "Export Plots"),
-              QStandardPaths::PicturesLocation,
-              QStringLiteral("png"),
-              i18nc("@item:inlistbox file type", "PNG image (*.png)"),
-              &ExperimentPage::exportPng,
-              ki18nc("@info %1 is a file path", "Saved the plots to %1."));
+    askExport(
+        i18nc("@title:window", "Export Plots"),
+        QStandardPaths::PicturesLocation,
+        QStringLiteral("png"),
+        i18nc("@item:inlistbox file type", "PNG image (*.png)"),
+        [this](const QString &path, QString *error) {
+            return exportPng(path, error);
+        },
+        ki18nc("@info %1 is a file path", "Saved the plots to %1."));
 }
 
 void ExperimentPage::askExport(const QString &title,
                                QStandardPaths::StandardLocation location,
                                const QString &suffix,
                                const QString &filter,
-                               bool (ExperimentPage::*write)(const QString &, QString *) const,
+                               const std::function<bool(const QString &, QString *)> &write,
                                const KLocalizedString &saved)
 {
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmmss"));
@@ -506,7 +562,7 @@ void ExperimentPage::askExport(const QString &title,
         path += QLatin1Char('.') + suffix;
     }
     QString error;
-    if ((this->*write)(path, &error)) {
+    if (write(path, &error)) {
         showMessage(saved.subs(path).toString(), false);
     } else {
         showMessage(error, true);

@@ -18,15 +18,20 @@
 #include "experiments/engines.h"
 #include "experiments/liveplot.h"
 
+#include <QIODevice>
 #include <QList>
 #include <QStandardPaths>
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 class KLocalizedString;
+class QImage;
 class QAbstractButton;
 class QComboBox;
 class QCustomPlot;
@@ -76,16 +81,19 @@ public:
     [[nodiscard]] QComboBox *barMeasurementCombo() const;
     [[nodiscard]] QPushButton *startButton() const;
     [[nodiscard]] QPushButton *cancelButton() const;
+    [[nodiscard]] QPushButton *exportCsvButton() const;
+    [[nodiscard]] QPushButton *exportPngButton() const;
 
     // The variants that need the root helper (drop_caches, swap off) can be
     // chosen only when it can be reached; otherwise reason says why.
     void setPrivilegedAvailable(bool available, const QString &reason);
 
     // The results table (current and compared) as CSV, and the live plot and
-    // the bar chart side by side as PNG. On failure: false and *error names
-    // the path and the reason.
-    bool exportCsv(const QString &path, QString *error = nullptr) const;
-    bool exportPng(const QString &path, QString *error = nullptr) const;
+    // the bar chart side by side as PNG; a page with plots of its own
+    // (replacePlots) exports its own. On failure: false and *error names the
+    // path and the reason.
+    virtual bool exportCsv(const QString &path, QString *error = nullptr) const;
+    virtual bool exportPng(const QString &path, QString *error = nullptr) const;
 
     // <AppDataLocation>/experiments: stored results, one JSON file a run.
     [[nodiscard]] static QString historyFolder();
@@ -153,11 +161,32 @@ protected:
     void addResultsTab(QWidget *widget, const QString &title);
     // The earlier result chosen to compare with, if any.
     [[nodiscard]] const std::optional<Experiments::Result> &comparedResult() const;
+    // What an engine gets for its privileged steps: the helper's when it can
+    // be reached, else none.
+    [[nodiscard]] Experiments::PrivilegedSteps privilegedSteps() const;
+    // A page that draws its results its own way: plots takes the place of the
+    // live plot and the bar chart (hidden, with the bar chart's choice).
+    void replacePlots(QWidget *plots);
+    // A button beside the export buttons.
+    void addExportButton(QPushButton *button);
+    // Asks where to save (proposing a name in location), writes, and says how it went.
+    void askExport(const QString &title,
+                   QStandardPaths::StandardLocation location,
+                   const QString &suffix,
+                   const QString &filter,
+                   const std::function<bool(const QString &, QString *)> &write,
+                   const KLocalizedString &saved);
+    void showMessage(const QString &text, bool isError);
+    // Write a file in one go (QSaveFile); on failure *error names the path and the reason.
+    [[nodiscard]] static bool writeFile(const QString &path, const QByteArray &contents, QIODevice::OpenMode mode, QString *error);
+    [[nodiscard]] static bool writeImage(const QString &path, const QImage &image, QString *error);
 
     // A folder edit's default: a disk-backed place the user owns.
     [[nodiscard]] static QString defaultFolder();
     // Checks that folder exists; on failure *error names it and the reason.
     [[nodiscard]] static bool checkFolder(const QString &folder, QString *error);
+    // A command line typed by a person as argv (never through a shell); empty and *error when it cannot be used.
+    [[nodiscard]] static std::vector<std::string> splitCommand(const QString &text, QString *error);
 
 private:
     struct PrivilegedOption {
@@ -171,17 +200,9 @@ private:
     void showResults();
     void storeResult(const Experiments::Result &result);
     void selectHistory(int index);
-    void showMessage(const QString &text, bool isError);
     void sampleMemory();
     void askExportCsv();
     void askExportPng();
-    // Asks where to save (proposing a name in location), writes, and says how it went.
-    void askExport(const QString &title,
-                   QStandardPaths::StandardLocation location,
-                   const QString &suffix,
-                   const QString &filter,
-                   bool (ExperimentPage::*write)(const QString &, QString *) const,
-                   const KLocalizedString &saved);
     void showPrivilegedOption(const PrivilegedOption &option);
 
     std::unique_ptr<Ui::ExperimentPageBase> m_ui;

@@ -8,6 +8,7 @@
 #include "experiments/coldstartpage.h"
 #include "experiments/faultspage.h"
 #include "experiments/pressurepage.h"
+#include "experiments/tracepage.h"
 #include "experiments/writebackpage.h"
 
 #include "privileged.h"
@@ -43,6 +44,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         new ColdStartPage(m_pageWidget),
         new WritebackPage(m_pageWidget),
         new FaultsPage(m_pageWidget),
+        new TracePage(m_pageWidget),
     };
     for (ExperimentPage *page : pages) {
         page->setObjectName(page->experimentName() + QStringLiteral("-page"));

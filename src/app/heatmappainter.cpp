@@ -134,11 +134,11 @@ void HeatmapPainter::paintHidden(const HeatmapTexts &texts, const QRect &textRec
     m_painter.drawText(reasonRect, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, texts.overlayText);
 }
 
-void HeatmapPainter::paintLegend(const QString &zoomHint)
+void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning)
 {
     const QRect &legend = m_grid.legend;
     const QPalette palette = m_widget.palette();
-    const QStringList labels = HeatmapTexts::legendLabels();
+    const QStringList labels = HeatmapTexts::legendLabels(meaning);
     const QFontMetrics metrics(m_widget.font());
     const int swatch = std::max(8, metrics.height() * 2 / 3);
     const int y = legend.top() + (legend.height() - swatch) / 2;
@@ -177,22 +177,25 @@ void HeatmapPainter::paintLegend(const QString &zoomHint)
     label(labels[2]);
     x += gap * 4;
 
-    const QRect writebackRect(x, y, swatch, swatch);
-    m_painter.fillRect(writebackRect, m_colors.scaleMiddle());
-    const int outline = std::max(2, swatch / 5);
-    m_painter.setPen(QPen(m_colors.writeback(), outline, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
-    m_painter.setBrush(Qt::NoBrush);
-    m_painter.drawRect(writebackRect.adjusted(outline / 2, outline / 2, -(outline + 1) / 2, -(outline + 1) / 2));
-    x += swatch + gap;
-    label(labels[3]);
-    x += gap * 4;
+    // Writeback and hidden pages exist only for residency.
+    if (meaning == HeatmapMeaning::Residency) {
+        const QRect writebackRect(x, y, swatch, swatch);
+        m_painter.fillRect(writebackRect, m_colors.scaleMiddle());
+        const int outline = std::max(2, swatch / 5);
+        m_painter.setPen(QPen(m_colors.writeback(), outline, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+        m_painter.setBrush(Qt::NoBrush);
+        m_painter.drawRect(writebackRect.adjusted(outline / 2, outline / 2, -(outline + 1) / 2, -(outline + 1) / 2));
+        x += swatch + gap;
+        label(labels[3]);
+        x += gap * 4;
 
-    const QRect hiddenRect(x, y, swatch, swatch);
-    m_painter.fillRect(hiddenRect, palette.color(QPalette::Base));
-    m_painter.fillRect(hiddenRect, QBrush(HeatmapColors::mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), Qt::BDiagPattern));
-    frame(hiddenRect);
-    x += swatch + gap;
-    label(labels[4]);
+        const QRect hiddenRect(x, y, swatch, swatch);
+        m_painter.fillRect(hiddenRect, palette.color(QPalette::Base));
+        m_painter.fillRect(hiddenRect, QBrush(HeatmapColors::mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), Qt::BDiagPattern));
+        frame(hiddenRect);
+        x += swatch + gap;
+        label(labels[4]);
+    }
 
     // How to zoom, where there is room: nothing else tells it.
     if (!zoomHint.isEmpty()) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "heatmapmodel.h"
+#include "heatmaptexts.h"
 
 #include <QRect>
 #include <QString>
@@ -16,7 +17,6 @@ namespace Cachescope::App
 {
 
 class HeatmapColors;
-class HeatmapTexts;
 struct HeatmapGrid;
 
 // Draws the detail heatmap onto a painter: the header, the framed panel, the
@@ -38,7 +38,8 @@ public:
     // Why there are no cells, in the middle of the panel.
     void paintMessage(const QString &text);
     // zoomHint: how to zoom, shown where there is room; empty for none.
-    void paintLegend(const QString &zoomHint);
+    // meaning: which labels, and only the swatches it has.
+    void paintLegend(const QString &zoomHint, HeatmapMeaning meaning = HeatmapMeaning::Residency);
 
 private:
     QPainter &m_painter;

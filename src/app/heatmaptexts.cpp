@@ -65,7 +65,7 @@ QString HeatmapTexts::pagesPerCell(const Heatmap::HeatmapCells &cells)
     return i18nc("@info zoom scale", "1 cell ≈ %1 pages (%2)", QLocale().toString(pages, 'f', pages < 10 ? 1 : 0), size(uint64_t(pages * double(pageSize()))));
 }
 
-HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating)
+HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating, HeatmapMeaning meaning)
 {
     HeatmapTexts t;
     t.name = name;
@@ -87,7 +87,18 @@ HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapC
         }
         return t;
     }
-    if (cells.totalsKnown) {
+    if (cells.totalsKnown && meaning == HeatmapMeaning::TracedReads) {
+        t.details = i18ncp("@info header: %2 file size, %3 pages read, %1 all pages, %4 percent",
+                           "%2 · %3 of %1 page read from the disk (%4)",
+                           "%2 · %3 of %1 pages read from the disk (%4)",
+                           cells.filePages,
+                           fileSize,
+                           formatCount(cells.resident),
+                           formatPercent(cells.resident, cells.filePages));
+        // detail: which of them the program asked for is known (the kernel's usage tracepoints).
+        t.details += cells.detail ? i18nc("@info header, appended", " · %1 asked for by the program", formatCount(cells.dirty))
+                                  : i18nc("@info header, appended", " · which the program asked for: unknown");
+    } else if (cells.totalsKnown) {
         t.details = i18ncp("@info header: %2 file size, %3 cached pages, %1 all pages, %4 percent",
                            "%2 · %3 of %1 page cached (%4)",
                            "%2 · %3 of %1 pages cached (%4)",
@@ -120,7 +131,7 @@ HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapC
     }
     if (cells.privileged) {
         t.window += i18nc("@info appended to the zoom line", " · shown with administrator rights");
-    } else if (!cells.detail) {
+    } else if (!cells.detail && meaning == HeatmapMeaning::Residency) {
         t.window += i18nc("@info appended to the zoom line", " · dirty pages unknown (mincore)");
     }
     if (updating) {
@@ -129,8 +140,11 @@ HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapC
     return t;
 }
 
-QStringList HeatmapTexts::legendLabels()
+QStringList HeatmapTexts::legendLabels(HeatmapMeaning meaning)
 {
+    if (meaning == HeatmapMeaning::TracedReads) {
+        return {i18nc("@label legend", "Not read"), i18nc("@label legend", "Read from the disk"), i18nc("@label legend", "Asked for by the program")};
+    }
     return {i18nc("@label legend", "Not cached"),
             i18nc("@label legend", "Cached"),
             i18nc("@label legend", "Dirty"),
@@ -146,7 +160,7 @@ QString HeatmapTexts::zoomHint(bool wholeFileView)
     return i18nc("@info legend hint", "Scroll to zoom, drag to move");
 }
 
-QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell)
+QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell, HeatmapMeaning meaning)
 {
     const uint64_t page = pageSize();
     const uint64_t lastPage = cell.firstPage + cell.pages - 1;
@@ -163,6 +177,17 @@ QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap:
                         formatCount(lastPage));
     }
     lines << i18nc("@info:tooltip byte range", "Bytes %1 to %2 (offset %3)", size(cell.firstPage * page), size(endByte), formatCount(cell.firstPage * page));
+    if (meaning == HeatmapMeaning::TracedReads) {
+        lines << i18ncp("@info:tooltip %2 pages read, %1 pages, %3 percent",
+                        "Read from the disk: %2 of %1 page (%3)",
+                        "Read from the disk: %2 of %1 pages (%3)",
+                        cell.pages,
+                        formatCount(cell.resident),
+                        formatPercent(cell.resident, cell.pages));
+        lines << (cells.detail ? i18ncp("@info:tooltip", "Asked for by the program: %1 page", "Asked for by the program: %1 pages", cell.dirty)
+                               : i18nc("@info:tooltip", "Asked for by the program: unknown"));
+        return lines.join(QLatin1Char('\n'));
+    }
     lines << i18ncp("@info:tooltip %2 cached pages, %1 pages, %3 percent",
                     "Cached: %2 of %1 page (%3)",
                     "Cached: %2 of %1 pages (%3)",

@@ -12,6 +12,16 @@
 namespace Cachescope::App
 {
 
+// What a heatmap's cells count. Residency: the pages in the page cache, dirty
+// and under writeback (the files panel, the cold read). TracedReads: the pages
+// a trace saw come in from the disk, and among them, in the place of dirty
+// pages, those the program asked for (the trace experiment): the rest only
+// readahead brought in. Where that is not known, the cells have no detail.
+enum class HeatmapMeaning {
+    Residency,
+    TracedReads,
+};
+
 // Every sentence the detail heatmap shows: the header above the cells (name,
 // numbers, zoom window), the text over the panel when there are no cells
 // (hidden residency, an error, no file), a cell's tooltip and the legend.
@@ -28,13 +38,15 @@ public:
     // The header and overlay for cells on show. hidden: the kernel hides the
     // residency from us (and no privileged answer stands in for it);
     // updating: a worker is reading newer cells.
-    [[nodiscard]] static HeatmapTexts forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating);
+    [[nodiscard]] static HeatmapTexts
+    forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating, HeatmapMeaning meaning = HeatmapMeaning::Residency);
 
     // "1 cell = 4 pages (16 KiB)" and the like.
     [[nodiscard]] static QString pagesPerCell(const Heatmap::HeatmapCells &cells);
     // The page and byte range of one cell with its counts.
-    [[nodiscard]] static QString toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell);
-    [[nodiscard]] static QStringList legendLabels();
+    [[nodiscard]] static QString toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell, HeatmapMeaning meaning = HeatmapMeaning::Residency);
+    // Residency: not cached, cached, dirty, writeback, hidden. TracedReads: not read, read, asked for.
+    [[nodiscard]] static QStringList legendLabels(HeatmapMeaning meaning = HeatmapMeaning::Residency);
     [[nodiscard]] static QString zoomHint(bool wholeFileView);
     // A size as the heatmap writes it: "320 KiB", not "320.0 KiB", where the unit divides it.
     [[nodiscard]] static QString size(uint64_t bytes);

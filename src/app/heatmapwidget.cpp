@@ -230,6 +230,17 @@ bool HeatmapWidget::showsRecorded() const
     return d->recorded;
 }
 
+void HeatmapWidget::setMeaning(HeatmapMeaning meaning)
+{
+    d->meaning = meaning;
+    update();
+}
+
+HeatmapMeaning HeatmapWidget::meaning() const
+{
+    return d->meaning;
+}
+
 void HeatmapWidget::zoomIn()
 {
     if (d->zoomable()) {
@@ -357,7 +368,7 @@ QStringList HeatmapWidget::visibleTexts() const
             result << text;
         }
     }
-    result << HeatmapTexts::legendLabels();
+    result << HeatmapTexts::legendLabels(d->meaning);
     if (d->zoomable()) {
         result << d->zoomHint();
     }
@@ -409,7 +420,7 @@ void HeatmapWidget::paintEvent(QPaintEvent *)
     } else if (!t.overlayText.isEmpty()) {
         heatmapPainter.paintMessage(t.overlayText);
     }
-    heatmapPainter.paintLegend(d->zoomable() ? d->zoomHint() : QString());
+    heatmapPainter.paintLegend(d->zoomable() ? d->zoomHint() : QString(), d->meaning);
 }
 
 void HeatmapWidget::resizeEvent(QResizeEvent *event)

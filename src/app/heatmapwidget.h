@@ -2,6 +2,8 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "heatmaptexts.h"
+
 #include <QColor>
 #include <QStringList>
 #include <QWidget>
@@ -73,6 +75,10 @@ public:
     // file's name; setFile() or clear() end it.
     void showRecorded(const QString &name, const Cachescope::Histogram &histogram, uint64_t sizeBytes);
     [[nodiscard]] bool showsRecorded() const;
+    // What the cells count, and so what the header, the legend and the
+    // tooltips say (HeatmapMeaning). Residency by default.
+    void setMeaning(HeatmapMeaning meaning);
+    [[nodiscard]] HeatmapMeaning meaning() const;
 
     // Zoom and pan, as the wheel and the keys do.
     void zoomIn();

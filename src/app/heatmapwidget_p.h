@@ -50,6 +50,7 @@ public:
     std::string path;
     // A recorded histogram on show (showRecorded): no file is open.
     bool recorded = false;
+    HeatmapMeaning meaning = HeatmapMeaning::Residency;
     QString recordedName;
     UniqueFd fd;
     struct stat st = {};
@@ -389,13 +390,13 @@ public:
             t.window = i18nc("@info", "Reading the residency…");
             return t;
         }
-        return HeatmapTexts::forCells(t.name, shown, showsHidden(), job != nullptr);
+        return HeatmapTexts::forCells(t.name, shown, showsHidden(), job != nullptr, meaning);
     }
 
     [[nodiscard]] QString toolTip(int index) const
     {
         const Heatmap::Cell *c = cell(index);
-        return c ? HeatmapTexts::toolTip(shown, *c) : QString();
+        return c ? HeatmapTexts::toolTip(shown, *c, meaning) : QString();
     }
 
     [[nodiscard]] QString zoomHint() const

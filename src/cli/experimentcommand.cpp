@@ -15,6 +15,8 @@
 #include <QFile>
 #include <QJsonDocument>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -38,7 +40,7 @@ PrivilegedSteps &privilegedSteps()
 }
 bool privilegedStepsSet = false; // constant-initialised: safe at any time
 
-const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults"};
+const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay"};
 
 // Which options each experiment takes (the common ones aside).
 const std::vector<std::string> &optionsOf(const std::string &experiment)
@@ -50,6 +52,7 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
         {"cold-start", {"runs", "timeout", "show-output", "drop-caches", "maps", "folder"}},
         {"writeback", {"folder", "size", "runs", "step", "wait", "timeout"}},
         {"faults", {"file", "folder", "size", "runs", "buffer", "cold-only", "warm-only"}},
+        {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged", "folder"}},
     };
     for (const auto &[name, options] : table) {
         if (name == experiment) {
@@ -211,6 +214,71 @@ void appendResultText(const Context &context, std::string &out, const Result &re
     }
 }
 
+// The trace file of `experiment replay --trace FILE`; nullopt with the
+// reason, which names the path, when it cannot be read or is not a trace.
+std::optional<Trace::Report> readTraceFile(const std::string &path, std::string &error)
+{
+    // Looked at before opening: a FIFO would block the open, a device read forever.
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+        error = "cannot read the trace file: " + errnoText(errno);
+        return std::nullopt;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = "not a Cachescope trace: not a regular file";
+        return std::nullopt;
+    }
+    QFile file(QFile::decodeName(path.c_str()));
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = "cannot read the trace file: " + file.errorString().toStdString();
+        return std::nullopt;
+    }
+    // "not JSON: ...", "not a Cachescope trace: ...": the reader's sentence.
+    return Trace::reportFromJsonBytes(file.readAll(), &error);
+}
+
+// What the replay adds to the measurement tables: the files it could not
+// replay, the reads of each order, and the seed's check.
+void appendReplayText(const Context &context, std::string &out, const Result &result)
+{
+    const QJsonObject &details = result.details;
+    const auto number0 = [&details](const char *key) {
+        return uint64_t(details.value(QLatin1String(key)).toDouble());
+    };
+    int replayed = 0;
+    std::string problems;
+    const QJsonArray files = details.value(QStringLiteral("traced_files")).toArray();
+    for (const QJsonValue &value : files) {
+        const QJsonObject file = value.toObject();
+        const QString state = file.value(QStringLiteral("state")).toString();
+        replayed += state == QStringLiteral("replayed");
+        if (state == QStringLiteral("refused") || state == QStringLiteral("skipped")) {
+            problems += "  " + state.toStdString() + ": " + file.value(QStringLiteral("name")).toString().toStdString() + ": "
+                + file.value(QStringLiteral("reason")).toString().toStdString() + '\n';
+        }
+    }
+    out += "\nReplayed " + std::to_string(replayed) + " of the trace's " + std::to_string(files.size()) + " files, "
+        + sizeText(number0("bytes"), context.rawBytes) + " a run\n" + problems;
+    const QJsonObject reads = details.value(QStringLiteral("reads")).toObject();
+    out += "Reads: ";
+    for (const char *order : {"recorded order", "file order", "disk order"}) {
+        out += std::to_string(reads.value(QString::fromLatin1(order).replace(QLatin1Char(' '), QLatin1Char('_'))).toArray().size()) + ' ' + order
+            + (std::string_view(order) == "disk order" ? "\n" : ", ");
+    }
+    if (details.contains(QStringLiteral("disk_order_speedup"))) {
+        out += "Disk order against recorded order: " + number(details.value(QStringLiteral("disk_order_speedup")).toDouble(), 2) + "x as fast\n";
+    }
+    const QJsonObject check = details.value(QStringLiteral("check")).toObject();
+    if (!check.isEmpty()) {
+        const auto seconds = [&check](const char *key) {
+            return formatValue(check.value(QLatin1String(key)).toDouble(), "s", false);
+        };
+        out += "Check: replayed cold I/O " + seconds("replayed_seconds") + " + warm start " + seconds("warm_seconds") + " = "
+            + seconds("replayed_plus_warm_seconds") + " against a measured cold start of " + seconds("cold_seconds") + ": difference "
+            + seconds("difference_seconds") + " (" + number(check.value(QStringLiteral("difference_percent")).toDouble(), 1) + "%)\n";
+    }
+}
+
 bool secondsValue(const ParsedArgs &args, const char *name, bool zeroAllowed, double &value, int &exitCode)
 {
     const std::optional<std::string> text = args.value(name);
@@ -280,7 +348,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         known = known || name == candidate;
     }
     if (!known) {
-        return usageError(args.command, "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults)");
+        return usageError(args.command, "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults, replay)");
     }
     const std::vector<std::string> &allowed = optionsOf(name);
     for (const auto &[option, value] : args.options) {
@@ -333,7 +401,24 @@ int runExperiment(Context &context, const ParsedArgs &args)
         file.size = size;
     }
 
-    const std::string privilegedOption = args.has("drop-caches") ? "--drop-caches" : args.has("without-swap") ? "--without-swap" : std::string();
+    if (name == "replay" && !args.value("trace")) {
+        return usageError(args.command, "replay needs --trace FILE (a trace file: cachescope-cli trace --output FILE -- COMMAND)");
+    }
+    std::optional<Trace::Report> trace;
+    if (name == "replay") {
+        const std::string tracePath = *args.value("trace");
+        std::string error;
+        trace = readTraceFile(tracePath, error);
+        if (!trace) {
+            context.fail(tracePath, error);
+            return ExitFailures;
+        }
+    }
+
+    const std::string privilegedOption = args.has("drop-caches") ? "--drop-caches"
+        : args.has("without-swap")                               ? "--without-swap"
+        : args.has("privileged")                                 ? "--privileged"
+                                                                 : std::string();
     if (!privilegedOption.empty() && !privilegedStepsSet) {
         qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << privilegedOption.c_str() << "needs cachescope-cli-privileged";
         return runInCompanion(context, privilegedOption);
@@ -376,6 +461,16 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.waitSeconds = wait >= 0 ? wait : p.waitSeconds;
         p.drainTimeoutSeconds = timeout > 0 ? timeout : p.drainTimeoutSeconds;
         experiment = makeWritebackExperiment(p);
+    } else if (name == "replay") {
+        ReplayParameters p;
+        p.report = std::move(*trace);
+        p.runs = runs ? int(runs) : p.runs;
+        p.timeoutSeconds = timeout > 0 ? timeout : p.timeoutSeconds;
+        p.showOutput = args.has("show-output");
+        p.checkColdStart = !args.has("no-check");
+        p.dropCaches = args.has("privileged");
+        p.traceFolder = file.folder;
+        experiment = makeReplayExperiment(p, privilegedSteps());
     } else {
         FaultsParameters p;
         p.file = file;
@@ -401,10 +496,26 @@ int runExperiment(Context &context, const ParsedArgs &args)
             }
         }
     }
+    // The replay names each file it would not read: a changed one is a
+    // failure (its trace no longer describes it), a vanished one is skipped.
+    for (const QJsonValue &value : result.details.value(QStringLiteral("traced_files")).toArray()) {
+        const QJsonObject file = value.toObject();
+        const QString state = file.value(QStringLiteral("state")).toString();
+        const std::string path = file.value(QStringLiteral("name")).toString().toStdString();
+        const std::string reason = file.value(QStringLiteral("reason")).toString().toStdString();
+        if (state == QStringLiteral("refused")) {
+            context.fail(path, reason);
+        } else if (state == QStringLiteral("skipped")) {
+            context.skip(path, reason);
+        }
+    }
     if (context.json) {
         appendResultJson(context, result, "experiment");
     } else if (result.error.empty()) {
         appendResultText(context, context.out.buffer, result);
+        if (name == "replay") {
+            appendReplayText(context, context.out.buffer, result);
+        }
     }
     if (result.cancelled && interrupted()) {
         return interruptExitCode();
@@ -419,7 +530,7 @@ Command experimentCommand()
 {
     return {{"experiment",
              "NAME [-- COMMAND [ARG...]]",
-             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults",
+             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults; or replay a trace",
              "Runs one of the classic page-cache experiments, several times, and reports\n"
              "each figure's mean, standard deviation and 95% confidence interval\n"
              "(Student's t). --json adds the live samples (memory and the file's\n"
@@ -439,6 +550,12 @@ Command experimentCommand()
              "  faults      read a file with read() in small pieces, stdio, setvbuf, mmap\n"
              "              and O_DIRECT, cold and warm, each in a child: minor and major\n"
              "              page faults, time, memory added to the page cache.\n"
+             "  replay      the trace file of `cachescope-cli trace --output FILE`: check\n"
+             "              its files are the ones traced (a changed file is refused, a\n"
+             "              vanished one skipped), evict them, read exactly the traced\n"
+             "              pages (readahead off) as recorded, in file order and in disk\n"
+             "              order (FIEMAP): time and MB/s; then the traced command's cold\n"
+             "              start against replayed cold I/O + its warm start.\n"
              "\n"
              "Files are made in --folder (default: the current folder), which must be on\n"
              "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
@@ -457,10 +574,13 @@ Command experimentCommand()
               {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
               {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
               {0, "no-with-swap", nullptr, "pressure: only the variant without swap"},
-              {0, "timeout", "SECONDS", "cold-start: kill a run after SECONDS (default 60); writeback: drain timeout"},
-              {0, "show-output", nullptr, "cold-start: let the command write to the terminal (default: /dev/null)"},
+              {0, "timeout", "SECONDS", "cold-start, replay: kill a run of the command after SECONDS (default 60); writeback: drain timeout"},
+              {0, "show-output", nullptr, "cold-start, replay: let the command write to the terminal (default: /dev/null)"},
               {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
               {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 3)"},
+              {0, "trace", "FILE", "replay: the trace file to replay"},
+              {0, "no-check", nullptr, "replay: leave out the check against the command's measured cold start"},
+              {0, "privileged", nullptr, "replay: also drop_caches before every cold run, through the privileged helper"},
               {0, "cold-only", nullptr, "faults: only the cold reads"},
               {0, "warm-only", nullptr, "faults: only the warm reads"},
               {0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"},
@@ -471,7 +591,8 @@ Command experimentCommand()
              "  cachescope-cli experiment pressure --limit 1G --json\n"
              "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
              "  cachescope-cli experiment writeback --size 256M --wait 35\n"
-             "  cachescope-cli experiment faults --size 128M\n",
+             "  cachescope-cli experiment faults --size 128M\n"
+             "  cachescope-cli experiment replay --trace python.json --runs 5\n",
              1},
             runExperiment};
 }

@@ -10,7 +10,6 @@
 #include "ui_ExperimentColdStartParametersBase.h"
 
 #include <KLocalizedString>
-#include <KShell>
 
 #include <QFile>
 #include <QHeaderView>
@@ -166,19 +165,10 @@ void ColdStartPage::showFiles()
 
 std::unique_ptr<Experiment> ColdStartPage::makeExperiment(const PrivilegedSteps &privileged, QString *error)
 {
-    KShell::Errors splitError = KShell::NoError;
-    const QStringList arguments = KShell::splitArgs(m_form->commandEdit->text().trimmed(), KShell::TildeExpand, &splitError);
-    if (splitError != KShell::NoError) {
-        *error = i18nc("@info", "The command has unbalanced quotes or characters a shell would interpret; write a plain program and arguments.");
-        return nullptr;
-    }
-    if (arguments.isEmpty()) {
-        *error = i18nc("@info", "Type the command to start, for example: gimp --version");
-        return nullptr;
-    }
     ColdStartParameters parameters;
-    for (const QString &argument : arguments) {
-        parameters.command.push_back(argument.toStdString());
+    parameters.command = splitCommand(m_form->commandEdit->text(), error);
+    if (parameters.command.empty()) {
+        return nullptr;
     }
     parameters.runs = m_form->runsSpin->value();
     parameters.timeoutSeconds = m_form->timeoutSpin->value();

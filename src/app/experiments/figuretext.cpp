@@ -100,6 +100,20 @@ QString engineText(const std::string &text)
     return QString::fromStdString(text);
 }
 
+QStringList noteLines(const Experiments::Result &result)
+{
+    QStringList lines;
+    for (const std::string &note : result.notes) {
+        lines << engineText(note);
+    }
+    for (const Experiments::VariantResult &variant : result.variants) {
+        if (variant.skipped) {
+            lines << i18nc("@info:status %1 variant, %2 reason", "%1 was skipped: %2", engineText(variant.name), engineText(variant.skipReason));
+        }
+    }
+    return lines;
+}
+
 std::optional<double> mebibytes(const std::optional<uint64_t> &bytes)
 {
     if (!bytes) {

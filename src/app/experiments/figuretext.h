@@ -9,6 +9,7 @@
 #include "experiments/experiment.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <string>
@@ -27,6 +28,8 @@ namespace Cachescope::App
 [[nodiscard]] QString startedText(const Experiments::Result &result);
 // The engines write English text in UTF-8 (reasons, variant names, notes).
 [[nodiscard]] QString engineText(const std::string &text);
+// A finished result's notes, then a line for each variant it skipped and why.
+[[nodiscard]] QStringList noteLines(const Experiments::Result &result);
 
 // Live-plot values: bytes and pages in MiB, the share of a file in the cache.
 [[nodiscard]] std::optional<double> mebibytes(const std::optional<uint64_t> &bytes);

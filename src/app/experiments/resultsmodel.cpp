@@ -17,9 +17,6 @@ namespace Cachescope::App
 
 using namespace Experiments;
 
-namespace
-{
-
 QString csvField(const QString &text)
 {
     if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n'))) {
@@ -29,6 +26,9 @@ QString csvField(const QString &text)
     }
     return text;
 }
+
+namespace
+{
 
 // The CSV's columns, in its order, and their names in its header line.
 struct CsvColumn {

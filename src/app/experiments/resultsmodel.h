@@ -18,6 +18,9 @@
 namespace Cachescope::App
 {
 
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+[[nodiscard]] QString csvField(const QString &text);
+
 class ExperimentResultsModel : public QAbstractTableModel
 {
     Q_OBJECT

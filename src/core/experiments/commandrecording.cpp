@@ -135,7 +135,10 @@ bool recordWithStrace(const std::string &strace,
         return false;
     }
     log.set(pattern);
-    std::vector<std::string> argv = {strace, "-f", "-qq", "-s", "4096", "-e", "trace=openat,open,execve", "-o", pattern, "--", command.program};
+    // --kill-on-exit: a cancel or a deadline kills strace, and a killed
+    // strace would otherwise let the command (and its children) run on.
+    std::vector<std::string> argv =
+        {strace, "-f", "--kill-on-exit", "-qq", "-s", "4096", "-e", "trace=openat,open,execve", "-o", pattern, "--", command.program};
     argv.insert(argv.end(), command.argv.begin() + 1, command.argv.end());
     int status = 0;
     const std::optional<WaitOutcome> outcome = startAndWaitNamed(strace, argv, command, status, result, cancel);

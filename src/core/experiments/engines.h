@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The five classic page-cache experiments, and the trace. Each engine takes its parameters
-// at construction and runs with Experiment::run(progress, cancel).
+// The five classic page-cache experiments, the trace and its replay. Each
+// engine takes its parameters at construction and runs with
+// Experiment::run(progress, cancel).
 
 #include "experiment.h"
 
@@ -117,6 +118,22 @@ inline constexpr uint64_t traceLessonSecondReadOffset = 512ULL << 10;
 // The lesson's command line: the reader and the file it reads.
 [[nodiscard]] std::vector<std::string> traceLessonCommand(const std::string &reader, const std::string &file);
 
+// 7. The replay of a trace (cachescope-cli trace, the window's trace page):
+// its files checked against what was traced, evicted, then exactly its
+// extents read back with readahead off, as recorded, in file order and in
+// disk order (FIEMAP), runs times each; then the seed's check: the
+// command's measured cold start against replayed cold I/O + warm start.
+struct ReplayParameters {
+    Trace::Report report;
+    int runs = 3;
+    bool checkColdStart = true; // run report.command cold and warm (needs a command in the report)
+    double timeoutSeconds = 60; // each run of the command
+    bool showOutput = false; // the command's stdout and stderr; else /dev/null
+    bool dropCaches = false; // also drop_caches before every cold run (privileged.dropCaches)
+    std::string traceFolder = "."; // where the cold start's strace writes its log
+    int sampleIntervalMs = 50;
+};
+
 [[nodiscard]] std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makePressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makeColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged = {});
@@ -125,6 +142,7 @@ inline constexpr uint64_t traceLessonSecondReadOffset = 512ULL << 10;
 // With privileged.trace: the kernel's page-cache events (Method::Tracefs);
 // without it, or with forceFallback: the residency diff (Method::ResidencyDiff).
 [[nodiscard]] std::unique_ptr<Experiment> makeTraceExperiment(const TraceParameters &parameters, const PrivilegedSteps &privileged = {});
+[[nodiscard]] std::unique_ptr<Experiment> makeReplayExperiment(const ReplayParameters &parameters, const PrivilegedSteps &privileged = {});
 
 // The cold-start recording: which regular files a command opened, from an
 // strace log (-f -e trace=openat,open,execve). Failed opens are left out.

@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QThread>
 
+#include <unistd.h>
+
 namespace Cachescope::App
 {
 
@@ -162,6 +164,19 @@ PrivilegedSteps ExperimentRunner::privilegedSteps(bool available)
     // it); it only lets the held process go on.
     steps.trace =
         [](int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error) {
+            if (geteuid() == 0) {
+                // As root the client runs the helper's action in this process
+                // (docs/helper-security.md rule 15) for as long as the command
+                // runs: on this worker thread, so that the window stays
+                // responsive. No KAuth object is involved, so no GUI thread is needed.
+                Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
+                if (!result.ok()) {
+                    error = result.message.isEmpty() ? std::string("the trace failed") : result.message.toStdString();
+                    return false;
+                }
+                capture = std::move(result.capture);
+                return true;
+            }
             return callOnGuiThread(
                 [&] {
                     Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);

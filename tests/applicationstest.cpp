@@ -7,70 +7,17 @@
 // hierarchy: that one is in cgroupstest). Refault rates from two samples.
 
 #include "cgroups/applications.h"
+#include "cgrouptree.h"
 #include "testutil.h"
 
 #include <QTest>
-
-#include <sys/stat.h>
-
-#include <fstream>
-#include <sstream>
 
 using namespace Cachescope::Cgroups;
 
 namespace
 {
-
-std::string fixtureText(const char *relative)
-{
-    std::ifstream in(std::string(CACHESCOPE_FIXTURES) + "/cgroup/" + relative, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void writeText(const std::string &path, std::string_view text)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), std::streamsize(text.size()));
-}
-
-void makeFolders(const std::string &path)
-{
-    for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
-        mkdir(path.substr(0, slash).c_str(), 0755);
-    }
-    mkdir(path.c_str(), 0755);
-}
-
-// memory.stat of the v2 fixture with its "file" and refault lines replaced.
-std::string v2Stat(uint64_t file, uint64_t refaults)
-{
-    std::string text;
-    std::istringstream lines(fixtureText("v2/app/memory.stat"));
-    for (std::string line; std::getline(lines, line);) {
-        if (line.rfind("file ", 0) == 0) {
-            line = "file " + std::to_string(file);
-        } else if (line.rfind("workingset_refault_file ", 0) == 0) {
-            line = "workingset_refault_file " + std::to_string(refaults);
-        }
-        text += line + '\n';
-    }
-    return text;
-}
-
-// A v2 cgroup of a systemd desktop: memory.stat and friends.
-void makeV2Cgroup(const std::string &folder, uint64_t file, uint64_t refaults = 0)
-{
-    makeFolders(folder);
-    writeText(folder + "/memory.stat", v2Stat(file, refaults));
-    writeText(folder + "/cgroup.controllers", "memory pids\n");
-    writeText(folder + "/memory.max", "max\n");
-    writeText(folder + "/memory.high", "max\n");
-    writeText(folder + "/memory.current", std::to_string(file + 4096) + "\n");
-    writeText(folder + "/memory.pressure", "some avg10=0.50 avg60=0.10 avg300=0.00 total=100\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-}
-
+using namespace CgroupTree;
 constexpr uint64_t MiB = 1024 * 1024;
-
 } // namespace
 
 class ApplicationsTest : public QObject
@@ -83,50 +30,17 @@ private:
     std::string m_v1; // a v1 tree without systemd
     std::string m_proc; // meminfo for the accounting
 
-    static const std::string userManager;
-
 private Q_SLOTS:
     void initTestCase()
     {
         m_scratch = TestUtil::scratchDir("applicationstest");
         m_desktop = m_scratch + "/desktop";
-        const std::string apps = m_desktop + userManager + "/app.slice";
-        makeV2Cgroup(m_desktop, 0);
-        writeText(m_desktop + "/cgroup.stat", "nr_descendants 30\nnr_dying_descendants 3\n");
-        makeV2Cgroup(m_desktop + "/system.slice", 0);
-        makeV2Cgroup(m_desktop + "/system.slice/cups.service", 3 * MiB);
-        makeV2Cgroup(m_desktop + "/system.slice/ssh.service", 1 * MiB);
-        makeV2Cgroup(m_desktop + "/user.slice", 0);
-        makeV2Cgroup(m_desktop + "/user.slice/user-1000.slice", 0);
-        makeV2Cgroup(m_desktop + "/user.slice/user-1000.slice/session-2.scope", 2 * MiB);
-        makeV2Cgroup(m_desktop + userManager, 0);
-        makeV2Cgroup(m_desktop + userManager + "/init.scope", 1 * MiB);
-        makeV2Cgroup(apps + "/app-org.kde.konsole-4242.scope", 40 * MiB, 1000);
-        makeV2Cgroup(apps + "/app-org.kde.dolphin@b1c2.service", 120 * MiB, 50);
-        makeV2Cgroup(apps + "/app-gnome-org.gnome.Terminal\\x2dPreview-77.scope", 5 * MiB);
-        makeV2Cgroup(apps + "/app-flatpak-org.mozilla.firefox-9.scope", 300 * MiB);
-        makeV2Cgroup(apps + "/dbus.service", 1 * MiB);
-        makeV2Cgroup(m_desktop + userManager + "/session.slice/plasma-plasmashell.service", 60 * MiB);
-        makeV2Cgroup(m_desktop + "/init.scope", 1 * MiB);
-        makeV2Cgroup(m_desktop + "/machine.slice", 7 * MiB);
-        // Descendants counted in their ancestors, as v2 does: the root has all.
-        writeText(m_desktop + "/memory.stat", v2Stat(600 * MiB, 0));
-        writeText(m_desktop + "/system.slice/memory.stat", v2Stat(4 * MiB, 0));
-        writeText(m_desktop + "/user.slice/memory.stat", v2Stat(529 * MiB, 0));
+        makeDesktopTree(m_desktop);
 
         m_v1 = m_scratch + "/v1";
-        for (const char *leaf : {"/process_api/a", "/process_api/b", "/empty/c"}) {
-            makeFolders(m_v1 + leaf);
-            writeText(m_v1 + leaf + "/memory.stat", fixtureText("v1/leaf/memory.stat"));
-            writeText(m_v1 + leaf + "/memory.limit_in_bytes", "536870912\n");
-            writeText(m_v1 + leaf + "/cgroup.procs", std::string(leaf) == "/empty/c" ? "" : "4242\n4243\n");
-        }
-        writeText(m_v1 + "/memory.stat", fixtureText("v1/root/memory.stat"));
-        writeText(m_v1 + "/memory.limit_in_bytes", fixtureText("v1/root/memory.limit_in_bytes"));
-
+        makeV1Tree(m_v1);
         m_proc = m_scratch + "/proc";
-        makeFolders(m_proc);
-        writeText(m_proc + "/meminfo", "MemTotal: 16000000 kB\nBuffers: 2048 kB\nCached: 716800 kB\nShmem: 10240 kB\n");
+        makeMemInfo(m_proc);
     }
 
     void desktopFileIds_data()
@@ -303,8 +217,6 @@ private Q_SLOTS:
         QVERIFY(cut.problems.back().find("more cgroups than Cachescope reads at once") != std::string::npos);
     }
 };
-
-const std::string ApplicationsTest::userManager = "/user.slice/user-1000.slice/user@1000.service";
 
 QTEST_GUILESS_MAIN(ApplicationsTest)
 

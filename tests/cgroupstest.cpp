@@ -8,6 +8,7 @@
 
 #include "cgroups/applications.h"
 #include "cgroups/cgroupfs.h"
+#include "cgrouptree.h"
 #include "testutil.h"
 
 #include <QProcess>
@@ -18,10 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <algorithm>
+#include <cstring>
+
 
 using namespace Cachescope;
 using namespace Cachescope::Cgroups;
+using CgroupTree::readText;
+using CgroupTree::writeText;
 
 Q_DECLARE_METATYPE(Cachescope::Cgroups::Version)
 
@@ -34,18 +39,6 @@ constexpr quint64 noValue = ~quint64(0); // a figure the fixture does not have
 std::string fixture(const char *relative)
 {
     return std::string(CACHESCOPE_FIXTURES) + "/cgroup/" + relative;
-}
-
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void writeText(const std::string &path, std::string_view text)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), std::streamsize(text.size()));
 }
 
 quint64 orNoValue(const std::optional<uint64_t> &value)

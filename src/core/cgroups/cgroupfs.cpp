@@ -3,8 +3,14 @@
 
 #include "cgroupfs.h"
 
-#include <sys/stat.h>
+#include "format.h"
+#include "uniquefd.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -432,6 +438,47 @@ std::optional<Version> detectVersion(const std::string &folder)
         return Version::V1;
     }
     return std::nullopt;
+}
+
+ReclaimOutcome reclaim(const std::string &folder, uint64_t bytes, bool fileOnly, std::string *error)
+{
+    const std::string path = joined(folder, "memory.reclaim");
+    const UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (!fd) {
+        if (error) {
+            *error = path + ": " + (errno == ENOENT ? std::string("no such file: cgroup v1, or a kernel before 5.19, cannot reclaim a cgroup's memory")
+                                                    : errnoText(errno));
+        }
+        return ReclaimOutcome::Failed;
+    }
+    struct stat info{};
+    if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+        if (error) {
+            *error = path + ": not a regular file";
+        }
+        return ReclaimOutcome::Failed;
+    }
+    const std::string request = std::to_string(bytes) + (fileOnly ? " swappiness=0" : "");
+    // The write returns when the kernel has reclaimed what it could.
+    ssize_t written = -1;
+    do {
+        written = write(fd.get(), request.data(), request.size());
+    } while (written < 0 && errno == EINTR);
+    if (written >= 0 || errno == EAGAIN) {
+        return ReclaimOutcome::Reclaimed;
+    }
+    if (errno == EINVAL && fileOnly) {
+        return ReclaimOutcome::NoSwappinessArgument;
+    }
+    if (error) {
+        *error = path + ": " + errnoText(errno);
+    }
+    return ReclaimOutcome::Failed;
+}
+
+bool canReclaim(const std::string &folder)
+{
+    return access(joined(folder, "memory.reclaim").c_str(), W_OK) == 0;
 }
 
 } // namespace Cachescope::Cgroups

@@ -146,4 +146,18 @@ void parseMemoryStat(std::string_view text, MemoryStats &stats);
 // folder named on a command line.
 [[nodiscard]] std::optional<Version> detectVersion(const std::string &folder);
 
+// memory.reclaim (cgroup v2, Linux 5.19+): asks the kernel to reclaim
+// `bytes` from the cgroup. fileOnly adds "swappiness=0" (Linux 6.13+), so
+// that only file pages go and no anonymous memory is swapped.
+enum class ReclaimOutcome : uint8_t {
+    Reclaimed, // all of it, or as much as the kernel could (it says EAGAIN for less)
+    NoSwappinessArgument, // fileOnly, and this kernel refuses "swappiness=": ask before trying without
+    Failed, // *error names the path and the reason
+};
+[[nodiscard]] ReclaimOutcome reclaim(const std::string &folder, uint64_t bytes, bool fileOnly, std::string *error = nullptr);
+
+// Whether this process may write the folder's memory.reclaim (a delegated
+// user session's cgroups; root's). False on v1, which has none.
+[[nodiscard]] bool canReclaim(const std::string &folder);
+
 } // namespace Cachescope::Cgroups

@@ -3,6 +3,7 @@
 
 #include "mainwindow.h"
 
+#include "applicationsview.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
 #include "experimentswindow.h"
@@ -81,6 +82,14 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     connect(m_memoryPanel, &MemoryPanel::message, this, &MainWindow::showMessage);
     connect(m_filesPanel, &FilesPanel::message, this, &MainWindow::showMessage);
 
+    // Cache by application: a tab beside the plots, read only while shown.
+    m_applicationsView = new ApplicationsView(m_memoryPanel);
+    m_memoryPanel->tabs()->addTab(m_applicationsView, QIcon::fromTheme(QStringLiteral("view-process-tree")), i18nc("@title:tab", "Applications"));
+    connect(m_applicationsView, &ApplicationsView::shownChanged, m_sampler, &MemorySampler::setApplicationsEnabled);
+    connect(m_sampler, &MemorySampler::applicationsSampled, m_applicationsView, &ApplicationsView::setReport);
+    connect(m_applicationsView, &ApplicationsView::message, this, &MainWindow::showMessage);
+    connect(m_applicationsView, &ApplicationsView::refreshRequested, m_sampler, &MemorySampler::sampleNow);
+
     // What needs root (drop caches, swap, hidden residency) goes through the
     // privileged helper; its effects are marked on the memory plot.
     m_privileged = new PrivilegedActions(this);
@@ -138,6 +147,11 @@ QSplitter *MainWindow::splitter() const
 KMessageWidget *MainWindow::messageWidget() const
 {
     return m_messageWidget;
+}
+
+ApplicationsView *MainWindow::applicationsView() const
+{
+    return m_applicationsView;
 }
 
 void MainWindow::setUpActions()
@@ -281,6 +295,7 @@ void MainWindow::changeEvent(QEvent *event)
     if (event->type() == QEvent::WindowStateChange) {
         // Minimised: the plots stop drawing; restored: they catch up.
         m_memoryPanel->updateVisibility();
+        m_applicationsView->updateVisibility();
     }
 }
 

@@ -10,7 +10,13 @@
 #include "cgrouptree.h"
 #include "testutil.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QTest>
+
+#include <csignal>
 
 using namespace Cachescope::Cgroups;
 
@@ -215,6 +221,88 @@ private Q_SLOTS:
         QCOMPARE(cut.rows.size(), size_t(3));
         QVERIFY(!cut.problems.empty());
         QVERIFY(cut.problems.back().find("more cgroups than Cachescope reads at once") != std::string::npos);
+    }
+
+    // cachescope-cli apps on the desktop tree: JSON and text agree with the core.
+    void cliOnDesktopTree()
+    {
+        const QStringList where = {QStringLiteral("--cgroup-root"), QString::fromStdString(m_desktop), QStringLiteral("--proc"), QString::fromStdString(m_proc)};
+        const TestUtil::RunResult json = TestUtil::run(TestUtil::cliPath(), QStringList{QStringLiteral("apps"), QStringLiteral("--json")} + where);
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject document = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(document.value(QLatin1String("version")).toInt(), 2);
+        QVERIFY(document.value(QLatin1String("applications_named")).toBool());
+        const QJsonArray rows = document.value(QLatin1String("applications")).toArray();
+        QCOMPARE(rows.size(), 12);
+        const QJsonObject first = rows.first().toObject();
+        QCOMPARE(first.value(QLatin1String("desktop_file_id")).toString(), QStringLiteral("org.mozilla.firefox"));
+        QCOMPARE(first.value(QLatin1String("kind")).toString(), QStringLiteral("application"));
+        QCOMPARE(first.value(QLatin1String("page_cache")).toDouble(), double(300 * MiB));
+        QCOMPARE(first.value(QLatin1String("pressure_some_avg10")).toDouble(), 0.5);
+        QVERIFY(first.value(QLatin1String("limit")).isNull());
+        QVERIFY(first.value(QLatin1String("refaults_per_second")).isDouble()); // two readings
+        const QJsonObject total = document.value(QLatin1String("total")).toObject();
+        QCOMPARE(total.value(QLatin1String("page_cache")).toDouble(), double(541 * MiB));
+        QCOMPARE(total.value(QLatin1String("elsewhere")).toDouble(), double(159 * MiB));
+        QCOMPARE(total.value(QLatin1String("dying_cgroups")).toInt(), 3);
+
+        const TestUtil::RunResult text = TestUtil::run(TestUtil::cliPath(), QStringList{QStringLiteral("apps")} + where);
+        QCOMPARE(text.exitCode, 0);
+        const QList<QByteArray> lines = text.out.split('\n');
+        QVERIFY2(lines.at(0).startsWith("  PAGE CACHE     DIRTY WRITEBACK    MAPPED REFAULTS/S PRESSURE     LIMIT  KIND            NAME"), lines.at(0).constData());
+        QVERIFY2(lines.at(1).contains("300.0 MiB") && lines.at(1).endsWith("application     org.mozilla.firefox"), lines.at(1).constData());
+        QVERIFY2(lines.at(13).contains("541.0 MiB") && lines.at(13).contains("total of 12 rows"), lines.at(13).constData());
+        QVERIFY(text.out.contains("159.0 MiB are"));
+    }
+
+    void cliBadInput()
+    {
+        const auto run = [](const QStringList &arguments) {
+            return TestUtil::run(TestUtil::cliPath(), QStringList{QStringLiteral("apps")} + arguments);
+        };
+        const QString missing = QString::fromStdString(m_scratch + "/none");
+        TestUtil::RunResult result = run({QStringLiteral("--cgroup-root"), missing});
+        QCOMPARE(result.exitCode, 1);
+        QCOMPARE(result.err, QByteArray("cachescope-cli: " + missing.toUtf8() + ": No such file or directory\n"));
+        result = run({QStringLiteral("--cgroup-root"), QString::fromStdString(m_proc)});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.contains("not the root of a memory cgroup hierarchy"), result.err.constData());
+        result = run({QStringLiteral("--proc"), missing, QStringLiteral("--json")});
+        QCOMPARE(result.exitCode, 1);
+        QCOMPARE(result.err, QByteArray("cachescope-cli: " + missing.toUtf8() + "/self/mountinfo: No such file or directory\n"));
+        for (const QStringList &usage : {QStringList{QStringLiteral("--watch"), QStringLiteral("0")}, QStringList{QStringLiteral("--count"), QStringLiteral("2")},
+                                         QStringList{QStringLiteral("--watch"), QStringLiteral("1"), QStringLiteral("--count"), QStringLiteral("-1")},
+                                         QStringList{QStringLiteral("extra")}}) {
+            QCOMPARE(run(usage).exitCode, 2);
+        }
+        // A unit that cannot be read: reported with its path, the rest printed.
+        const std::string broken = m_scratch + "/cli-broken";
+        makeV2Cgroup(broken + "/system.slice/good.service", MiB);
+        makeFolders(broken + "/system.slice/bad.service");
+        writeText(broken + "/cgroup.controllers", "memory pids\n");
+        result = run({QStringLiteral("--cgroup-root"), QString::fromStdString(broken), QStringLiteral("--json")});
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.err, QByteArray("cachescope-cli: " + QByteArray::fromStdString(broken) + "/system.slice/bad.service/memory.stat: No such file or directory\n"));
+        QCOMPARE(QJsonDocument::fromJson(result.out).object().value(QLatin1String("problems")).toArray().size(), 1);
+    }
+
+    // --watch redraws until Ctrl+C, then exits 130 with whole lines.
+    void cliWatchInterrupted()
+    {
+        QProcess process;
+        process.start(TestUtil::cliPath(),
+                      {QStringLiteral("apps"), QStringLiteral("--watch"), QStringLiteral("0.1"), QStringLiteral("--json"), QStringLiteral("--cgroup-root"),
+                       QString::fromStdString(m_v1), QStringLiteral("--proc"), QString::fromStdString(m_proc)});
+        QVERIFY(process.waitForStarted());
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += process.readAllStandardOutput()).count('\n') >= 2, 10000);
+        QCOMPARE(kill(pid_t(process.processId()), SIGINT), 0);
+        QVERIFY(process.waitForFinished(10000));
+        out += process.readAllStandardOutput();
+        QCOMPARE(process.exitCode(), 130);
+        for (const QByteArray &line : out.trimmed().split('\n')) {
+            QCOMPARE(QJsonDocument::fromJson(line).object().value(QLatin1String("applications")).toArray().size(), 2);
+        }
     }
 };
 

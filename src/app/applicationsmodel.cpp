@@ -8,6 +8,7 @@
 #include <KLocalizedString>
 #include <KService>
 
+#include <QFont>
 #include <QLocale>
 
 namespace Cachescope::App

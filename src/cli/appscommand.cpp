@@ -9,9 +9,13 @@
 #include "table.h"
 
 #include "cgroups/applications.h"
+#include "format.h"
 #include "experiments/experimentsupport.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cmath>
@@ -184,17 +188,22 @@ const Table<ApplicationCache> &applicationsTable()
     return table;
 }
 
-// The problems of a report as the CLI reports them: "path: reason".
+// A problem of the core ("path: reason") as the CLI reports them.
+std::pair<std::string, std::string> splitProblem(const std::string &problem)
+{
+    const size_t lastSlash = problem.rfind('/', problem.find(": "));
+    const size_t colon = problem.find(": ", lastSlash == std::string::npos ? 0 : lastSlash);
+    if (colon == std::string::npos) {
+        return {std::string(), problem};
+    }
+    return {problem.substr(0, colon), problem.substr(colon + 2)};
+}
+
 void reportProblems(Context &context, const std::vector<std::string> &problems)
 {
     for (const std::string &problem : problems) {
-        const size_t lastSlash = problem.rfind('/', problem.find(": "));
-        const size_t colon = problem.find(": ", lastSlash == std::string::npos ? 0 : lastSlash);
-        if (colon == std::string::npos) {
-            context.skip("", problem);
-        } else {
-            context.skip(problem.substr(0, colon), problem.substr(colon + 2));
-        }
+        const auto [path, reason] = splitProblem(problem);
+        context.skip(path, reason);
     }
 }
 
@@ -280,7 +289,7 @@ void appendText(std::string &out, const Cgroups::ApplicationsReport &report, boo
         mapped += row.stats.fileMapped.value_or(0);
     }
     out += "  " + padLeft(sizeText(report.accounting.rowsFile, raw), 10) + ' ' + padLeft(sizeText(dirty, raw), 9) + ' ' + padLeft(sizeText(writeback, raw), 9)
-        + ' ' + padLeft(sizeText(mapped, raw), 9) + "  total of " + std::to_string(report.rows.size()) + " rows (" + report.hierarchyFolder + ", cgroup v"
+        + ' ' + padLeft(sizeText(mapped, raw), 9) + "  total of " + std::to_string(report.rows.size()) + (report.rows.size() == 1 ? " row (" : " rows (") + report.hierarchyFolder + ", cgroup v"
         + std::to_string(int(report.version)) + ")\n\n";
     appendWrapped(out, Cgroups::chargedElsewhereText(report.accounting), "");
     if (!report.applicationsNamed && !report.reason.empty()) {
@@ -302,6 +311,11 @@ int runApps(Context &context, const ParsedArgs &args)
     const std::string cgroupRoot = args.value("cgroup-root").value_or(std::string());
     if (!cgroupRoot.empty()) {
         version = Cgroups::detectVersion(cgroupRoot);
+        struct stat info{};
+        if (stat(cgroupRoot.c_str(), &info) != 0) {
+            context.fail(cgroupRoot, errnoText(errno));
+            return ExitFailures;
+        }
         if (!version) {
             context.fail(cgroupRoot, "not the root of a memory cgroup hierarchy (neither cgroup.controllers nor memory.limit_in_bytes)");
             return ExitFailures;
@@ -321,7 +335,8 @@ int runApps(Context &context, const ParsedArgs &args)
             report = sampler.sample(monotonicSeconds());
         }
         if (!report.found) {
-            context.fail(report.hierarchyFolder.empty() ? procRoot + "/self/mountinfo" : report.hierarchyFolder, report.reason);
+            const auto [path, reason] = splitProblem(report.reason);
+            context.fail(path, reason);
             return false;
         }
         reportProblems(context, report.problems);

@@ -95,7 +95,7 @@ private Q_SLOTS:
         QTest::newRow("plasmashell") << QString::fromStdString(userManager) + QStringLiteral("/session.slice/plasma-plasmashell.service")
                                      << int(GroupKind::UserService) << QStringLiteral("plasma-plasmashell.service") << QString() << quint64(60 * MiB);
         QTest::newRow("user manager") << QString::fromStdString(userManager) + QStringLiteral("/init.scope") << int(GroupKind::UserService)
-                                      << QStringLiteral("init.scope") << QString() << quint64(1 * MiB);
+                                      << QStringLiteral("user@1000.service") << QString() << quint64(1 * MiB);
         QTest::newRow("session") << QStringLiteral("/user.slice/user-1000.slice/session-2.scope") << int(GroupKind::Session)
                                  << QStringLiteral("session-2.scope") << QString() << quint64(2 * MiB);
         QTest::newRow("system service") << QStringLiteral("/system.slice/cups.service") << int(GroupKind::SystemService)

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace CgroupTree
 {
@@ -44,16 +45,27 @@ inline void makeFolders(const std::string &path)
     mkdir(path.c_str(), 0755);
 }
 
-// memory.stat of the v2 fixture with its "file" and refault lines replaced.
+// memory.stat of the v2 fixture with its "file" and refault lines replaced,
+// and the figures that are parts of file scaled to it.
 inline std::string v2Stat(uint64_t file, uint64_t refaults)
 {
+    const std::pair<const char *, uint64_t> replaced[] = {
+        {"file", file},
+        {"file_mapped", file / 4 / 4096 * 4096},
+        {"file_dirty", file / 64 / 4096 * 4096},
+        {"file_writeback", 0},
+        {"shmem", 0},
+        {"active_file", file / 2 / 4096 * 4096},
+        {"inactive_file", file - file / 2 / 4096 * 4096},
+        {"workingset_refault_file", refaults},
+    };
     std::string text;
     std::istringstream lines(fixtureText("v2/app/memory.stat"));
     for (std::string line; std::getline(lines, line);) {
-        if (line.rfind("file ", 0) == 0) {
-            line = "file " + std::to_string(file);
-        } else if (line.rfind("workingset_refault_file ", 0) == 0) {
-            line = "workingset_refault_file " + std::to_string(refaults);
+        for (const auto &[name, value] : replaced) {
+            if (line.rfind(std::string(name) + ' ', 0) == 0) {
+                line = std::string(name) + ' ' + std::to_string(value);
+            }
         }
         text += line + '\n';
     }

@@ -10,6 +10,7 @@
 
 #include <QFont>
 #include <QLocale>
+#include <QStandardPaths>
 
 namespace Cachescope::App
 {
@@ -49,7 +50,7 @@ QString kindIconName(GroupKind kind)
 {
     switch (kind) {
     case GroupKind::Application:
-        return QStringLiteral("application-x-executable");
+        return QStringLiteral("applications-other");
     case GroupKind::UserService:
     case GroupKind::SystemService:
         return QStringLiteral("preferences-system-services");
@@ -101,7 +102,17 @@ const ApplicationsModel::Naming &ApplicationsModel::namingOf(const ApplicationCa
     }
     Naming naming;
     if (!row.desktopFileId.empty()) {
-        if (const KService::Ptr service = KService::serviceByDesktopName(QString::fromStdString(row.desktopFileId))) {
+        const QString id = QString::fromStdString(row.desktopFileId);
+        KService::Ptr service = KService::serviceByDesktopName(id);
+        if (!service) {
+            // Not (yet) in the sycoca database, which a session rebuilds on its
+            // own schedule: the desktop file itself, where the XDG rules put it.
+            const QString path = QStandardPaths::locate(QStandardPaths::ApplicationsLocation, id + QStringLiteral(".desktop"));
+            if (!path.isEmpty()) {
+                service = KService::Ptr(new KService(path));
+            }
+        }
+        if (service && service->isValid()) {
             naming.name = service->name();
             naming.icon = QIcon::fromTheme(service->icon(), QIcon::fromTheme(kindIconName(row.kind)));
             naming.comment = service->comment();
@@ -332,6 +343,51 @@ ApplicationsSortModel::ApplicationsSortModel(QObject *parent)
     m_collator.setCaseSensitivity(Qt::CaseInsensitive);
 }
 
+int ApplicationsSortModel::naturalCompare(const QString &a, const QString &b) const
+{
+    // Runs of digits compare as numbers, the text between them in the
+    // user's locale: the collator's own numeric mode is missing where Qt
+    // collates without ICU and in the C locale.
+    qsizetype i = 0;
+    qsizetype j = 0;
+    while (i < a.size() && j < b.size()) {
+        const bool digitA = a.at(i).isDigit();
+        const bool digitB = b.at(j).isDigit();
+        qsizetype endA = i;
+        qsizetype endB = j;
+        while (endA < a.size() && a.at(endA).isDigit() == digitA) {
+            ++endA;
+        }
+        while (endB < b.size() && b.at(endB).isDigit() == digitB) {
+            ++endB;
+        }
+        const QStringView partA = QStringView(a).mid(i, endA - i);
+        const QStringView partB = QStringView(b).mid(j, endB - j);
+        int order = 0;
+        if (digitA && digitB) {
+            // Without leading zeros, the longer number is the larger.
+            const auto withoutLeadingZeros = [](QStringView number) {
+                qsizetype k = 0;
+                while (k + 1 < number.size() && number.at(k) == u'0') {
+                    ++k;
+                }
+                return number.mid(k);
+            };
+            const QStringView numberA = withoutLeadingZeros(partA);
+            const QStringView numberB = withoutLeadingZeros(partB);
+            order = numberA.size() != numberB.size() ? (numberA.size() < numberB.size() ? -1 : 1) : numberA.compare(numberB);
+        } else {
+            order = m_collator.compare(partA, partB);
+        }
+        if (order != 0) {
+            return order;
+        }
+        i = endA;
+        j = endB;
+    }
+    return (a.size() - i) < (b.size() - j) ? -1 : (a.size() - i) > (b.size() - j) ? 1 : 0;
+}
+
 bool ApplicationsSortModel::lessThan(const QModelIndex &left, const QModelIndex &right) const
 {
     const bool leftTotal = left.data(ApplicationsModel::IsTotalRole).toBool();
@@ -343,7 +399,7 @@ bool ApplicationsSortModel::lessThan(const QModelIndex &left, const QModelIndex 
     const QVariant a = left.data(sortRole());
     const QVariant b = right.data(sortRole());
     if (a.typeId() == QMetaType::QString) {
-        return m_collator.compare(a.toString(), b.toString()) < 0;
+        return naturalCompare(a.toString(), b.toString()) < 0;
     }
     return QVariant::compare(a, b) == QPartialOrdering::Less;
 }

@@ -82,6 +82,8 @@ protected:
     [[nodiscard]] bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
+    [[nodiscard]] int naturalCompare(const QString &a, const QString &b) const;
+
     QCollator m_collator;
 };
 

@@ -129,7 +129,6 @@ ApplicationsView::ApplicationsView(QWidget *parent)
     layout->addWidget(m_view, 1);
 
     m_accountingLabel = new QLabel(this);
-    m_accountingLabel->setWordWrap(true);
     m_accountingLabel->setContentsMargins(6, 2, 6, 4);
     m_accountingLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_accountingLabel);
@@ -229,7 +228,21 @@ void ApplicationsView::setReport(const Cgroups::ApplicationsReport &report)
         m_messageWidget->hide();
     }
     m_view->setVisible(report.found);
-    m_accountingLabel->setText(report.found ? accountingText(report.accounting) : QString());
+    // One line: a tab beside plots has no height to spare. The whole
+    // account is in its tooltip.
+    const Cgroups::CacheAccounting &a = report.accounting;
+    if (report.found && a.meminfoCached) {
+        const int64_t elsewhere = *a.elsewhere();
+        m_accountingLabel->setText(
+            i18nc("@info %1 Cached, %2 the rows, %3 the rest", "Cached in /proc/meminfo: %1, in the rows: %2, elsewhere: %3 (hover for where)",
+                  bytesText(*a.meminfoCached),
+                  bytesText(a.rowsFile),
+                  elsewhere >= 0 ? bytesText(uint64_t(elsewhere)) : QStringLiteral("−") + bytesText(uint64_t(-elsewhere))));
+        m_accountingLabel->setToolTip(accountingText(a));
+    } else {
+        m_accountingLabel->clear();
+        m_accountingLabel->setToolTip(QString());
+    }
     updateReclaimAction();
 }
 

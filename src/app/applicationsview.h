@@ -39,7 +39,7 @@ public:
     [[nodiscard]] ApplicationsSortModel *sortModel() const;
     [[nodiscard]] QTreeView *view() const;
     [[nodiscard]] KMessageWidget *messageWidget() const; // why applications are missing or unnamed
-    [[nodiscard]] QLabel *accountingLabel() const; // where the rest of Cached is
+    [[nodiscard]] QLabel *accountingLabel() const; // Cached against the rows; its tooltip: where the rest is
     [[nodiscard]] QAction *reclaimAction() const;
 
     // Whether someone can see the list, and so whether the cgroups need reading.

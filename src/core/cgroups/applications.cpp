@@ -209,7 +209,8 @@ private:
             const std::string sliceFolder = childFolder(folder, slice);
             const std::string slicePath = childPath(path, slice);
             if (!endsWith(slice, ".slice")) {
-                addRow(GroupKind::UserService, sliceFolder, slicePath, slice, uid);
+                // init.scope: the service manager itself, known by its unit.
+                addRow(GroupKind::UserService, sliceFolder, slicePath, slice == "init.scope" ? "user@" + std::to_string(uid) + ".service" : slice, uid);
                 continue;
             }
             for (const std::string &unit : childCgroups(sliceFolder, m_report.problems)) {
@@ -441,7 +442,7 @@ std::string chargedElsewhereText(const CacheAccounting &a)
     } else {
         parts.push_back("pages charged to the root cgroup itself (unknown here)");
     }
-    if (a.hierarchyFile && *a.hierarchyFile >= a.rowsFile && a.rootOwnFile && *a.hierarchyFile - a.rowsFile >= *a.rootOwnFile) {
+    if (a.hierarchyFile && a.rootOwnFile && *a.hierarchyFile >= a.rowsFile + *a.rootOwnFile + 1) {
         parts.push_back(size(*a.hierarchyFile - a.rowsFile - *a.rootOwnFile) + " to cgroups that are no rows (parents' own pages, cgroups that are gone)");
     }
     if (a.dyingCgroups) {

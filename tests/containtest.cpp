@@ -98,6 +98,9 @@ struct Cleanup {
                     5);
             }
         }
+        // The parent, when no run is left in it (the helper's watcher
+        // removes it with the last run; EBUSY when others run).
+        (void)rmdir(hierarchy->parent().c_str());
     }
 };
 

@@ -196,13 +196,19 @@ std::optional<std::string> makeLimitedCgroup(const MemoryHierarchy &hierarchy, c
     if (hierarchy.version == 2 && !delegateMemory(hierarchy.root, error)) {
         return std::nullopt;
     }
-    if (!ensureDirectory(parent, error) || (hierarchy.version == 2 && !delegateMemory(parent, error))) {
-        return std::nullopt;
-    }
     const std::string path = parent + "/" + name;
-    if (mkdir(path.c_str(), 0755) != 0) {
+    // A watcher removes the parent with its last run, maybe just now: then
+    // it is made again.
+    int made = ENOENT;
+    for (int attempt = 0; made == ENOENT && attempt < 3; ++attempt) {
+        if (!ensureDirectory(parent, error) || (hierarchy.version == 2 && !delegateMemory(parent, error))) {
+            return std::nullopt;
+        }
+        made = mkdir(path.c_str(), 0755) == 0 ? 0 : errno;
+    }
+    if (made != 0) {
         if (error) {
-            *error = "cannot make the cgroup " + path + ": " + errnoText(errno);
+            *error = "cannot make the cgroup " + path + ": " + errnoText(made);
         }
         return std::nullopt;
     }
@@ -278,6 +284,10 @@ std::vector<std::string> removeStaleRunCgroups(const MemoryHierarchy &hierarchy,
         if (cgroupPopulated(path, hierarchy.version) == false && rmdir(path.c_str()) == 0) {
             removed.push_back(path);
         }
+    }
+    // The parent too when nothing is left in it (else EBUSY: left alone).
+    if (!removed.empty()) {
+        (void)rmdir(hierarchy.parent().c_str());
     }
     return removed;
 }

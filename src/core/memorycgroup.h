@@ -56,7 +56,8 @@ struct MemoryHierarchy {
 // The run cgroups of uid that exist now (names only).
 [[nodiscard]] std::vector<std::string> runCgroupsOf(const MemoryHierarchy &hierarchy, uint32_t uid);
 
-// Makes <parent>/<name> (the parent too, mode 0755, when missing) and sets
+// Makes <parent>/<name> (the parent too, mode 0755, when missing; whoever
+// removes the last run cgroup removes the parent too) and sets
 // its limits as described above. On any failure after the mkdir the cgroup
 // is removed again. Returns its path, or nothing with *error.
 [[nodiscard]] std::optional<std::string> makeLimitedCgroup(const MemoryHierarchy &hierarchy, const std::string &name, uint64_t limitBytes, std::string *error);

@@ -55,6 +55,7 @@ bool ownedByCaller(const ProcessCredentials &credentials, uint32_t uid)
 // calls (the helper has threads; the child must not allocate).
 struct WatchJob {
     std::string cgroup;
+    std::string parent; // removed too when this was its last run (else EBUSY: left alone)
     std::string stateFile; // cgroup.events (v2) or cgroup.procs (v1)
     int version = 0;
 };
@@ -98,6 +99,7 @@ bool watchedCgroupEmpty(const WatchJob &job)
     const timespec interval{0, watchIntervalNs};
     for (;;) {
         if (watchedCgroupEmpty(job) && (rmdir(job.cgroup.c_str()) == 0 || errno == ENOENT)) {
+            (void)rmdir(job.parent.c_str());
             _exit(0);
         }
         nanosleep(&interval, nullptr);
@@ -287,7 +289,7 @@ KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, 
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error) + QLatin1Char('.')));
     }
     // The watcher removes the cgroup once it is empty, whatever happens next.
-    const WatchJob job{*path, *path + (hierarchy->version == 2 ? "/cgroup.events" : "/cgroup.procs"), hierarchy->version};
+    const WatchJob job{*path, hierarchy->parent(), *path + (hierarchy->version == 2 ? "/cgroup.events" : "/cgroup.procs"), hierarchy->version};
     const bool watched = startWatcher(job);
     // The pidfd not exited proves that the pid named this very process
     // through the move (a pid is reused only after its process has ended).

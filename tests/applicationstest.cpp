@@ -98,10 +98,10 @@ private Q_SLOTS:
                                       << QStringLiteral("user@1000.service") << QString() << quint64(1 * MiB);
         QTest::newRow("session") << QStringLiteral("/user.slice/user-1000.slice/session-2.scope") << int(GroupKind::Session)
                                  << QStringLiteral("session-2.scope") << QString() << quint64(2 * MiB);
-        QTest::newRow("system service") << QStringLiteral("/system.slice/cups.service") << int(GroupKind::SystemService)
-                                        << QStringLiteral("cups.service") << QString() << quint64(3 * MiB);
-        QTest::newRow("the rest, by top cgroup") << QStringLiteral("/machine.slice") << int(GroupKind::Other) << QStringLiteral("machine.slice")
-                                                 << QString() << quint64(7 * MiB);
+        QTest::newRow("system service") << QStringLiteral("/system.slice/cups.service") << int(GroupKind::SystemService) << QStringLiteral("cups.service")
+                                        << QString() << quint64(3 * MiB);
+        QTest::newRow("the rest, by top cgroup") << QStringLiteral("/machine.slice") << int(GroupKind::Other) << QStringLiteral("machine.slice") << QString()
+                                                 << quint64(7 * MiB);
     }
 
     void systemdDesktop()
@@ -143,8 +143,12 @@ private Q_SLOTS:
         QCOMPARE(a.meminfoCached.value_or(0), uint64_t(700 * MiB));
         QCOMPARE(a.elsewhere().value_or(0), int64_t(159 * MiB));
         const std::string text = chargedElsewhereText(a);
-        for (const char *part : {"700.0 MiB Cached", "159.0 MiB are charged elsewhere", "59.0 MiB to the root cgroup itself", "3 removed cgroups",
-                                 "10.0 MiB of shmem and tmpfs", "Buffers: 2.0 MiB"}) {
+        for (const char *part : {"700.0 MiB Cached",
+                                 "159.0 MiB are charged elsewhere",
+                                 "59.0 MiB to the root cgroup itself",
+                                 "3 removed cgroups",
+                                 "10.0 MiB of shmem and tmpfs",
+                                 "Buffers: 2.0 MiB"}) {
             QVERIFY2(text.find(part) != std::string::npos, (text + " lacks " + part).c_str());
         }
     }
@@ -226,7 +230,10 @@ private Q_SLOTS:
     // cachescope-cli apps on the desktop tree: JSON and text agree with the core.
     void cliOnDesktopTree()
     {
-        const QStringList where = {QStringLiteral("--cgroup-root"), QString::fromStdString(m_desktop), QStringLiteral("--proc"), QString::fromStdString(m_proc)};
+        const QStringList where = {QStringLiteral("--cgroup-root"),
+                                   QString::fromStdString(m_desktop),
+                                   QStringLiteral("--proc"),
+                                   QString::fromStdString(m_proc)};
         const TestUtil::RunResult json = TestUtil::run(TestUtil::cliPath(), QStringList{QStringLiteral("apps"), QStringLiteral("--json")} + where);
         QCOMPARE(json.exitCode, 0);
         const QJsonObject document = QJsonDocument::fromJson(json.out).object();
@@ -249,7 +256,8 @@ private Q_SLOTS:
         const TestUtil::RunResult text = TestUtil::run(TestUtil::cliPath(), QStringList{QStringLiteral("apps")} + where);
         QCOMPARE(text.exitCode, 0);
         const QList<QByteArray> lines = text.out.split('\n');
-        QVERIFY2(lines.at(0).startsWith("  PAGE CACHE     DIRTY WRITEBACK    MAPPED REFAULTS/S PRESSURE     LIMIT  KIND            NAME"), lines.at(0).constData());
+        QVERIFY2(lines.at(0).startsWith("  PAGE CACHE     DIRTY WRITEBACK    MAPPED REFAULTS/S PRESSURE     LIMIT  KIND            NAME"),
+                 lines.at(0).constData());
         QVERIFY2(lines.at(1).contains("300.0 MiB") && lines.at(1).endsWith("application     org.mozilla.firefox"), lines.at(1).constData());
         QVERIFY2(lines.at(13).contains("541.0 MiB") && lines.at(13).contains("total of 12 rows"), lines.at(13).constData());
         QVERIFY(text.out.contains("159.0 MiB are"));
@@ -270,7 +278,8 @@ private Q_SLOTS:
         result = run({QStringLiteral("--proc"), missing, QStringLiteral("--json")});
         QCOMPARE(result.exitCode, 1);
         QCOMPARE(result.err, QByteArray("cachescope-cli: " + missing.toUtf8() + "/self/mountinfo: No such file or directory\n"));
-        for (const QStringList &usage : {QStringList{QStringLiteral("--watch"), QStringLiteral("0")}, QStringList{QStringLiteral("--count"), QStringLiteral("2")},
+        for (const QStringList &usage : {QStringList{QStringLiteral("--watch"), QStringLiteral("0")},
+                                         QStringList{QStringLiteral("--count"), QStringLiteral("2")},
                                          QStringList{QStringLiteral("--watch"), QStringLiteral("1"), QStringLiteral("--count"), QStringLiteral("-1")},
                                          QStringList{QStringLiteral("extra")}}) {
             QCOMPARE(run(usage).exitCode, 2);
@@ -282,7 +291,8 @@ private Q_SLOTS:
         writeText(broken + "/cgroup.controllers", "memory pids\n");
         result = run({QStringLiteral("--cgroup-root"), QString::fromStdString(broken), QStringLiteral("--json")});
         QCOMPARE(result.exitCode, 0);
-        QCOMPARE(result.err, QByteArray("cachescope-cli: " + QByteArray::fromStdString(broken) + "/system.slice/bad.service/memory.stat: No such file or directory\n"));
+        QCOMPARE(result.err,
+                 QByteArray("cachescope-cli: " + QByteArray::fromStdString(broken) + "/system.slice/bad.service/memory.stat: No such file or directory\n"));
         QCOMPARE(QJsonDocument::fromJson(result.out).object().value(QLatin1String("problems")).toArray().size(), 1);
     }
 
@@ -291,8 +301,14 @@ private Q_SLOTS:
     {
         QProcess process;
         process.start(TestUtil::cliPath(),
-                      {QStringLiteral("apps"), QStringLiteral("--watch"), QStringLiteral("0.1"), QStringLiteral("--json"), QStringLiteral("--cgroup-root"),
-                       QString::fromStdString(m_v1), QStringLiteral("--proc"), QString::fromStdString(m_proc)});
+                      {QStringLiteral("apps"),
+                       QStringLiteral("--watch"),
+                       QStringLiteral("0.1"),
+                       QStringLiteral("--json"),
+                       QStringLiteral("--cgroup-root"),
+                       QString::fromStdString(m_v1),
+                       QStringLiteral("--proc"),
+                       QString::fromStdString(m_proc)});
         QVERIFY(process.waitForStarted());
         QByteArray out;
         QTRY_VERIFY_WITH_TIMEOUT((out += process.readAllStandardOutput()).count('\n') >= 2, 10000);

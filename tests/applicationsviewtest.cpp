@@ -8,8 +8,8 @@
 // (disabled with the reason, through memory.reclaim, through a helper), and
 // screenshots to look at (run under Xvfb: <build>/screenshots/applications*.png).
 
-#include "applicationsmodel.h"
 #include "applicationsview.h"
+#include "applicationsmodel.h"
 #include "cgrouptree.h"
 #include "mainwindow.h"
 #include "memorypanel.h"
@@ -161,7 +161,9 @@ private Q_SLOTS:
         model.setReport(report);
         sorted.sort(ApplicationsModel::NameColumn, Qt::AscendingOrder);
         QCOMPARE(columnTexts(&sorted, ApplicationsModel::NameColumn),
-                 (QStringList{QStringLiteral("Worker-1.service"), QStringLiteral("worker-9.service"), QStringLiteral("worker-10.service"),
+                 (QStringList{QStringLiteral("Worker-1.service"),
+                              QStringLiteral("worker-9.service"),
+                              QStringLiteral("worker-10.service"),
                               QStringLiteral("Total of 3 rows")}));
         sorted.sort(ApplicationsModel::NameColumn, Qt::DescendingOrder);
         QCOMPARE(columnTexts(&sorted, ApplicationsModel::NameColumn).first(), QStringLiteral("worker-10.service"));
@@ -190,7 +192,8 @@ private Q_SLOTS:
         // A systemd desktop: no message, the accounting under the list.
         view.setReport(desktopReport());
         QVERIFY(!view.messageWidget()->isVisibleTo(&view));
-        QCOMPARE(view.accountingLabel()->text(), QStringLiteral("Cached in /proc/meminfo: 700.0 MiB, in the rows: 541.0 MiB, elsewhere: 159.0 MiB (hover for where)"));
+        QCOMPARE(view.accountingLabel()->text(),
+                 QStringLiteral("Cached in /proc/meminfo: 700.0 MiB, in the rows: 541.0 MiB, elsewhere: 159.0 MiB (hover for where)"));
         QCOMPARE(view.accountingLabel()->toolTip(),
                  QStringLiteral("/proc/meminfo counts 700.0 MiB as cached, the rows 541.0 MiB. The other 159.0 MiB are charged elsewhere: 59.0 MiB charged "
                                 "to the root cgroup itself (kernel threads, processes in no cgroup below it); pages of 3 removed cgroups still "
@@ -246,17 +249,17 @@ private Q_SLOTS:
         QVERIFY2(view.reclaimAction()->toolTip().contains(QStringLiteral("privileged helper")), qPrintable(view.reclaimAction()->toolTip()));
 
         // Through a helper: called with the cgroup's folder and its cache.
-        QString helperFolder;
+        QString helperCgroup;
         quint64 helperBytes = 0;
-        view.setHelperReclaim([&](const QString &folder, quint64 bytes, const std::function<void(const QString &)> &done) {
-            helperFolder = folder;
+        view.setHelperReclaim([&](const QString &cgroup, quint64 bytes, const std::function<void(const QString &)> &done) {
+            helperCgroup = cgroup;
             helperBytes = bytes;
             done(QStringLiteral("refused by the test"));
         });
         QVERIFY(view.reclaimAction()->isEnabled());
         QSignalSpy messages(&view, &ApplicationsView::message);
         view.reclaimAction()->trigger();
-        QCOMPARE(helperFolder, QString::fromStdString(m_desktop) + dolphin);
+        QCOMPARE(helperCgroup, dolphin);
         QCOMPARE(helperBytes, quint64(120) * 1024 * 1024);
         QCOMPARE(messages.count(), 1);
         QCOMPARE(messages.at(0).at(0).toString(), QStringLiteral("Could not reclaim the cache of org.kde.dolphin: refused by the test"));

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cstring>
 
-
 using namespace Cachescope;
 using namespace Cachescope::Cgroups;
 using CgroupTree::readText;
@@ -103,8 +102,13 @@ private:
     {
         QProcess find;
         find.start(QStringLiteral("find"),
-                   {QString::fromStdString(parent), QStringLiteral("-maxdepth"), QStringLiteral("1"), QStringLiteral("-type"), QStringLiteral("d"),
-                    QStringLiteral("-name"), QStringLiteral("cachescope-test-*")});
+                   {QString::fromStdString(parent),
+                    QStringLiteral("-maxdepth"),
+                    QStringLiteral("1"),
+                    QStringLiteral("-type"),
+                    QStringLiteral("d"),
+                    QStringLiteral("-name"),
+                    QStringLiteral("cachescope-test-*")});
         find.waitForFinished();
         for (const QByteArray &line : find.readAllStandardOutput().split('\n')) {
             if (!line.isEmpty()) {
@@ -138,12 +142,10 @@ private Q_SLOTS:
         QTest::newRow("v1 machine (captured)") << QByteArray::fromStdString(readText(fixture("v1/mountinfo")))
                                                << QStringList{QStringLiteral("1 /sys/fs/cgroup/memory /"), QStringLiteral("2 /sys/fs/cgroup/unified /")};
         QTest::newRow("v2 desktop") << QByteArray::fromStdString(readText(fixture("v2/mountinfo"))) << QStringList{QStringLiteral("2 /sys/fs/cgroup /")};
-        QTest::newRow("escaped mount point, bind of a part")
-            << QByteArray("40 31 0:32 /process_api/x /mnt/my\\040cgroups rw - cgroup cgroup rw,memory,cpu\n")
-            << QStringList{QStringLiteral("1 /mnt/my cgroups /process_api/x")};
+        QTest::newRow("escaped mount point, bind of a part") << QByteArray("40 31 0:32 /process_api/x /mnt/my\\040cgroups rw - cgroup cgroup rw,memory,cpu\n")
+                                                             << QStringList{QStringLiteral("1 /mnt/my cgroups /process_api/x")};
         QTest::newRow("v1 without memory, a folder named cgroup")
-            << QByteArray("32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n212 182 254:0 /cgroup /cgroup rw - ext4 /dev/vda rw\n")
-            << QStringList{};
+            << QByteArray("32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n212 182 254:0 /cgroup /cgroup rw - ext4 /dev/vda rw\n") << QStringList{};
         QTest::newRow("optional fields") << QByteArray("30 23 0:26 / /sys/fs/cgroup rw shared:4 master:1 - cgroup2 cgroup2 rw,nsdelegate\n")
                                          << QStringList{QStringLiteral("2 /sys/fs/cgroup /")};
         QTest::newRow("garbage") << QByteArray("no dash here\n - \n\n- cgroup2\n") << QStringList{};
@@ -155,7 +157,9 @@ private Q_SLOTS:
         QFETCH(QStringList, expected);
         QStringList found;
         for (const Hierarchy &hierarchy : parseCgroupMounts(mountInfo.toStdString())) {
-            found << QStringLiteral("%1 %2 %3").arg(int(hierarchy.version)).arg(QString::fromStdString(hierarchy.mountPoint), QString::fromStdString(hierarchy.root));
+            found << QStringLiteral("%1 %2 %3")
+                         .arg(int(hierarchy.version))
+                         .arg(QString::fromStdString(hierarchy.mountPoint), QString::fromStdString(hierarchy.root));
         }
         QCOMPARE(found, expected);
     }
@@ -176,8 +180,7 @@ private Q_SLOTS:
         QTest::newRow("hybrid without memory on v1") << QByteArray("4:cpu:/a\n0::/init.scope\n") << 2 << QStringLiteral("/init.scope")
                                                      << QStringLiteral("/sys/fs/cgroup/init.scope");
         QTest::newRow("root") << QByteArray("0::/\n") << 2 << QStringLiteral("/") << QStringLiteral("/sys/fs/cgroup");
-        QTest::newRow("colon in the path") << QByteArray("7:memory,cpu:/a:b\n") << 1 << QStringLiteral("/a:b")
-                                           << QStringLiteral("/sys/fs/cgroup/memory/a:b");
+        QTest::newRow("colon in the path") << QByteArray("7:memory,cpu:/a:b\n") << 1 << QStringLiteral("/a:b") << QStringLiteral("/sys/fs/cgroup/memory/a:b");
         QTest::newRow("garbage") << QByteArray("hello\n1:memory:relative\n::\n") << 0 << QString() << QString();
     }
 
@@ -284,18 +287,15 @@ private Q_SLOTS:
 
         const int none = int(MemoryLimit::Kind::None);
         // v1: the total_* figures (the cgroup and its descendants, as v2 counts).
-        QTest::newRow("v1 root") << QString::fromStdString(fixture("v1/root")) << Version::V1 << quint64(1592446976) << quint64(84217856)
-                                 << quint64(133459968) << quint64(0) << quint64(210911) << noValue << quint64(9363456) << quint64(5763031040)
-                                 << none << quint64(0) << -1.0;
-        QTest::newRow("v1 leaf") << QString::fromStdString(fixture("v1/leaf")) << Version::V1 << quint64(346009600) << quint64(7782400)
-                                 << quint64(2322432) << quint64(0) << quint64(815) << noValue << quint64(346009600) << quint64(1713078272) << none
-                                 << quint64(0) << -1.0;
+        QTest::newRow("v1 root") << QString::fromStdString(fixture("v1/root")) << Version::V1 << quint64(1592446976) << quint64(84217856) << quint64(133459968)
+                                 << quint64(0) << quint64(210911) << noValue << quint64(9363456) << quint64(5763031040) << none << quint64(0) << -1.0;
+        QTest::newRow("v1 leaf") << QString::fromStdString(fixture("v1/leaf")) << Version::V1 << quint64(346009600) << quint64(7782400) << quint64(2322432)
+                                 << quint64(0) << quint64(815) << noValue << quint64(346009600) << quint64(1713078272) << none << quint64(0) << -1.0;
         QTest::newRow("v2 app, memory.high") << QString::fromStdString(fixture("v2/app")) << Version::V2 << quint64(419430400) << quint64(98566144)
                                              << quint64(1703936) << quint64(262144) << quint64(3120) << quint64(871) << noValue << quint64(480247808)
                                              << int(MemoryLimit::Kind::Bytes) << quint64(512 * MiB) << 1.25;
-        QTest::newRow("v2 unlimited") << QString::fromStdString(fixture("v2/unlimited")) << Version::V2 << quint64(12288) << quint64(4096)
-                                      << quint64(0) << quint64(0) << quint64(0) << quint64(0) << noValue << quint64(2097152) << none
-                                      << quint64(0) << 0.0;
+        QTest::newRow("v2 unlimited") << QString::fromStdString(fixture("v2/unlimited")) << Version::V2 << quint64(12288) << quint64(4096) << quint64(0)
+                                      << quint64(0) << quint64(0) << quint64(0) << noValue << quint64(2097152) << none << quint64(0) << 0.0;
     }
 
     void statFixtures()
@@ -367,9 +367,8 @@ private Q_SLOTS:
         const std::string wrongVersion = m_scratch + "/wrong-version";
         mkdir(wrongVersion.c_str(), 0755);
         writeText(wrongVersion + "/memory.stat", readText(fixture("v1/leaf/memory.stat")));
-        QTest::newRow("v1 memory.stat read as v2") << QString::fromStdString(wrongVersion) << Version::V2
-                                                   << QString::fromStdString(wrongVersion
-                                                                             + "/memory.stat: no \"file\" line: not the memory.stat of a cgroup v2")
+        QTest::newRow("v1 memory.stat read as v2") << QString::fromStdString(
+            wrongVersion) << Version::V2 << QString::fromStdString(wrongVersion + "/memory.stat: no \"file\" line: not the memory.stat of a cgroup v2")
                                                    << QString();
 
         const std::string badMax = m_scratch + "/bad-max";
@@ -383,16 +382,16 @@ private Q_SLOTS:
         mkdir(badPressure.c_str(), 0755);
         writeText(badPressure + "/memory.stat", readText(fixture("v2/app/memory.stat")));
         writeText(badPressure + "/memory.pressure", "some\n");
-        QTest::newRow("memory.pressure malformed")
-            << QString::fromStdString(badPressure) << Version::V2 << QString()
-            << QString::fromStdString(badPressure + "/memory.pressure: no \"some avg10=... avg60=... avg300=... total=...\" line");
+        QTest::newRow("memory.pressure malformed") << QString::fromStdString(badPressure) << Version::V2 << QString()
+                                                   << QString::fromStdString(badPressure
+                                                                             + "/memory.pressure: no \"some avg10=... avg60=... avg300=... total=...\" line");
 
         const std::string badUsage = m_scratch + "/bad-usage";
         mkdir(badUsage.c_str(), 0755);
         writeText(badUsage + "/memory.stat", readText(fixture("v1/leaf/memory.stat")));
         mkdir((badUsage + "/memory.usage_in_bytes").c_str(), 0755);
-        QTest::newRow("memory.usage_in_bytes a folder") << QString::fromStdString(badUsage) << Version::V1 << QString()
-                                                        << QString::fromStdString(badUsage + "/memory.usage_in_bytes: Is a directory");
+        QTest::newRow("memory.usage_in_bytes a folder")
+            << QString::fromStdString(badUsage) << Version::V1 << QString() << QString::fromStdString(badUsage + "/memory.usage_in_bytes: Is a directory");
     }
 
     void badFiles()
@@ -473,7 +472,8 @@ private Q_SLOTS:
         // The child waits for a line, by then it is in the cgroup; then it
         // reads the file, and waits again until told to go.
         QProcess child;
-        child.start(QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("read go; cat \"$0\" > /dev/null; echo read; read done"), QString::fromStdString(file)});
+        child.start(QStringLiteral("sh"),
+                    {QStringLiteral("-c"), QStringLiteral("read go; cat \"$0\" > /dev/null; echo read; read done"), QString::fromStdString(file)});
         QVERIFY(child.waitForStarted());
         writeText(m_live.testCgroup + "/cgroup.procs", std::to_string(child.processId()) + "\n");
         const std::optional<ProcessCgroup> childCgroup = processCgroup(int(child.processId()), "/proc", &error);

@@ -19,7 +19,6 @@ namespace CgroupTree
 
 inline const std::string userManager = "/user.slice/user-1000.slice/user@1000.service";
 
-
 inline std::string readText(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -84,8 +83,6 @@ inline void makeV2Cgroup(const std::string &folder, uint64_t file, uint64_t refa
     writeText(folder + "/memory.pressure", "some avg10=0.50 avg60=0.10 avg300=0.00 total=100\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
 }
 
-
-
 // A systemd desktop's v2 tree (541 MiB in 12 rows; the root 600 MiB, 59 MiB
 // of it its own; 3 dying cgroups).
 inline void makeDesktopTree(const std::string &root)
@@ -134,7 +131,8 @@ inline void makeV1Tree(const std::string &root)
 inline void makeMemInfo(const std::string &procRoot)
 {
     makeFolders(procRoot);
-    writeText(procRoot + "/meminfo", "MemTotal: 16000000 kB\nMemFree: 8000000 kB\nMemAvailable: 9000000 kB\nBuffers: 2048 kB\nCached: 716800 kB\nShmem: 10240 kB\n");
+    writeText(procRoot + "/meminfo",
+              "MemTotal: 16000000 kB\nMemFree: 8000000 kB\nMemAvailable: 9000000 kB\nBuffers: 2048 kB\nCached: 716800 kB\nShmem: 10240 kB\n");
 }
 
 } // namespace CgroupTree

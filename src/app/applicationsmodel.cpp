@@ -231,6 +231,8 @@ QVariant ApplicationsModel::data(const QModelIndex &index, int role) const
         return int(m_report.version);
     case PageCacheBytesRole:
         return qulonglong(stats.file.value_or(0));
+    case CgroupPathRole:
+        return QString::fromStdString(row.cgroupPath);
     case Qt::DecorationRole:
         return index.column() == NameColumn ? QVariant(namingOf(row).icon) : QVariant();
     case Qt::TextAlignmentRole:
@@ -245,7 +247,9 @@ QVariant ApplicationsModel::data(const QModelIndex &index, int role) const
         tip += QStringLiteral("<br/><tt>%1</tt>").arg(QString::fromStdString(row.cgroupPath).toHtmlEscaped());
         if (stats.fileMapped || stats.fileWriteback) {
             tip += QStringLiteral("<br/>")
-                + i18nc("@info:tooltip", "Mapped by its processes: %1; being written: %2", bytesText(stats.fileMapped.value_or(0)),
+                + i18nc("@info:tooltip",
+                        "Mapped by its processes: %1; being written: %2",
+                        bytesText(stats.fileMapped.value_or(0)),
                         bytesText(stats.fileWriteback.value_or(0)));
         }
         return tip;
@@ -385,7 +389,7 @@ int ApplicationsSortModel::naturalCompare(const QString &a, const QString &b) co
         i = endA;
         j = endB;
     }
-    return (a.size() - i) < (b.size() - j) ? -1 : (a.size() - i) > (b.size() - j) ? 1 : 0;
+    return (a.size() - i)<(b.size() - j) ? -1 : (a.size() - i)>(b.size() - j) ? 1 : 0;
 }
 
 bool ApplicationsSortModel::lessThan(const QModelIndex &left, const QModelIndex &right) const

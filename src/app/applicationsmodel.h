@@ -36,6 +36,7 @@ public:
         CgroupFolderRole, // QString: the folder, for memory.reclaim
         CgroupVersionRole, // int: 1 or 2
         PageCacheBytesRole, // quint64
+        CgroupPathRole, // QString: in its hierarchy, as /proc/PID/cgroup names it
     };
 
     explicit ApplicationsModel(QObject *parent = nullptr);

@@ -38,13 +38,16 @@ QString accountingText(const Cgroups::CacheAccounting &a)
     }
     QStringList parts;
     if (a.rootOwnFile) {
-        parts << i18nc("@info part of a list", "%1 charged to the root cgroup itself (kernel threads, processes in no cgroup below it)",
+        parts << i18nc("@info part of a list",
+                       "%1 charged to the root cgroup itself (kernel threads, processes in no cgroup below it)",
                        bytesText(*a.rootOwnFile));
     } else {
         parts << i18nc("@info part of a list", "pages charged to the root cgroup itself");
     }
     if (a.dyingCgroups) {
-        parts << i18ncp("@info part of a list", "pages of %1 removed cgroup still charged to it", "pages of %1 removed cgroups still charged to them",
+        parts << i18ncp("@info part of a list",
+                        "pages of %1 removed cgroup still charged to it",
+                        "pages of %1 removed cgroups still charged to them",
                         qulonglong(*a.dyingCgroups));
     } else {
         parts << i18nc("@info part of a list", "pages of removed cgroups");
@@ -73,7 +76,8 @@ QString accountingText(const Cgroups::CacheAccounting &a)
 QString reasonText(const Cgroups::ApplicationsReport &report)
 {
     if (!report.found) {
-        return i18nc("@info %1 the kernel's own words", "No memory cgroup hierarchy to read, so the page cache cannot be split by application: %1",
+        return i18nc("@info %1 the kernel's own words",
+                     "No memory cgroup hierarchy to read, so the page cache cannot be split by application: %1",
                      QString::fromStdString(report.reason));
     }
     if (report.version == Cgroups::Version::V1) {
@@ -224,6 +228,7 @@ void ApplicationsView::setReport(const Cgroups::ApplicationsReport &report)
         }
         m_messageWidget->setMessageType(report.found ? KMessageWidget::Information : KMessageWidget::Warning);
         m_messageWidget->show();
+        fitMessageHeight();
     } else {
         m_messageWidget->hide();
     }
@@ -233,11 +238,11 @@ void ApplicationsView::setReport(const Cgroups::ApplicationsReport &report)
     const Cgroups::CacheAccounting &a = report.accounting;
     if (report.found && a.meminfoCached) {
         const int64_t elsewhere = *a.elsewhere();
-        m_accountingLabel->setText(
-            i18nc("@info %1 Cached, %2 the rows, %3 the rest", "Cached in /proc/meminfo: %1, in the rows: %2, elsewhere: %3 (hover for where)",
-                  bytesText(*a.meminfoCached),
-                  bytesText(a.rowsFile),
-                  elsewhere >= 0 ? bytesText(uint64_t(elsewhere)) : QStringLiteral("−") + bytesText(uint64_t(-elsewhere))));
+        m_accountingLabel->setText(i18nc("@info %1 Cached, %2 the rows, %3 the rest",
+                                         "Cached in /proc/meminfo: %1, in the rows: %2, elsewhere: %3 (hover for where)",
+                                         bytesText(*a.meminfoCached),
+                                         bytesText(a.rowsFile),
+                                         elsewhere >= 0 ? bytesText(uint64_t(elsewhere)) : QStringLiteral("−") + bytesText(uint64_t(-elsewhere))));
         m_accountingLabel->setToolTip(accountingText(a));
     } else {
         m_accountingLabel->clear();
@@ -267,6 +272,19 @@ void ApplicationsView::hideEvent(QHideEvent *event)
     updateVisibility();
 }
 
+void ApplicationsView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitMessageHeight();
+}
+
+void ApplicationsView::fitMessageHeight()
+{
+    if (m_messageWidget->isVisibleTo(this)) {
+        m_messageWidget->setFixedHeight(m_messageWidget->heightForWidth(width()));
+    }
+}
+
 void ApplicationsView::updateReclaimAction()
 {
     const QModelIndex index = m_view->currentIndex();
@@ -281,8 +299,7 @@ void ApplicationsView::updateReclaimAction()
         why = m_helperUnavailableReason;
     }
     m_reclaimAction->setEnabled(why.isEmpty());
-    m_reclaimAction->setToolTip(why.isEmpty() ? i18nc("@info:tooltip", "Ask the kernel to evict this application's file pages from the page cache")
-                                              : why);
+    m_reclaimAction->setToolTip(why.isEmpty() ? i18nc("@info:tooltip", "Ask the kernel to evict this application's file pages from the page cache") : why);
 }
 
 void ApplicationsView::reclaimSelected()
@@ -304,7 +321,7 @@ void ApplicationsView::reclaimSelected()
         }
         m_reclaiming = true;
         updateReclaimAction();
-        m_helperReclaim(folder, bytes, [this, name, before, folder, version](const QString &error) {
+        m_helperReclaim(index.data(ApplicationsModel::CgroupPathRole).toString(), bytes, [this, name, before, folder, version](const QString &error) {
             m_reclaiming = false;
             showReclaimed(name, before, folder, version, error);
         });
@@ -356,8 +373,7 @@ void ApplicationsView::showReclaimed(const QString &name, quint64 before, const 
     const std::optional<Cgroups::MemoryStats> after =
         Cgroups::readMemoryStats(folder.toStdString(), version == 1 ? Cgroups::Version::V1 : Cgroups::Version::V2);
     if (after && after->file) {
-        Q_EMIT message(i18nc("@info %1 an application", "The page cache of %1 went from %2 to %3.", name, bytesText(before), bytesText(*after->file)),
-                       false);
+        Q_EMIT message(i18nc("@info %1 an application", "The page cache of %1 went from %2 to %3.", name, bytesText(before), bytesText(*after->file)), false);
     } else {
         Q_EMIT message(i18nc("@info %1 an application", "Reclaimed the cache of %1.", name), false);
     }

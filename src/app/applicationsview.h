@@ -28,9 +28,10 @@ class ApplicationsView : public QWidget
     Q_OBJECT
 
 public:
-    // Reclaims a cgroup's file pages through the privileged helper: calls
+    // Reclaims a cgroup's file pages through the privileged helper (the
+    // cgroup as /proc/PID/cgroup names it, and its page cache now): calls
     // done(error) when finished, error empty on success.
-    using HelperReclaim = std::function<void(const QString &folder, quint64 bytes, const std::function<void(const QString &error)> &done)>;
+    using HelperReclaim = std::function<void(const QString &cgroupPath, quint64 bytes, const std::function<void(const QString &error)> &done)>;
 
     explicit ApplicationsView(QWidget *parent = nullptr);
     ~ApplicationsView() override;
@@ -69,6 +70,7 @@ Q_SIGNALS:
 protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     struct ReclaimRequest {
@@ -80,6 +82,9 @@ private:
     };
     void startReclaim(const ReclaimRequest &request, bool fileOnly);
     void updateReclaimAction();
+    // The message as tall as its text at this width: in a tab, the layout
+    // would otherwise give it the height of its narrowest wrapping.
+    void fitMessageHeight();
     void showReclaimed(const QString &name, quint64 before, const QString &folder, int version, const QString &error);
 
     ApplicationsModel *m_model = nullptr;

@@ -10,6 +10,7 @@
 #include "filespanel.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
+#include "privileged.h"
 #include "privilegedactions.h"
 #include "ui_SettingsAppearanceBase.h"
 #include "ui_SettingsGeneralBase.h"
@@ -107,6 +108,20 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
         m_privileged->requestResidency(path, m_filesPanel->heatmapCells());
     });
     connect(m_privileged, &PrivilegedActions::residencyReady, m_filesPanel, &FilesPanel::showPrivilegedResidency);
+    // Reclaiming a cgroup this user may not write: the helper's reclaim action.
+    const auto setHelperReclaim = [this](bool available, const QString &reason) {
+        if (!available) {
+            m_applicationsView->setHelperReclaim({}, reason);
+            return;
+        }
+        m_applicationsView->setHelperReclaim([](const QString &cgroup, quint64, const std::function<void(const QString &)> &done) {
+            // Waits in a local event loop (KAuth), polkit's dialog included.
+            const Privileged::ReclaimResult result = Privileged::reclaimCgroup(cgroup);
+            done(result.ok() ? QString() : result.message);
+        });
+    };
+    connect(m_privileged, &PrivilegedActions::availabilityChanged, this, setHelperReclaim);
+    setHelperReclaim(m_privileged->isAvailable(), m_privileged->unavailableReason());
 
     setUpActions();
     // No status bar: messages go to the bar on top, figures to the panels.

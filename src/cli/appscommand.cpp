@@ -9,8 +9,8 @@
 #include "table.h"
 
 #include "cgroups/applications.h"
-#include "format.h"
 #include "experiments/experimentsupport.h"
+#include "format.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -289,8 +289,8 @@ void appendText(std::string &out, const Cgroups::ApplicationsReport &report, boo
         mapped += row.stats.fileMapped.value_or(0);
     }
     out += "  " + padLeft(sizeText(report.accounting.rowsFile, raw), 10) + ' ' + padLeft(sizeText(dirty, raw), 9) + ' ' + padLeft(sizeText(writeback, raw), 9)
-        + ' ' + padLeft(sizeText(mapped, raw), 9) + "  total of " + std::to_string(report.rows.size()) + (report.rows.size() == 1 ? " row (" : " rows (") + report.hierarchyFolder + ", cgroup v"
-        + std::to_string(int(report.version)) + ")\n\n";
+        + ' ' + padLeft(sizeText(mapped, raw), 9) + "  total of " + std::to_string(report.rows.size()) + (report.rows.size() == 1 ? " row (" : " rows (")
+        + report.hierarchyFolder + ", cgroup v" + std::to_string(int(report.version)) + ")\n\n";
     appendWrapped(out, Cgroups::chargedElsewhereText(report.accounting), "");
     if (!report.applicationsNamed && !report.reason.empty()) {
         out += '\n';

@@ -446,8 +446,8 @@ ReclaimOutcome reclaim(const std::string &folder, uint64_t bytes, bool fileOnly,
     const UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
     if (!fd) {
         if (error) {
-            *error = path + ": " + (errno == ENOENT ? std::string("no such file: cgroup v1, or a kernel before 5.19, cannot reclaim a cgroup's memory")
-                                                    : errnoText(errno));
+            *error = path + ": "
+                + (errno == ENOENT ? std::string("no such file: cgroup v1, or a kernel before 5.19, cannot reclaim a cgroup's memory") : errnoText(errno));
         }
         return ReclaimOutcome::Failed;
     }

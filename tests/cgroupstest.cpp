@@ -458,6 +458,10 @@ private Q_SLOTS:
         QVERIFY(ownStats->max.kind != MemoryLimit::Kind::Unknown);
         QVERIFY(ownStats->activeFile && ownStats->inactiveFile);
         QVERIFY(!ownStats->pressure); // v1 has no memory.pressure
+        // v1 has no memory.reclaim: refused with the path and why.
+        QVERIFY(!canReclaim(*ownFolder));
+        QCOMPARE(int(reclaim(*ownFolder, 4096, true, &error)), int(ReclaimOutcome::Failed));
+        QCOMPARE(error, *ownFolder + "/memory.reclaim: no such file: cgroup v1, or a kernel before 5.19, cannot reclaim a cgroup's memory");
 
         if (geteuid() != 0) {
             QSKIP("making a cgroup for a child needs root");

@@ -234,6 +234,26 @@ private Q_SLOTS:
         saveScreenshot(&window, QStringLiteral("applications-v1.png"));
     }
 
+    // The machine's own hierarchy (v1 here): this process's cgroup is a row.
+    void liveHierarchy()
+    {
+        std::string error;
+        const std::optional<Cgroups::ProcessCgroup> own = Cgroups::processCgroup(0, "/proc", &error);
+        if (Cgroups::memoryHierarchies("/proc", &error).empty() || !own) {
+            QSKIP(error.c_str());
+        }
+        MainWindow window;
+        ApplicationsView *view = window.applicationsView();
+        window.memoryPanel()->tabs()->setCurrentWidget(view);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(view->model()->rowCount() >= 2);
+        QTRY_VERIFY2(view->model()->rowOfCgroup(QString::fromStdString(own->path)) >= 0 || view->model()->report().applicationsNamed,
+                     own->path.c_str());
+        QVERIFY(!view->accountingLabel()->text().isEmpty());
+        saveScreenshot(&window, QStringLiteral("applications-this-machine.png"));
+    }
+
     void reclaimAction()
     {
         ApplicationsView view;

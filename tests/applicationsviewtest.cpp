@@ -248,8 +248,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTRY_VERIFY(view->model()->rowCount() >= 2);
-        QTRY_VERIFY2(view->model()->rowOfCgroup(QString::fromStdString(own->path)) >= 0 || view->model()->report().applicationsNamed,
-                     own->path.c_str());
+        QTRY_VERIFY2(view->model()->rowOfCgroup(QString::fromStdString(own->path)) >= 0 || view->model()->report().applicationsNamed, own->path.c_str());
         QVERIFY(!view->accountingLabel()->text().isEmpty());
         saveScreenshot(&window, QStringLiteral("applications-this-machine.png"));
     }

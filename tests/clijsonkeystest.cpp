@@ -19,6 +19,7 @@
 // CACHESCOPE_CLI names another cachescope-cli to run (with its
 // cachescope-cli-privileged next to it): to record the fixtures from an older build.
 
+#include "cgrouptree.h"
 #include "testutil.h"
 
 #include "trace/tracereport.h"
@@ -331,7 +332,11 @@ private Q_SLOTS:
         traceFile.write(QJsonDocument(Cachescope::Trace::reportToJson(report)).toJson());
         traceFile.close();
 
+        // A memory cgroup hierarchy for `apps` (v1, from the captured fixture).
+        CgroupTree::makeV1Tree(m_dir + "/cgroups");
+
         m_placeholders = {
+            {QStringLiteral("{cgroups}"), QString::fromStdString(m_dir + "/cgroups")},
             {QStringLiteral("{dir}"), QString::fromStdString(m_dir)},
             {QStringLiteral("{file}"), QString::fromStdString(file)},
             {QStringLiteral("{tree}"), QString::fromStdString(tree)},
@@ -376,6 +381,10 @@ private Q_SLOTS:
         add("top", QStringLiteral("top --json -n 3 {tree} {file}"));
         add("top-missing", QStringLiteral("top --json {missing} {tree}"));
         add("top-hidden", QStringLiteral("top --json {roottree}"), RunAs::TestUser);
+        // apps
+        add("apps", QStringLiteral("apps --json --cgroup-root {cgroups}"));
+        add("apps-watch", QStringLiteral("apps --json --watch 0.1 --count 2 --cgroup-root {cgroups}"));
+        add("apps-missing", QStringLiteral("apps --json --cgroup-root {missing}"));
         // meminfo
         add("meminfo", QStringLiteral("meminfo --json"));
         add("meminfo-watch", QStringLiteral("meminfo --json --watch 0.1 --count 2"));
@@ -443,6 +452,7 @@ private Q_SLOTS:
         add("usage-load", QStringLiteral("load --json --method mmap {file}"));
         add("usage-top", QStringLiteral("top --json -n many {tree}"));
         add("usage-meminfo", QStringLiteral("meminfo --json --count 3"));
+        add("usage-apps", QStringLiteral("apps --json --watch 0"));
         add("usage-snapshot", QStringLiteral("snapshot --json"));
         add("usage-snapshot-diff", QStringLiteral("snapshot diff --json {first}"));
         add("usage-experiment", QStringLiteral("experiment --json frob"));

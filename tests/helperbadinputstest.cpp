@@ -755,6 +755,74 @@ private Q_SLOTS:
         QCOMPARE(m_system.calls, QStringList());
     }
 
+    // --- contain and reclaim: argument maps they refuse before they hold a
+    // process or touch a cgroup (docs/helper-security.md rule 17) ------------
+    void containArgumentsRefused_data()
+    {
+        QTest::addColumn<QVariantMap>("args");
+        QTest::addColumn<QString>("message");
+        const QVariantMap good{{QStringLiteral("pid"), int(getpid())}, {QStringLiteral("limitBytes"), qint64(64) << 20}};
+        const auto with = [&good](const QString &name, const QVariant &value) {
+            QVariantMap args = good;
+            args.insert(name, value);
+            return args;
+        };
+        QVariantMap noLimit = good;
+        noLimit.remove(QStringLiteral("limitBytes"));
+        QTest::newRow("no limit") << noLimit << QStringLiteral("limitBytes");
+        QTest::newRow("limit 0") << with(QStringLiteral("limitBytes"), 0) << QStringLiteral("out of range");
+        QTest::newRow("limit negative") << with(QStringLiteral("limitBytes"), qint64(-1)) << QStringLiteral("out of range");
+        QTest::newRow("limit below 16 MiB") << with(QStringLiteral("limitBytes"), qint64(16 << 20) - 1) << QStringLiteral("at least 16.0 MiB");
+        QTest::newRow("limit past the machine's memory") << with(QStringLiteral("limitBytes"), qint64(1) << 60) << QStringLiteral("more than this machine has");
+        QTest::newRow("limit past 2^63") << with(QStringLiteral("limitBytes"), qulonglong(1) << 63) << QStringLiteral("out of range");
+        QTest::newRow("limit as text") << with(QStringLiteral("limitBytes"), QStringLiteral("64M")) << QStringLiteral("must be an integer, not QString");
+        QTest::newRow("limit as a double") << with(QStringLiteral("limitBytes"), 64.0 * (1 << 20)) << QStringLiteral("must be an integer, not double");
+        QTest::newRow("pid 0") << with(QStringLiteral("pid"), 0) << QStringLiteral("out of range");
+        QTest::newRow("pid beyond the kernel's") << with(QStringLiteral("pid"), 4194305) << QStringLiteral("out of range");
+        QTest::newRow("a cgroup name") << with(QStringLiteral("name"), QStringLiteral("../../system.slice")) << QStringLiteral("Unknown argument 'name'");
+        QTest::newRow("a cgroup path") << with(QStringLiteral("cgroup"), QStringLiteral("/")) << QStringLiteral("Unknown argument 'cgroup'");
+    }
+    void containArgumentsRefused()
+    {
+        QFETCH(QVariantMap, args);
+        QFETCH(QString, message);
+        const Unchanged before = unchanged(m_context);
+        const KAuth::ActionReply reply = containAction(args, Caller{4201}, m_context);
+        expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
+        QVERIFY(m_log.first().contains(QLatin1String("action=contain uid=4201")));
+        QCOMPARE(m_system.calls, QStringList());
+    }
+
+    void reclaimArgumentsRefused_data()
+    {
+        QTest::addColumn<QVariantMap>("args");
+        QTest::addColumn<QString>("message");
+        const auto cgroup = [](const QVariant &value) {
+            return QVariantMap{{QStringLiteral("cgroup"), value}};
+        };
+        QTest::newRow("no cgroup") << QVariantMap() << QStringLiteral("cgroup");
+        QTest::newRow("the root") << cgroup(QStringLiteral("/")) << QStringLiteral("not a cgroup below the root");
+        QTest::newRow("relative") << cgroup(QStringLiteral("user.slice")) << QStringLiteral("not a cgroup below the root");
+        QTest::newRow("dot dot") << cgroup(QStringLiteral("/user.slice/../system.slice")) << QStringLiteral("\"..\" part");
+        QTest::newRow("empty part") << cgroup(QStringLiteral("/user.slice//x")) << QStringLiteral("\"..\" part");
+        QTest::newRow("a newline") << cgroup(QStringLiteral("/user.slice\nx")) << QStringLiteral("not printable ASCII");
+        QTest::newRow("too long") << cgroup(QString(QLatin1Char('/') + QString(maxCgroupPathBytes, QLatin1Char('a')))) << QStringLiteral("longer than");
+        QTest::newRow("as bytes") << cgroup(QByteArray("/user.slice")) << QStringLiteral("must be text");
+        QTest::newRow("as a number") << cgroup(7) << QStringLiteral("must be text");
+        QTest::newRow("an amount") << QVariantMap{{QStringLiteral("cgroup"), QStringLiteral("/user.slice")}, {QStringLiteral("bytes"), 4096}}
+                                   << QStringLiteral("Unknown argument 'bytes'");
+    }
+    void reclaimArgumentsRefused()
+    {
+        QFETCH(QVariantMap, args);
+        QFETCH(QString, message);
+        const Unchanged before = unchanged(m_context);
+        const KAuth::ActionReply reply = reclaimAction(args, Caller{4201}, m_context);
+        expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
+        QVERIFY(m_log.first().contains(QLatin1String("action=reclaim uid=4201 target=-")));
+        QCOMPARE(m_system.calls, QStringList());
+    }
+
     // A caller above INT_MAX is logged as itself: not as root, not negative, not unknown.
     void callerAboveIntMaxLoggedAsItself()
     {

@@ -98,7 +98,7 @@ inline void makeSwapFile(const std::string &path, uid_t owner)
 }
 
 inline const QRegularExpression
-    auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency|trace) uid=(\\d+|unknown) "
+    auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency|trace|contain|reclaim) uid=(\\d+|unknown) "
                                "target=[A-Za-z0-9=:,.-]+ result=(ok|refused|failed) code=\\d+$"));
 
 // Points an in-process helper context at a test's own folder: /proc files

@@ -3,12 +3,14 @@
 
 #include "mainwindow.h"
 
+#include "applicationsview.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
 #include "experimentswindow.h"
 #include "filespanel.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
+#include "privileged.h"
 #include "privilegedactions.h"
 #include "ui_SettingsAppearanceBase.h"
 #include "ui_SettingsGeneralBase.h"
@@ -81,6 +83,14 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     connect(m_memoryPanel, &MemoryPanel::message, this, &MainWindow::showMessage);
     connect(m_filesPanel, &FilesPanel::message, this, &MainWindow::showMessage);
 
+    // Cache by application: a tab beside the plots, read only while shown.
+    m_applicationsView = new ApplicationsView(m_memoryPanel);
+    m_memoryPanel->tabs()->addTab(m_applicationsView, QIcon::fromTheme(QStringLiteral("view-process-tree")), i18nc("@title:tab", "Applications"));
+    connect(m_applicationsView, &ApplicationsView::shownChanged, m_sampler, &MemorySampler::setApplicationsEnabled);
+    connect(m_sampler, &MemorySampler::applicationsSampled, m_applicationsView, &ApplicationsView::setReport);
+    connect(m_applicationsView, &ApplicationsView::message, this, &MainWindow::showMessage);
+    connect(m_applicationsView, &ApplicationsView::refreshRequested, m_sampler, &MemorySampler::sampleNow);
+
     // What needs root (drop caches, swap, hidden residency) goes through the
     // privileged helper; its effects are marked on the memory plot.
     m_privileged = new PrivilegedActions(this);
@@ -98,6 +108,20 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
         m_privileged->requestResidency(path, m_filesPanel->heatmapCells());
     });
     connect(m_privileged, &PrivilegedActions::residencyReady, m_filesPanel, &FilesPanel::showPrivilegedResidency);
+    // Reclaiming a cgroup this user may not write: the helper's reclaim action.
+    const auto setHelperReclaim = [this](bool available, const QString &reason) {
+        if (!available) {
+            m_applicationsView->setHelperReclaim({}, reason);
+            return;
+        }
+        m_applicationsView->setHelperReclaim([](const QString &cgroup, quint64, const std::function<void(const QString &)> &done) {
+            // Waits in a local event loop (KAuth), polkit's dialog included.
+            const Privileged::ReclaimResult result = Privileged::reclaimCgroup(cgroup);
+            done(result.ok() ? QString() : result.message);
+        });
+    };
+    connect(m_privileged, &PrivilegedActions::availabilityChanged, this, setHelperReclaim);
+    setHelperReclaim(m_privileged->isAvailable(), m_privileged->unavailableReason());
 
     setUpActions();
     // No status bar: messages go to the bar on top, figures to the panels.
@@ -138,6 +162,11 @@ QSplitter *MainWindow::splitter() const
 KMessageWidget *MainWindow::messageWidget() const
 {
     return m_messageWidget;
+}
+
+ApplicationsView *MainWindow::applicationsView() const
+{
+    return m_applicationsView;
 }
 
 void MainWindow::setUpActions()
@@ -281,6 +310,7 @@ void MainWindow::changeEvent(QEvent *event)
     if (event->type() == QEvent::WindowStateChange) {
         // Minimised: the plots stop drawing; restored: they catch up.
         m_memoryPanel->updateVisibility();
+        m_applicationsView->updateVisibility();
     }
 }
 

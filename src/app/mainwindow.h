@@ -14,6 +14,7 @@ class QSplitter;
 namespace Cachescope::App
 {
 
+class ApplicationsView;
 class PrivilegedActions;
 class FilesPanel;
 class MemoryPanel;
@@ -39,6 +40,7 @@ public:
     [[nodiscard]] FilesPanel *filesPanel() const;
     [[nodiscard]] QSplitter *splitter() const;
     [[nodiscard]] KMessageWidget *messageWidget() const;
+    [[nodiscard]] ApplicationsView *applicationsView() const;
 
 public Q_SLOTS:
     // Files and folders to inspect, from the command line or a second start.
@@ -72,6 +74,7 @@ private:
     MemoryPanel *m_memoryPanel = nullptr;
     MemorySampler *m_sampler = nullptr;
     PrivilegedActions *m_privileged = nullptr;
+    ApplicationsView *m_applicationsView = nullptr;
 };
 
 } // namespace Cachescope::App

@@ -55,6 +55,7 @@ std::optional<VmStatRates> vmStatRates(const Cachescope::VmStat &earlier, const 
 MemorySampler::MemorySampler(const QString &procRoot, QObject *parent)
     : QObject(parent)
     , m_procRoot(procRoot)
+    , m_applications(procRoot.toStdString())
 {
     qRegisterMetaType<MemorySample>();
     m_timer.setInterval(defaultInterval);
@@ -119,6 +120,30 @@ bool MemorySampler::ratesEnabled() const
     return m_ratesEnabled;
 }
 
+void MemorySampler::setApplicationsEnabled(bool enabled)
+{
+    if (enabled == m_applicationsEnabled) {
+        return;
+    }
+    m_applicationsEnabled = enabled;
+    // Refault rates across a time nobody looked would average over it.
+    m_applications.reset();
+    if (enabled && m_timer.isActive()) {
+        // The list fills at once, not a period later.
+        Q_EMIT applicationsSampled(m_applications.sample(monotonicSeconds()));
+    }
+}
+
+bool MemorySampler::applicationsEnabled() const
+{
+    return m_applicationsEnabled;
+}
+
+void MemorySampler::setCgroupRoot(const QString &cgroupRoot)
+{
+    m_applications = Cachescope::Cgroups::ApplicationsSampler(m_procRoot.toStdString(), cgroupRoot.toStdString());
+}
+
 std::optional<MemorySample> MemorySampler::sampleNow()
 {
     std::string error;
@@ -150,6 +175,9 @@ std::optional<MemorySample> MemorySampler::sampleNow()
         readRates(sample);
     }
     Q_EMIT sampled(sample);
+    if (m_applicationsEnabled) {
+        Q_EMIT applicationsSampled(m_applications.sample(sample.time));
+    }
     return sample;
 }
 

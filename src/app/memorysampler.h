@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "cgroups/applications.h"
 #include "procfs.h"
 
 #include <QMetaType>
@@ -87,6 +88,13 @@ public:
     void setRatesEnabled(bool enabled);
     [[nodiscard]] bool ratesEnabled() const;
 
+    // Whether each sample also reads the memory cgroups of the applications
+    // (while their list is on screen). cgroupRoot: a hierarchy's root folder
+    // to read instead of the one mounted (tests).
+    void setApplicationsEnabled(bool enabled);
+    [[nodiscard]] bool applicationsEnabled() const;
+    void setCgroupRoot(const QString &cgroupRoot);
+
     // Reads once, emits sampled() or failed(), and returns the sample.
     std::optional<MemorySample> sampleNow();
 
@@ -97,6 +105,8 @@ Q_SIGNALS:
     void failed(const QString &message);
     // The first good sample after a failure.
     void recovered();
+    // With applications enabled, after each sample.
+    void applicationsSampled(const Cachescope::Cgroups::ApplicationsReport &report);
 
 private:
     void readRates(MemorySample &sample);
@@ -108,6 +118,8 @@ private:
     std::optional<Cachescope::VmStat> m_previousVmStat;
     double m_previousVmStatTime = 0;
     bool m_vmStatWarned = false;
+    bool m_applicationsEnabled = false;
+    Cachescope::Cgroups::ApplicationsSampler m_applications;
 };
 
 } // namespace Cachescope::App

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 #include "commandoptions.h"
+#include "interrupt.h"
 
 #include "format.h"
 #include "residency.h"
@@ -40,6 +41,45 @@ bool countOption(const ParsedArgs &args, const char *name, uint64_t minimum, uin
     }
     value = *number;
     return true;
+}
+
+bool watchOptionsFrom(const ParsedArgs &args, double &interval, uint64_t &count, int &exitCode)
+{
+    count = 0;
+    interval = 0;
+    if (!countOption(args, "count", 1, UINT64_MAX / 2, count, exitCode)) {
+        return false;
+    }
+    if (const std::optional<std::string> text = args.value("watch")) {
+        const std::optional<double> seconds = parseSeconds(*text);
+        if (!seconds) {
+            exitCode = usageError(args.command, "--watch: '" + *text + "' is not a number of seconds greater than 0");
+            return false;
+        }
+        interval = *seconds;
+    } else if (count > 0) {
+        exitCode = usageError(args.command, "--count needs --watch SECONDS");
+        return false;
+    }
+    return true;
+}
+
+int repeatEvery(Context &context, double interval, uint64_t count, const std::function<bool(uint64_t round)> &appendRound)
+{
+    if (interval == 0) {
+        return appendRound(0) ? ExitSuccess : ExitFailures;
+    }
+    const CancelScope scope;
+    for (uint64_t round = 0; count == 0 || round < count; ++round) {
+        if (!appendRound(round)) {
+            return ExitFailures;
+        }
+        context.out.flush(); // each sample as it is taken: someone is watching
+        if ((count != 0 && round + 1 == count) || sleepUnlessInterrupted(interval)) {
+            break;
+        }
+    }
+    return interrupted() ? interruptExitCode() : ExitSuccess;
 }
 
 bool bytesOption(const ParsedArgs &args, const char *name, uint64_t &value, int &exitCode, uint64_t minimum)

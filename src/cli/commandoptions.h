@@ -12,6 +12,8 @@
 
 #include <sys/stat.h>
 
+#include <functional>
+
 namespace Cachescope::Cli
 {
 
@@ -29,6 +31,16 @@ extern const OptionSpec verboseOption;
 [[nodiscard]] bool countOption(const ParsedArgs &args, const char *name, uint64_t minimum, uint64_t maximum, uint64_t &value, int &exitCode);
 // The same for a byte count (4096, 64K, 1.5M, ...) of at least minimum.
 [[nodiscard]] bool bytesOption(const ParsedArgs &args, const char *name, uint64_t &value, int &exitCode, uint64_t minimum = 0);
+
+// --watch SECONDS and --count N (only with --watch): interval 0 without
+// --watch, count 0 for no end. False after a usage error, with its exit code.
+[[nodiscard]] bool watchOptionsFrom(const ParsedArgs &args, double &interval, uint64_t &count, int &exitCode);
+
+// Calls appendRound(round) every interval seconds (once when interval is
+// 0), count times (0: until interrupted), flushing stdout after each;
+// appendRound writes what separates its rounds. A round returning false ends
+// it with ExitFailures; Ctrl+C with 130.
+[[nodiscard]] int repeatEvery(Context &context, double interval, uint64_t count, const std::function<bool(uint64_t round)> &appendRound);
 
 // -L, -x, -j, --mincore: shared by every command that walks.
 [[nodiscard]] bool walkOptionsFrom(const ParsedArgs &args, WalkOptions &options, int &exitCode);

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "commandoptions.h"
 #include "experimentcommand.h"
+#include "runcommand.h"
 
 #include <unistd.h>
 
@@ -86,13 +87,14 @@ std::vector<Command> privilegedCommands()
 std::vector<Command> &commandTable()
 {
     static std::vector<Command> table = [] {
-        std::vector<Command> all = {statusCommand(), evictCommand(), loadCommand(), topCommand(), meminfoCommand()};
+        std::vector<Command> all = {statusCommand(), evictCommand(), loadCommand(), topCommand(), meminfoCommand(), appsCommand()};
         for (std::vector<Command> group : {snapshotCommands(), privilegedCommands()}) {
             all.insert(all.end(), group.begin(), group.end());
         }
         // Runs here, or in cachescope-cli-privileged for its privileged variants.
         all.push_back(experimentCommand());
         all.push_back(traceCommand()); // the same, for trace --privileged
+        all.push_back(runCommand()); // runner in cachescope-cli-privileged
         return all;
     }();
     return table;

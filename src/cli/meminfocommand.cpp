@@ -4,7 +4,6 @@
 // cachescope-cli meminfo: memory totals as free(1) shows them, plus dirty and writeback.
 
 #include "commandoptions.h"
-#include "interrupt.h"
 
 #include "procfs.h"
 
@@ -93,37 +92,17 @@ int runMemInfo(Context &context, const ParsedArgs &args)
 {
     int exitCode = ExitSuccess;
     uint64_t count = 0;
-    if (!countOption(args, "count", 1, UINT64_MAX / 2, count, exitCode)) {
+    double interval = 0;
+    if (!watchOptionsFrom(args, interval, count, exitCode)) {
         return exitCode;
     }
-    double interval = 0;
-    if (const std::optional<std::string> text = args.value("watch")) {
-        const std::optional<double> seconds = parseSeconds(*text);
-        if (!seconds) {
-            return usageError(args.command, "--watch: '" + *text + "' is not a number of seconds greater than 0");
-        }
-        interval = *seconds;
-    } else if (count > 0) {
-        return usageError(args.command, "--count needs --watch SECONDS");
-    }
     const std::string procRoot = args.value("proc").value_or("/proc");
-    if (interval == 0) {
-        return appendMemInfo(context, procRoot) ? ExitSuccess : ExitFailures;
-    }
-    const CancelScope scope;
-    for (uint64_t round = 0; count == 0 || round < count; ++round) {
+    return repeatEvery(context, interval, count, [&](uint64_t round) {
         if (round > 0 && !context.json) {
             context.out.buffer += '\n';
         }
-        if (!appendMemInfo(context, procRoot)) {
-            return ExitFailures;
-        }
-        context.out.flush(); // each sample as it is taken: someone is watching
-        if ((count != 0 && round + 1 == count) || sleepUnlessInterrupted(interval)) {
-            break;
-        }
-    }
-    return interrupted() ? interruptExitCode() : ExitSuccess;
+        return appendMemInfo(context, procRoot);
+    });
 }
 
 } // namespace

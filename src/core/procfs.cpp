@@ -116,24 +116,6 @@ bool isOctalDigit(char c)
     return c >= '0' && c <= '7';
 }
 
-// The kernel writes a swap area's path with seq_file_path(..., " \t\n\\"):
-// those four bytes become \ooo. Anything else after a backslash is kept as is.
-std::string decodeOctalEscapes(std::string_view text)
-{
-    std::string decoded;
-    decoded.reserve(text.size());
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size() && isOctalDigit(text[i + 1]) && isOctalDigit(text[i + 2]) && isOctalDigit(text[i + 3])
-            && text[i + 1] <= '3') {
-            decoded.push_back(char((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0')));
-            i += 3;
-        } else {
-            decoded.push_back(text[i]);
-        }
-    }
-    return decoded;
-}
-
 std::string joinPath(const std::string &root, const char *name)
 {
     if (!root.empty() && root.back() == '/') {
@@ -161,6 +143,22 @@ std::optional<Result> readAndParse(const std::string &procRoot, const char *name
 }
 
 } // namespace
+
+std::string decodeOctalEscapes(std::string_view text)
+{
+    std::string decoded;
+    decoded.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size() && isOctalDigit(text[i + 1]) && isOctalDigit(text[i + 2]) && isOctalDigit(text[i + 3])
+            && text[i + 1] <= '3') {
+            decoded.push_back(char((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0')));
+            i += 3;
+        } else {
+            decoded.push_back(text[i]);
+        }
+    }
+    return decoded;
+}
 
 // procfs reports a size of 0, so read to the end rather than trusting st_size.
 std::optional<std::string> readProcFile(const std::string &path, std::string *error)

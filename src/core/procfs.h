@@ -39,6 +39,11 @@ struct SwapArea {
     int priority = 0;
 };
 
+// A path as the kernel writes it in /proc/swaps and mountinfo
+// (seq_file_path(..., " \t\n\\")): those four bytes become \ooo. Anything
+// else after a backslash is kept as is.
+[[nodiscard]] std::string decodeOctalEscapes(std::string_view text);
+
 [[nodiscard]] MemInfo parseMemInfo(std::string_view text);
 [[nodiscard]] VmStat parseVmStat(std::string_view text);
 [[nodiscard]] std::vector<SwapArea> parseSwaps(std::string_view text);

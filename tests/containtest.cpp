@@ -288,11 +288,12 @@ private Q_SLOTS:
         const std::string folder = TestUtil::scratchDir("contain-reclaim");
         const std::string file = folder + "/data";
         TestUtil::makeColdFile(file, 32 * MiB);
-        // A process of root's that reads the file in its cgroup, then waits;
-        // the caller is root as in process (rule 15).
+        QVERIFY(chmod(file.c_str(), 0644) == 0);
+        // A process of the user's that reads the file in its cgroup, then waits.
         const QString script = QStringLiteral("cat %1 >/dev/null; exec sleep 30").arg(QString::fromStdString(file));
-        HeldProcess held({QStringLiteral("/bin/sh"), QStringLiteral("-c"), script});
-        const KAuth::ActionReply made = contain(m_context, 0, held.pid(), 256 * MiB);
+        HeldProcess held({QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}, *m_user);
+        QVERIFY(becameUser(held.pid(), *m_user));
+        const KAuth::ActionReply made = contain(m_context, *m_user, held.pid(), 256 * MiB);
         QVERIFY2(made.succeeded(), qPrintable(made.errorDescription()));
         const std::string path = made.data().value(QString(replyCgroupPath)).toString().toStdString();
         held.release();
@@ -300,13 +301,13 @@ private Q_SLOTS:
                      const auto memory = readRunCgroupMemory(path, m_hierarchy->version);
                      return memory && memory->pageCache >= 16 * MiB;
                  }),
-                 "the file's pages were not charged to the cgroup");
+                 readProcFile(path + "/memory.stat").value_or("unreadable").substr(0, 80).c_str());
         const QString cgroup = QString::fromStdString(path.substr(m_hierarchy->root.size()));
         // Another user: refused, nothing reclaimed.
         const KAuth::ActionReply refused = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{otherUid}, m_context);
         QCOMPARE(refused.error(), int(NotPermitted));
         const bool swapOn = readMemInfo()->find("SwapTotal").value_or(0) > 0;
-        const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{0}, m_context);
+        const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
         if (m_hierarchy->version == 1 && swapOn) {
             QCOMPARE(reply.error(), int(Unsupported));
             QVERIFY(reply.errorDescription().contains(QLatin1String("cgroup v1 has no reclaim of file pages alone")));

@@ -221,6 +221,35 @@ int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double i
     }
 }
 
+// Whether pid is in group now, as its /proc/<pid>/cgroup says (v1's
+// memory line, v2's unified one).
+bool inGroup(pid_t pid, const Experiments::ContainedGroup &group)
+{
+    const std::optional<std::string> text = readProcFile("/proc/" + std::to_string(pid) + "/cgroup");
+    const std::string marker = group.version == 2 ? "0::" : ":memory:";
+    const size_t at = text ? text->find(marker) : std::string::npos;
+    if (at == std::string::npos) {
+        return false;
+    }
+    const size_t start = at + marker.size();
+    const std::string cgroup = text->substr(start, text->find('\n', start) - start);
+    return cgroup.size() > 1 && group.path.size() >= cgroup.size() && group.path.compare(group.path.size() - cgroup.size(), cgroup.size(), cgroup) == 0;
+}
+
+// The command is let go only once the kernel shows it in its cgroup, so
+// that none of its reads is charged outside.
+bool awaitArrival(pid_t pid, const Experiments::ContainedGroup &group)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!inGroup(pid, group)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
 // The cgroup's removal: systemd or the helper's watcher removes it once it
 // is empty. True when it went within a few seconds.
 bool awaitRemoval(const std::string &path)
@@ -318,6 +347,12 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
     if (!containStep()(int(held.pid), *limit, group, error)) {
         killHeld(held);
         printError("run: cannot contain the command: " + error);
+        return ExitFailures;
+    }
+    if (!awaitArrival(held.pid, group)) {
+        killHeld(held);
+        printError("run: the command did not arrive in its cgroup " + group.path + " within 5 s");
+        (void)awaitRemoval(group.path);
         return ExitFailures;
     }
     // While it runs, an interrupt only sets the flag (passed on to the command).

@@ -183,7 +183,9 @@ void writeStderr(const std::string &text)
 
 // Waits for the command; samples its cgroup every interval; an interrupt
 // of ours goes on to the command (a terminal's Ctrl+C reaches it anyway).
-int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double interval, bool live, Watched &watched)
+enum class Live { Off, Terminal, Lines };
+
+int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double interval, Live live, Watched &watched)
 {
     using Clock = std::chrono::steady_clock;
     const UniqueFd pidfd(int(syscall(SYS_pidfd_open, pid, 0U)));
@@ -192,8 +194,10 @@ int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double i
     for (;;) {
         if (Clock::now() >= nextSample) {
             sample(group, watched);
-            if (live && watched.any) {
+            if (live == Live::Terminal && watched.any) {
                 writeStderr("\r\033[K" + liveLine(group, watched));
+            } else if (live == Live::Lines && watched.any) {
+                writeStderr("cachescope-cli run: " + liveLine(group, watched) + '\n');
             }
             nextSample = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
         }
@@ -213,7 +217,7 @@ int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double i
             // The last figures and the kernel's kill count, read before the
             // watcher removes the cgroup.
             sample(group, watched);
-            if (live) {
+            if (live == Live::Terminal) {
                 writeStderr("\r\033[K");
             }
             return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -282,13 +286,14 @@ Command runCommand()
              "transient scope of systemd's user manager where one answers, else one\n"
              "the privileged helper makes (polkit asks first). The cgroup's page cache\n"
              "and dirty pages are shown on stderr while it runs (when stderr is a\n"
-             "terminal) and at the end; the cgroup is removed afterwards, also after\n"
-             "Ctrl+C (the command gets the signal). The exit status is the command's\n"
-             "(128 + the signal when it was killed; 127 when it cannot be run). A\n"
-             "command needing more memory than SIZE (plus a margin on cgroup v2) is\n"
-             "killed inside its cgroup; nothing outside it is pressed.",
+             "terminal, or with --progress) and at the end; the cgroup is removed\n"
+             "afterwards, also after Ctrl+C (the command gets the signal). The exit\n"
+             "status is the command's (128 + the signal when it was killed; 127 when it\n"
+             "cannot be run). A command needing more memory than SIZE (plus a margin\n"
+             "on cgroup v2) is killed inside its cgroup; nothing outside it is pressed.",
              withCommonOptions({{0, "cache-limit", "SIZE", "the cgroup's memory limit (16M to the machine's memory)"},
-                                {0, "interval", "SECONDS", "how often the cache is shown (default 1)"}}),
+                                {0, "interval", "SECONDS", "how often the cache is shown (default 1)"},
+                                {0, "progress", nullptr, "show the cache on stderr, a line each interval, also when stderr is no terminal"}}),
              "  cachescope-cli run --cache-limit 256M -- tar -cf /backup/home.tar /home\n"
              "  cachescope-cli run --cache-limit 1G --json -- rsync -a src/ dst/\n",
              1,
@@ -372,7 +377,7 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
         return 127;
     }
 
-    const bool live = !context.json && isatty(STDERR_FILENO);
+    const Live live = args.has("progress") ? Live::Lines : !context.json && isatty(STDERR_FILENO) ? Live::Terminal : Live::Off;
     Watched watched;
     const int status = waitForCommand(held.pid, group, interval, live, watched);
     const bool removed = awaitRemoval(group.path);

@@ -495,9 +495,9 @@ private Q_SLOTS:
         QCOMPARE(memoryCgroupOf(held.pid()), memoryCgroupOf(getpid()));
         const Privileged::ReclaimResult reclaimed = Privileged::reclaimCgroup(QString::fromStdString(memoryCgroupOf(getpid())));
         QCOMPARE(reclaimed.failure, Privileged::Failure::NotAuthorized);
-        const TestUtil::RunResult run = TestUtil::run(
-            TestUtil::cliPath(),
-            {QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("true")});
+        const TestUtil::RunResult run =
+            TestUtil::run(TestUtil::cliPath(),
+                          {QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("true")});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("not authorized"), run.err.constData());
     }
@@ -531,10 +531,10 @@ private Q_SLOTS:
     {
         REQUIRE_ROLE("allowed");
         const std::string path = fixture("user/reclaimed.bin");
-        TestUtil::HeldProcess held({QStringLiteral("/bin/sh"),
-                                    QStringLiteral("-c"),
-                                    QStringLiteral("/usr/bin/dd if=/dev/zero of=%1 bs=1M count=16 conv=fsync status=none; exec /usr/bin/sleep 30")
-                                        .arg(QString::fromStdString(path))});
+        TestUtil::HeldProcess held(
+            {QStringLiteral("/bin/sh"),
+             QStringLiteral("-c"),
+             QStringLiteral("/usr/bin/dd if=/dev/zero of=%1 bs=1M count=16 conv=fsync status=none; exec /usr/bin/sleep 30").arg(QString::fromStdString(path))});
         const Privileged::ContainResult contained = Privileged::contain(held.pid(), 128LL << 20);
         QVERIFY2(contained.ok(), qPrintable(contained.message));
         QCOMPARE(contained.how, QStringLiteral("helper"));

@@ -103,8 +103,11 @@ void CacheLimitDialog::start()
     connect(m_process, &QProcess::finished, this, &CacheLimitDialog::finished);
     // The command's own output is not the dialog's.
     m_process->setStandardOutputFile(QProcess::nullDevice());
-    const QStringList arguments =
-        QStringList{QStringLiteral("run"), QStringLiteral("--progress"), QStringLiteral("--cache-limit"), QStringLiteral("%1M").arg(m_limitMiB->value()), QStringLiteral("--")}
+    const QStringList arguments = QStringList{QStringLiteral("run"),
+                                              QStringLiteral("--progress"),
+                                              QStringLiteral("--cache-limit"),
+                                              QStringLiteral("%1M").arg(m_limitMiB->value()),
+                                              QStringLiteral("--")}
         + command;
     m_process->start(cli, arguments);
     m_status->setText(i18nc("@info", "Starting (an administrator password may be asked for)…"));

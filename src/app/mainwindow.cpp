@@ -3,9 +3,9 @@
 
 #include "mainwindow.h"
 
+#include "cachelimitdialog.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
-#include "cachelimitdialog.h"
 #include "experimentswindow.h"
 #include "filespanel.h"
 #include "memorypanel.h"

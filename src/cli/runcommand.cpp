@@ -106,8 +106,7 @@ bool startHeld(const std::string &program, const std::vector<std::string> &argum
         pthread_sigmask(SIG_SETMASK, &none, nullptr);
         char go = 0;
         ssize_t n;
-        while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR) {
-        }
+        while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR) { }
         if (n != 1) {
             _exit(127);
         }
@@ -133,8 +132,7 @@ void killHeld(HeldCommand &held)
 {
     held.gate.reset();
     kill(held.pid, SIGKILL);
-    while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) { }
 }
 
 // v2's memory.events oom_kill, v1's memory.oom_control oom_kill: how many
@@ -183,7 +181,11 @@ void writeStderr(const std::string &text)
 
 // Waits for the command; samples its cgroup every interval; an interrupt
 // of ours goes on to the command (a terminal's Ctrl+C reaches it anyway).
-enum class Live { Off, Terminal, Lines };
+enum class Live {
+    Off,
+    Terminal,
+    Lines
+};
 
 int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double interval, Live live, Watched &watched)
 {
@@ -367,11 +369,9 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
     held.gate.reset();
     int execError = 0;
     ssize_t n;
-    while ((n = read(held.execStatus.get(), &execError, sizeof execError)) < 0 && errno == EINTR) {
-    }
+    while ((n = read(held.execStatus.get(), &execError, sizeof execError)) < 0 && errno == EINTR) { }
     if (n == ssize_t(sizeof execError)) {
-        while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) { }
         printError("run: " + args.positional.front() + ": " + errnoText(execError));
         (void)awaitRemoval(group.path);
         return 127;
@@ -401,13 +401,14 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
         appendJsonNumber(out, "oom_kills", watched.oomKills);
         out += ",\"exit_status\":" + std::to_string(status) + ",\"cgroup_removed\":" + (removed ? "true" : "false") + "}\n";
     } else {
-        std::string text = "cachescope-cli run: " + group.path + " (cgroup v" + std::to_string(group.version) + ", " + group.how
-            + "): limit " + formatBytes(group.limitBytes).toStdString() + ", page cache at most " + formatBytes(watched.peakCache).toStdString()
-            + " (at the end " + formatBytes(watched.last.pageCache).toStdString() + "), dirty at most " + formatBytes(watched.peakDirty).toStdString()
-            + "; exit status " + std::to_string(status) + (removed ? "; the cgroup was removed.\n" : "; the cgroup is still there (removed once empty).\n");
+        std::string text = "cachescope-cli run: " + group.path + " (cgroup v" + std::to_string(group.version) + ", " + group.how + "): limit "
+            + formatBytes(group.limitBytes).toStdString() + ", page cache at most " + formatBytes(watched.peakCache).toStdString() + " (at the end "
+            + formatBytes(watched.last.pageCache).toStdString() + "), dirty at most " + formatBytes(watched.peakDirty).toStdString() + "; exit status "
+            + std::to_string(status) + (removed ? "; the cgroup was removed.\n" : "; the cgroup is still there (removed once empty).\n");
         if (killedInside) {
-            text += "cachescope-cli run: the command needed more memory than its limit and was killed inside its cgroup; nothing outside it was "
-                    "touched. Give it a higher --cache-limit.\n";
+            text +=
+                "cachescope-cli run: the command needed more memory than its limit and was killed inside its cgroup; nothing outside it was "
+                "touched. Give it a higher --cache-limit.\n";
         }
         writeStderr(text);
     }

@@ -382,25 +382,20 @@ private Q_SLOTS:
 
     void runPassesTheExitStatusThrough()
     {
-        const TestUtil::RunResult run = TestUtil::run(TestUtil::cliPath(),
-                                                      {QStringLiteral("run"),
-                                                       QStringLiteral("--cache-limit"),
-                                                       QStringLiteral("32M"),
-                                                       QStringLiteral("--"),
-                                                       QStringLiteral("sh"),
-                                                       QStringLiteral("-c"),
-                                                       QStringLiteral("exit 7")});
+        const auto runShell = [](const QString &script) {
+            return TestUtil::run(TestUtil::cliPath(),
+                                 {QStringLiteral("run"),
+                                  QStringLiteral("--cache-limit"),
+                                  QStringLiteral("32M"),
+                                  QStringLiteral("--"),
+                                  QStringLiteral("sh"),
+                                  QStringLiteral("-c"),
+                                  script});
+        };
+        const TestUtil::RunResult run = runShell(QStringLiteral("exit 7"));
         QCOMPARE(run.exitCode, 7);
         QVERIFY2(run.err.contains("the cgroup was removed"), run.err.constData());
-        const TestUtil::RunResult killed = TestUtil::run(TestUtil::cliPath(),
-                                                         {QStringLiteral("run"),
-                                                          QStringLiteral("--cache-limit"),
-                                                          QStringLiteral("32M"),
-                                                          QStringLiteral("--"),
-                                                          QStringLiteral("sh"),
-                                                          QStringLiteral("-c"),
-                                                          QStringLiteral("kill -TERM $$")});
-        QCOMPARE(killed.exitCode, 128 + SIGTERM);
+        QCOMPARE(runShell(QStringLiteral("kill -TERM $$")).exitCode, 128 + SIGTERM);
     }
 
     void runAfterSigintRemovesTheCgroup()

@@ -299,7 +299,8 @@ private Q_SLOTS:
         held.release();
         QVERIFY2(eventually([&] {
                      const auto memory = readRunCgroupMemory(path, m_hierarchy->version);
-                     return memory && memory->pageCache >= 16 * MiB;
+                     // cat has read it all once the shell has become sleep.
+                     return memory && memory->pageCache >= 16 * MiB && readProcFile("/proc/" + std::to_string(held.pid()) + "/comm") == "sleep\n";
                  }),
                  readProcFile(path + "/memory.stat").value_or("unreadable").substr(0, 80).c_str());
         const QString cgroup = QString::fromStdString(path.substr(m_hierarchy->root.size()));

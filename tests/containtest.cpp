@@ -122,7 +122,6 @@ bool becameUser(pid_t pid, uint32_t uid)
 
 KAuth::ActionReply contain(HelperContext &context, uint32_t caller, pid_t pid, qint64 limit)
 {
-
     return containAction({{QString(keyPid), int(pid)}, {QString(keyLimitBytes), limit}}, Caller{caller}, context);
 }
 
@@ -167,7 +166,7 @@ private Q_SLOTS:
         QVERIFY2(m_user, "the test user cachescope-user is missing (tools/dev's root has it)");
         m_context.system = &m_system;
         m_context.staleRunCgroupSeconds = 0;
-        m_context.log = [](const QString &) {};
+        m_context.log = [](const QString &) { };
     }
 
     void noCgroupSupportIsSaid()
@@ -246,11 +245,12 @@ private Q_SLOTS:
         QCOMPARE(containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), 64.0 * MiB}}, Caller{*m_user}, m_context).error(),
                  int(InvalidArgument));
         QCOMPARE(contain(m_context, *m_user, 0, 64 * MiB).error(), int(InvalidArgument));
-        QCOMPARE(containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), qint64(64 * MiB)}, {QStringLiteral("cgroup"), QStringLiteral("/x")}},
-                               Caller{*m_user},
-                               m_context)
-                     .error(),
-                 int(InvalidArgument));
+        QCOMPARE(
+            containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), qint64(64 * MiB)}, {QStringLiteral("cgroup"), QStringLiteral("/x")}},
+                          Caller{*m_user},
+                          m_context)
+                .error(),
+            int(InvalidArgument));
         QCOMPARE(runCgroups(*m_hierarchy), before);
     }
 
@@ -288,25 +288,27 @@ private Q_SLOTS:
         const std::string folder = TestUtil::scratchDir("contain-reclaim");
         const std::string file = folder + "/data";
         TestUtil::makeColdFile(file, 32 * MiB);
-        // A process of root's that reads the file in its cgroup, then waits;
-        // the caller is root as in process (rule 15).
+        QVERIFY(chmod(file.c_str(), 0644) == 0);
+        // A process of the user's that reads the file in its cgroup, then waits.
         const QString script = QStringLiteral("cat %1 >/dev/null; exec sleep 30").arg(QString::fromStdString(file));
-        HeldProcess held({QStringLiteral("/bin/sh"), QStringLiteral("-c"), script});
-        const KAuth::ActionReply made = contain(m_context, 0, held.pid(), 256 * MiB);
+        HeldProcess held({QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}, *m_user);
+        QVERIFY(becameUser(held.pid(), *m_user));
+        const KAuth::ActionReply made = contain(m_context, *m_user, held.pid(), 256 * MiB);
         QVERIFY2(made.succeeded(), qPrintable(made.errorDescription()));
         const std::string path = made.data().value(QString(replyCgroupPath)).toString().toStdString();
         held.release();
         QVERIFY2(eventually([&] {
                      const auto memory = readRunCgroupMemory(path, m_hierarchy->version);
-                     return memory && memory->pageCache >= 16 * MiB;
+                     // cat has read it all once the shell has become sleep.
+                     return memory && memory->pageCache >= 16 * MiB && readProcFile("/proc/" + std::to_string(held.pid()) + "/comm") == "sleep\n";
                  }),
-                 "the file's pages were not charged to the cgroup");
+                 readProcFile(path + "/memory.stat").value_or("unreadable").substr(0, 80).c_str());
         const QString cgroup = QString::fromStdString(path.substr(m_hierarchy->root.size()));
         // Another user: refused, nothing reclaimed.
         const KAuth::ActionReply refused = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{otherUid}, m_context);
         QCOMPARE(refused.error(), int(NotPermitted));
         const bool swapOn = readMemInfo()->find("SwapTotal").value_or(0) > 0;
-        const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{0}, m_context);
+        const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
         if (m_hierarchy->version == 1 && swapOn) {
             QCOMPARE(reply.error(), int(Unsupported));
             QVERIFY(reply.errorDescription().contains(QLatin1String("cgroup v1 has no reclaim of file pages alone")));
@@ -318,13 +320,20 @@ private Q_SLOTS:
         QVERIFY2(before >= 16 * MiB && after < before / 2, qPrintable(QStringLiteral("before %1, after %2").arg(before).arg(after)));
         const std::optional<uint64_t> pages = TestUtil::fincoreResidentPages(file);
         QVERIFY(pages);
-        QVERIFY2(*pages * 4096 < 16 * MiB, qPrintable(QStringLiteral("fincore: %1 pages; the cgroup's file bytes before %2, after %3").arg(*pages).arg(before).arg(after)));
+        QVERIFY2(*pages * 4096 < 16 * MiB,
+                 qPrintable(QStringLiteral("fincore: %1 pages; the cgroup's file bytes before %2, after %3").arg(*pages).arg(before).arg(after)));
     }
 
     void reclaimRefusesBadCgroups()
     {
-        for (const QString &bad : {QString(), QStringLiteral("/"), QStringLiteral("relative/path"), QStringLiteral("/a/../b"), QStringLiteral("/a//b"),
-                                   QStringLiteral("/./a"), QStringLiteral("/a b"), QString(QLatin1Char('/') + QString(5000, QLatin1Char('a')))}) {
+        for (const QString &bad : {QString(),
+                                   QStringLiteral("/"),
+                                   QStringLiteral("relative/path"),
+                                   QStringLiteral("/a/../b"),
+                                   QStringLiteral("/a//b"),
+                                   QStringLiteral("/./a"),
+                                   QStringLiteral("/a b"),
+                                   QString(QLatin1Char('/') + QString(5000, QLatin1Char('a')))}) {
             const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), bad}}, Caller{*m_user}, m_context);
             QVERIFY2(reply.error() == int(InvalidArgument), qPrintable(bad.left(40) + QLatin1String(": ") + reply.errorDescription()));
         }
@@ -374,15 +383,20 @@ private Q_SLOTS:
 
     void runPassesTheExitStatusThrough()
     {
-        const TestUtil::RunResult run = TestUtil::run(
-            TestUtil::cliPath(),
-            {QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 7")});
+        const auto runShell = [](const QString &script) {
+            return TestUtil::run(TestUtil::cliPath(),
+                                 {QStringLiteral("run"),
+                                  QStringLiteral("--cache-limit"),
+                                  QStringLiteral("32M"),
+                                  QStringLiteral("--"),
+                                  QStringLiteral("sh"),
+                                  QStringLiteral("-c"),
+                                  script});
+        };
+        const TestUtil::RunResult run = runShell(QStringLiteral("exit 7"));
         QCOMPARE(run.exitCode, 7);
         QVERIFY2(run.err.contains("the cgroup was removed"), run.err.constData());
-        const TestUtil::RunResult killed = TestUtil::run(
-            TestUtil::cliPath(),
-            {QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("kill -TERM $$")});
-        QCOMPARE(killed.exitCode, 128 + SIGTERM);
+        QCOMPARE(runShell(QStringLiteral("kill -TERM $$")).exitCode, 128 + SIGTERM);
     }
 
     void runAfterSigintRemovesTheCgroup()
@@ -390,7 +404,13 @@ private Q_SLOTS:
         Cleanup cleanup{m_hierarchy, runCgroups(*m_hierarchy)};
         const std::vector<std::string> before = runCgroups(*m_hierarchy);
         QProcess cli;
-        cli.start(TestUtil::cliPath(), {QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("60")});
+        cli.start(TestUtil::cliPath(),
+                  {QStringLiteral("run"),
+                   QStringLiteral("--cache-limit"),
+                   QStringLiteral("32M"),
+                   QStringLiteral("--"),
+                   QStringLiteral("sleep"),
+                   QStringLiteral("60")});
         QVERIFY(cli.waitForStarted());
         std::string made;
         QVERIFY2(eventually([&] {
@@ -427,7 +447,8 @@ private Q_SLOTS:
         }
         QVERIFY(runWith(QStringList{QStringLiteral("--cache-limit"), QStringLiteral("100T")} + command).err.contains("more than this machine's memory"));
         QCOMPARE(runWith(command).exitCode, 2); // no --cache-limit
-        const TestUtil::RunResult missing = runWith({QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("no-such-command-cachescope")});
+        const TestUtil::RunResult missing =
+            runWith({QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("no-such-command-cachescope")});
         QCOMPARE(missing.exitCode, 127);
         QVERIFY2(missing.err.contains("no-such-command-cachescope: command not found"), missing.err.constData());
         QCOMPARE(runCgroups(*m_hierarchy), before);

@@ -69,6 +69,21 @@ std::optional<SwapArea> activeArea(const std::string &path)
     return std::nullopt;
 }
 
+// The memory cgroup of pid, as /proc/<pid>/cgroup names it (v1's memory
+// line, else the unified one).
+std::string memoryCgroupOf(pid_t pid)
+{
+    const std::optional<std::string> text = readProcFile("/proc/" + std::to_string(pid) + "/cgroup");
+    for (const std::string marker : {":memory:", "0::"}) {
+        const size_t at = text ? text->find(marker) : std::string::npos;
+        if (at != std::string::npos) {
+            const size_t start = at + marker.size();
+            return text->substr(start, text->find('\n', start) - start);
+        }
+    }
+    return {};
+}
+
 // /proc/swaps as it is now: what a refused request must leave alone.
 std::string swapsNow()
 {
@@ -466,6 +481,83 @@ private Q_SLOTS:
         QCOMPARE(result.failure, Privileged::Failure::Refused);
         QVERIFY2(result.message.contains(QLatin1String("is not yours")), qPrintable(result.message));
         QVERIFY(!on);
+    }
+
+    // contain and reclaim (docs/helper-security.md rule 17): the refused
+    // user is refused both by polkit, and nothing is made.
+    void refusedUserContainAndReclaim()
+    {
+        REQUIRE_ROLE("refused");
+        TestUtil::HeldProcess held({QStringLiteral("/bin/true")});
+        const Privileged::ContainResult contained = Privileged::contain(held.pid(), 64LL << 20);
+        QCOMPARE(contained.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(contained.cgroupPath.isEmpty());
+        QCOMPARE(memoryCgroupOf(held.pid()), memoryCgroupOf(getpid()));
+        const Privileged::ReclaimResult reclaimed = Privileged::reclaimCgroup(QString::fromStdString(memoryCgroupOf(getpid())));
+        QCOMPARE(reclaimed.failure, Privileged::Failure::NotAuthorized);
+        const TestUtil::RunResult run =
+            TestUtil::run(TestUtil::cliPath(),
+                          {QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("not authorized"), run.err.constData());
+    }
+
+    // The allowed user's contained run through the helper: its exit status
+    // comes through and the helper's watcher removes the cgroup.
+    void containedRunThroughHelper()
+    {
+        REQUIRE_ROLE("allowed");
+        const TestUtil::RunResult run = TestUtil::run(TestUtil::cliPath(),
+                                                      {QStringLiteral("run"),
+                                                       QStringLiteral("--json"),
+                                                       QStringLiteral("--cache-limit"),
+                                                       QStringLiteral("32M"),
+                                                       QStringLiteral("--"),
+                                                       QStringLiteral("sh"),
+                                                       QStringLiteral("-c"),
+                                                       QStringLiteral("exit 3")});
+        QCOMPARE(run.exitCode, 3);
+        const QJsonObject report = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(report.value(QStringLiteral("how")).toString(), QStringLiteral("helper"));
+        QVERIFY2(report.value(QStringLiteral("cgroup")).toString().contains(QStringLiteral("/cachescope/run-%1-").arg(getuid())), run.out.constData());
+        QVERIFY2(report.value(QStringLiteral("cgroup_removed")).toBool(), run.out.constData());
+    }
+
+    // Reclaim of the allowed user's own cgroup goes through (v1 without swap:
+    // force_empty; v2: memory.reclaim swappiness=0). That it lowers the file
+    // pages is containtest's, in process: here the kernel's own pageout of
+    // idle pages (DAMON) may have taken them before the bus round trip.
+    void reclaimOwnCgroup()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string path = fixture("user/reclaimed.bin");
+        TestUtil::HeldProcess held(
+            {QStringLiteral("/bin/sh"),
+             QStringLiteral("-c"),
+             QStringLiteral("/usr/bin/dd if=/dev/zero of=%1 bs=1M count=16 conv=fsync status=none; exec /usr/bin/sleep 30").arg(QString::fromStdString(path))});
+        const Privileged::ContainResult contained = Privileged::contain(held.pid(), 128LL << 20);
+        QVERIFY2(contained.ok(), qPrintable(contained.message));
+        QCOMPARE(contained.how, QStringLiteral("helper"));
+        held.release();
+        QString cgroup = QString::fromStdString(memoryCgroupOf(held.pid()));
+        QString seen = cgroup;
+        for (int i = 0; i < 100 && !contained.cgroupPath.endsWith(cgroup); ++i) {
+            QTest::qWait(20);
+            cgroup = QString::fromStdString(memoryCgroupOf(held.pid()));
+            seen += QLatin1Char(' ') + cgroup;
+        }
+        QVERIFY2(contained.cgroupPath.endsWith(cgroup), qPrintable(seen.left(300)));
+        const Privileged::ReclaimResult reclaimed = Privileged::reclaimCgroup(cgroup);
+        if (reclaimed.failure == Privileged::Failure::Unsupported) {
+            // v1 with swap, or a v2 kernel without swappiness=0: said, not done.
+            QVERIFY2(reclaimed.message.contains(QLatin1String("swap")), qPrintable(reclaimed.message));
+            return;
+        }
+        QVERIFY2(reclaimed.ok(), qPrintable(reclaimed.message));
+        QVERIFY(reclaimed.fileBytesAfter <= reclaimed.fileBytesBefore);
+        // Root's cgroup of this namespace's first process is not the user's.
+        const Privileged::ReclaimResult others = Privileged::reclaimCgroup(QString::fromStdString(memoryCgroupOf(1)));
+        QVERIFY2(others.failure == Privileged::Failure::Refused || others.failure == Privileged::Failure::InvalidRequest, qPrintable(others.message));
     }
 
     // Residency by path: the user cannot see it (the kernel would lie), the

@@ -326,6 +326,8 @@ private Q_SLOTS:
             {QStringLiteral("org.kde.cachescope.swapfilecreate"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfileremove"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin_keep")},
+            {QStringLiteral("org.kde.cachescope.contain"), QStringLiteral("auth_admin_keep")},
+            {QStringLiteral("org.kde.cachescope.reclaim"), QStringLiteral("auth_admin_keep")},
         };
         QCOMPARE(actions.keys(), expected.keys());
         for (auto it = expected.cbegin(); it != expected.cend(); ++it) {

@@ -97,9 +97,9 @@ inline void makeSwapFile(const std::string &path, uid_t owner)
     QVERIFY(chown(path.c_str(), owner, owner) == 0);
 }
 
-inline const QRegularExpression
-    auditFormat(QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency|trace|contain|reclaim) uid=(\\d+|unknown) "
-                               "target=[A-Za-z0-9=:,.-]+ result=(ok|refused|failed) code=\\d+$"));
+inline const QRegularExpression auditFormat(
+    QStringLiteral("^cachescope-helper: action=(dropcaches|swapoff|swapon|swapfilecreate|swapfileremove|residency|trace|contain|reclaim) uid=(\\d+|unknown) "
+                   "target=[A-Za-z0-9=:,.-]+ result=(ok|refused|failed) code=\\d+$"));
 
 // Points an in-process helper context at a test's own folder: /proc files
 // under procRoot, the state and the experiment swap file under dir, the

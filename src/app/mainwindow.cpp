@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 
 #include "applicationsview.h"
+#include "cachelimitdialog.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
 #include "experimentswindow.h"
@@ -194,6 +195,14 @@ void MainWindow::setUpActions()
     connect(experiments, &QAction::triggered, this, [] {
         // Deletes itself when closed, cancelling what runs.
         (new Cachescope::App::ExperimentsWindow)->show();
+    });
+
+    QAction *cacheLimit = actions->addAction(QStringLiteral("tools_cache_limit"));
+    cacheLimit->setText(i18nc("@action", "Run with a Cache Limit…"));
+    cacheLimit->setIcon(QIcon::fromTheme(QStringLiteral("system-run")));
+    cacheLimit->setToolTip(i18nc("@info:tooltip", "Run a command (a backup, a scan) whose page cache cannot grow beyond a limit"));
+    connect(cacheLimit, &QAction::triggered, this, [this] {
+        (new Cachescope::App::CacheLimitDialog(this))->show();
     });
 
     m_memoryPanel->setUpActions(actions);

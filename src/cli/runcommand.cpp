@@ -106,8 +106,7 @@ bool startHeld(const std::string &program, const std::vector<std::string> &argum
         pthread_sigmask(SIG_SETMASK, &none, nullptr);
         char go = 0;
         ssize_t n;
-        while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR) {
-        }
+        while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR) { }
         if (n != 1) {
             _exit(127);
         }
@@ -133,8 +132,7 @@ void killHeld(HeldCommand &held)
 {
     held.gate.reset();
     kill(held.pid, SIGKILL);
-    while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) { }
 }
 
 // v2's memory.events oom_kill, v1's memory.oom_control oom_kill: how many
@@ -183,7 +181,13 @@ void writeStderr(const std::string &text)
 
 // Waits for the command; samples its cgroup every interval; an interrupt
 // of ours goes on to the command (a terminal's Ctrl+C reaches it anyway).
-int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double interval, bool live, Watched &watched)
+enum class Live {
+    Off,
+    Terminal,
+    Lines
+};
+
+int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double interval, Live live, Watched &watched)
 {
     using Clock = std::chrono::steady_clock;
     const UniqueFd pidfd(int(syscall(SYS_pidfd_open, pid, 0U)));
@@ -192,8 +196,10 @@ int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double i
     for (;;) {
         if (Clock::now() >= nextSample) {
             sample(group, watched);
-            if (live && watched.any) {
+            if (live == Live::Terminal && watched.any) {
                 writeStderr("\r\033[K" + liveLine(group, watched));
+            } else if (live == Live::Lines && watched.any) {
+                writeStderr("cachescope-cli run: " + liveLine(group, watched) + '\n');
             }
             nextSample = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval));
         }
@@ -213,12 +219,41 @@ int waitForCommand(pid_t pid, const Experiments::ContainedGroup &group, double i
             // The last figures and the kernel's kill count, read before the
             // watcher removes the cgroup.
             sample(group, watched);
-            if (live) {
+            if (live == Live::Terminal) {
                 writeStderr("\r\033[K");
             }
             return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         }
     }
+}
+
+// Whether pid is in group now, as its /proc/<pid>/cgroup says (v1's
+// memory line, v2's unified one).
+bool inGroup(pid_t pid, const Experiments::ContainedGroup &group)
+{
+    const std::optional<std::string> text = readProcFile("/proc/" + std::to_string(pid) + "/cgroup");
+    const std::string marker = group.version == 2 ? "0::" : ":memory:";
+    const size_t at = text ? text->find(marker) : std::string::npos;
+    if (at == std::string::npos) {
+        return false;
+    }
+    const size_t start = at + marker.size();
+    const std::string cgroup = text->substr(start, text->find('\n', start) - start);
+    return cgroup.size() > 1 && group.path.size() >= cgroup.size() && group.path.compare(group.path.size() - cgroup.size(), cgroup.size(), cgroup) == 0;
+}
+
+// The command is let go only once the kernel shows it in its cgroup, so
+// that none of its reads is charged outside.
+bool awaitArrival(pid_t pid, const Experiments::ContainedGroup &group)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!inGroup(pid, group)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
 }
 
 // The cgroup's removal: systemd or the helper's watcher removes it once it
@@ -253,13 +288,14 @@ Command runCommand()
              "transient scope of systemd's user manager where one answers, else one\n"
              "the privileged helper makes (polkit asks first). The cgroup's page cache\n"
              "and dirty pages are shown on stderr while it runs (when stderr is a\n"
-             "terminal) and at the end; the cgroup is removed afterwards, also after\n"
-             "Ctrl+C (the command gets the signal). The exit status is the command's\n"
-             "(128 + the signal when it was killed; 127 when it cannot be run). A\n"
-             "command needing more memory than SIZE (plus a margin on cgroup v2) is\n"
-             "killed inside its cgroup; nothing outside it is pressed.",
+             "terminal, or with --progress) and at the end; the cgroup is removed\n"
+             "afterwards, also after Ctrl+C (the command gets the signal). The exit\n"
+             "status is the command's (128 + the signal when it was killed; 127 when it\n"
+             "cannot be run). A command needing more memory than SIZE (plus a margin\n"
+             "on cgroup v2) is killed inside its cgroup; nothing outside it is pressed.",
              withCommonOptions({{0, "cache-limit", "SIZE", "the cgroup's memory limit (16M to the machine's memory)"},
-                                {0, "interval", "SECONDS", "how often the cache is shown (default 1)"}}),
+                                {0, "interval", "SECONDS", "how often the cache is shown (default 1)"},
+                                {0, "progress", nullptr, "show the cache on stderr, a line each interval, also when stderr is no terminal"}}),
              "  cachescope-cli run --cache-limit 256M -- tar -cf /backup/home.tar /home\n"
              "  cachescope-cli run --cache-limit 1G --json -- rsync -a src/ dst/\n",
              1,
@@ -320,6 +356,12 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
         printError("run: cannot contain the command: " + error);
         return ExitFailures;
     }
+    if (!awaitArrival(held.pid, group)) {
+        killHeld(held);
+        printError("run: the command did not arrive in its cgroup " + group.path + " within 5 s");
+        (void)awaitRemoval(group.path);
+        return ExitFailures;
+    }
     // While it runs, an interrupt only sets the flag (passed on to the command).
     const CancelScope scope;
     const char go = 1;
@@ -327,17 +369,15 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
     held.gate.reset();
     int execError = 0;
     ssize_t n;
-    while ((n = read(held.execStatus.get(), &execError, sizeof execError)) < 0 && errno == EINTR) {
-    }
+    while ((n = read(held.execStatus.get(), &execError, sizeof execError)) < 0 && errno == EINTR) { }
     if (n == ssize_t(sizeof execError)) {
-        while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(held.pid, nullptr, 0) < 0 && errno == EINTR) { }
         printError("run: " + args.positional.front() + ": " + errnoText(execError));
         (void)awaitRemoval(group.path);
         return 127;
     }
 
-    const bool live = !context.json && isatty(STDERR_FILENO);
+    const Live live = args.has("progress") ? Live::Lines : !context.json && isatty(STDERR_FILENO) ? Live::Terminal : Live::Off;
     Watched watched;
     const int status = waitForCommand(held.pid, group, interval, live, watched);
     const bool removed = awaitRemoval(group.path);
@@ -361,13 +401,14 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
         appendJsonNumber(out, "oom_kills", watched.oomKills);
         out += ",\"exit_status\":" + std::to_string(status) + ",\"cgroup_removed\":" + (removed ? "true" : "false") + "}\n";
     } else {
-        std::string text = "cachescope-cli run: " + group.path + " (cgroup v" + std::to_string(group.version) + ", " + group.how
-            + "): limit " + formatBytes(group.limitBytes).toStdString() + ", page cache at most " + formatBytes(watched.peakCache).toStdString()
-            + " (at the end " + formatBytes(watched.last.pageCache).toStdString() + "), dirty at most " + formatBytes(watched.peakDirty).toStdString()
-            + "; exit status " + std::to_string(status) + (removed ? "; the cgroup was removed.\n" : "; the cgroup is still there (removed once empty).\n");
+        std::string text = "cachescope-cli run: " + group.path + " (cgroup v" + std::to_string(group.version) + ", " + group.how + "): limit "
+            + formatBytes(group.limitBytes).toStdString() + ", page cache at most " + formatBytes(watched.peakCache).toStdString() + " (at the end "
+            + formatBytes(watched.last.pageCache).toStdString() + "), dirty at most " + formatBytes(watched.peakDirty).toStdString() + "; exit status "
+            + std::to_string(status) + (removed ? "; the cgroup was removed.\n" : "; the cgroup is still there (removed once empty).\n");
         if (killedInside) {
-            text += "cachescope-cli run: the command needed more memory than its limit and was killed inside its cgroup; nothing outside it was "
-                    "touched. Give it a higher --cache-limit.\n";
+            text +=
+                "cachescope-cli run: the command needed more memory than its limit and was killed inside its cgroup; nothing outside it was "
+                "touched. Give it a higher --cache-limit.\n";
         }
         writeStderr(text);
     }

@@ -218,8 +218,7 @@ std::optional<std::string> makeLimitedCgroup(const MemoryHierarchy &hierarchy, c
     const std::string limit = std::to_string(limitBytes);
     bool ok = false;
     if (hierarchy.version == 2) {
-        ok = writeText(path + "/memory.max", std::to_string(limitBytes + hardLimitMargin(limitBytes)), error)
-            && writeText(path + "/memory.high", limit, error);
+        ok = writeText(path + "/memory.max", std::to_string(limitBytes + hardLimitMargin(limitBytes)), error) && writeText(path + "/memory.high", limit, error);
         if (ok && access((path + "/memory.swap.max").c_str(), F_OK) == 0) {
             ok = writeText(path + "/memory.swap.max", "0", error);
         }

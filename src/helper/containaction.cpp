@@ -126,8 +126,7 @@ bool startWatcher(const WatchJob &job)
         _exit(watcher < 0 ? 1 : 0);
     }
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) { }
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -231,14 +230,17 @@ KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, 
                       {},
                       refuse(InvalidArgument,
                              QStringLiteral("A memory limit of %1 is more than this machine has (MemTotal %2).")
-                                 .arg(formatBytes(uint64_t(*limit.value)),
-                                      total ? formatBytes(*total) : QStringLiteral("unknown"))));
+                                 .arg(formatBytes(uint64_t(*limit.value)), total ? formatBytes(*total) : QStringLiteral("unknown"))));
     }
     QString target = QStringLiteral("pid=%1,limit=%2").arg(*pid.value).arg(*limit.value);
     std::string error;
     const std::optional<MemoryHierarchy> hierarchy = findMemoryHierarchy(context.cgroupRoot, &error);
     if (!hierarchy) {
-        return finish(context, action, caller, target, refuse(Unsupported, QStringLiteral("Cannot contain a process here: %1.").arg(QString::fromStdString(error))));
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(Unsupported, QStringLiteral("Cannot contain a process here: %1.").arg(QString::fromStdString(error))));
     }
 
     // docs/helper-security.md rule 17: pinned first, then its uids (real,
@@ -275,8 +277,7 @@ KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, 
                       action,
                       caller,
                       target,
-                      refuse(NotPermitted,
-                             QStringLiteral("You have %1 contained runs already; wait until one of them ends.").arg(maxRunCgroupsPerCaller)));
+                      refuse(NotPermitted, QStringLiteral("You have %1 contained runs already; wait until one of them ends.").arg(maxRunCgroupsPerCaller)));
     }
     const std::string name = nextRunCgroupName(*hierarchy, *caller.uid);
     const std::optional<std::string> path = makeLimitedCgroup(*hierarchy, name, uint64_t(*limit.value), &error);
@@ -353,7 +354,14 @@ KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, 
     std::vector<long long> pids;
     int cgroups = 0;
     if (!collectPids(path, pids, cgroups)) {
-        return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Cannot read the processes of the cgroup %1 (or it has more than %2 cgroups below it).").arg(quoteForMessage(cgroup)).arg(maxReclaimCgroups)));
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(NotPermitted,
+                             QStringLiteral("Cannot read the processes of the cgroup %1 (or it has more than %2 cgroups below it).")
+                                 .arg(quoteForMessage(cgroup))
+                                 .arg(maxReclaimCgroups)));
     }
     int checked = 0;
     for (const long long pid : pids) {
@@ -367,16 +375,19 @@ KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, 
                           action,
                           caller,
                           target,
-                          refuse(NotPermitted, QStringLiteral("The cgroup %1 holds processes of other users; the helper reclaims only cgroups whose processes are all yours.").arg(quoteForMessage(cgroup))));
+                          refuse(NotPermitted,
+                                 QStringLiteral("The cgroup %1 holds processes of other users; the helper reclaims only cgroups whose processes are all yours.")
+                                     .arg(quoteForMessage(cgroup))));
         }
         ++checked;
     }
     if (checked == 0) {
-        return finish(context,
-                      action,
-                      caller,
-                      target,
-                      refuse(NotPermitted, QStringLiteral("The cgroup %1 has no processes, so whose cache it holds cannot be told.").arg(quoteForMessage(cgroup))));
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(NotPermitted, QStringLiteral("The cgroup %1 has no processes, so whose cache it holds cannot be told.").arg(quoteForMessage(cgroup))));
     }
     const std::optional<RunCgroupMemory> before = readRunCgroupMemory(path, hierarchy->version, &error);
     if (!before) {

@@ -10,8 +10,8 @@
 // the reply.
 
 #include "actionsupport.h"
-#include "callerprocess.h"
 #include "cachescope_helper_debug.h"
+#include "callerprocess.h"
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"

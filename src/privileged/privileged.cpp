@@ -3,9 +3,9 @@
 
 #include "privileged.h"
 #include "cachescope_privileged_debug.h"
-#include "privilegedcall.h"
 #include "helperactions.h"
 #include "helperprotocol.h"
+#include "privilegedcall.h"
 #include "sealedreply.h"
 #include "tracecapture.h"
 

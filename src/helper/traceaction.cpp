@@ -43,7 +43,7 @@ namespace
 
 // The kernel's largest pid (PID_MAX_LIMIT on 64-bit).
 constexpr long long maxPid = 4194304;
-// How often the loop looks at stopped() while no event comes.
+// How often the loop looks at the process, stopped() and the buffers' fill.
 constexpr int stopCheckMs = 100;
 
 // Unmounts tracefs when this trace mounted it, after everything else.
@@ -110,14 +110,22 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(seconds);
     const size_t cap = std::min<size_t>(context.traceEventLimit, size_t(maxTraceEvents));
     PipeReader reader{pipe, capture, cap, 0, {}};
+    // The events wait in the ring buffer while the process runs, and are read
+    // only when some CPU's buffer is half full and at the end: reading
+    // trace_pipe formats every event as text, and on a machine with few
+    // cores that work would compete with the traced program and slow the
+    // very start being measured.
+    const uint64_t drainAtBytes = uint64_t(traceBufferKiBPerCpu) * 1024 / 2;
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        pollfd polled[2] = {{pipe, POLLIN, 0}, {pidfd, POLLIN, 0}};
-        if (left > 0 && poll(polled, 2, int(std::min<long long>(left, stopCheckMs))) < 0 && errno != EINTR) {
+        pollfd polled{pidfd, POLLIN, 0};
+        if (left > 0 && poll(&polled, 1, int(std::min<long long>(left, stopCheckMs))) < 0 && errno != EINTR) {
             capture.endReason = "failed";
             break;
         }
-        reader.drain();
+        if (instance.fullestCpuBytes() >= drainAtBytes) {
+            reader.drain();
+        }
         if (capture.events.size() >= cap) {
             capture.endReason = "event limit";
             break;
@@ -137,6 +145,11 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
     }
     (void)instance.setTracing(false);
     reader.drain();
+    if (reader.pastCap > 0) {
+        // The cap was reached in the last read: the capture is cut short
+        // whatever ended the wait.
+        capture.endReason = "event limit";
+    }
     capture.lostEvents = instance.lostEvents() + reader.pastCap;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -232,26 +233,47 @@ bool TraceInstance::setTracing(bool on) const
     return write("tracing_on", on ? "1" : "0");
 }
 
-uint64_t TraceInstance::lostEvents() const
+void TraceInstance::forEachCpuStats(const std::function<void(const std::string &stats)> &take) const
 {
-    uint64_t lost = 0;
     const std::string perCpu = m_path + "/per_cpu";
     DIR *directory = opendir(perCpu.c_str());
     if (!directory) {
-        return 0;
+        return;
     }
     while (const dirent *entry = readdir(directory)) {
         const std::string name = entry->d_name;
         if (name.rfind("cpu", 0) != 0) {
             continue;
         }
-        const std::optional<std::string> stats = readProcFile(perCpu + "/" + name + "/stats");
-        if (const std::optional<Trace::BufferLosses> losses = stats ? Trace::parseBufferStats(*stats) : std::nullopt) {
-            lost += losses->lost();
+        if (const std::optional<std::string> stats = readProcFile(perCpu + "/" + name + "/stats")) {
+            take(*stats);
         }
     }
     closedir(directory);
+}
+
+uint64_t TraceInstance::lostEvents() const
+{
+    uint64_t lost = 0;
+    forEachCpuStats([&lost](const std::string &stats) {
+        if (const std::optional<Trace::BufferLosses> losses = Trace::parseBufferStats(stats)) {
+            lost += losses->lost();
+        }
+    });
     return lost;
+}
+
+uint64_t TraceInstance::fullestCpuBytes() const
+{
+    uint64_t fullest = 0;
+    forEachCpuStats([&fullest](const std::string &stats) {
+        // "bytes: N": what this CPU's buffer holds that no reader took yet.
+        const size_t at = stats.find("\nbytes:");
+        if (at != std::string::npos) {
+            fullest = std::max<uint64_t>(fullest, std::strtoull(stats.c_str() + at + 7, nullptr, 10));
+        }
+    });
+    return fullest;
 }
 
 } // namespace Cachescope::Helper

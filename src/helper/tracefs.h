@@ -12,6 +12,7 @@
 #include "uniquefd.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,10 +65,13 @@ public:
     [[nodiscard]] bool setTracing(bool on) const;
     // Events the ring buffer lost so far, over all CPUs (per_cpu/cpuN/stats).
     [[nodiscard]] uint64_t lostEvents() const;
+    // The most unread bytes any one CPU's buffer holds now (per_cpu/cpuN/stats "bytes:").
+    [[nodiscard]] uint64_t fullestCpuBytes() const;
 
 private:
     explicit TraceInstance(std::string path, std::string name);
     [[nodiscard]] bool write(const std::string &file, std::string_view value) const;
+    void forEachCpuStats(const std::function<void(const std::string &stats)> &take) const;
     std::string m_path;
     std::string m_name;
     std::vector<std::string> m_enabled;

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The five classic page-cache experiments, and the trace. Each engine takes its parameters
+// The five classic page-cache experiments, the trace, and the folder-eviction lesson. Each engine takes its parameters
 // at construction and runs with Experiment::run(progress, cancel).
 
 #include "experiment.h"
@@ -41,6 +41,13 @@ struct PressureParameters {
     bool withoutSwapVariant = false; // swap off first (privileged), back on after
     int runs = 1;
     int sampleIntervalMs = 50;
+    // In a memory cgroup of the warm file's size plus containHeadroom
+    // (privileged.contain): the child's allocations take the file's pages on
+    // any machine, and nothing outside the cgroup is pressed. The child then
+    // allocates the file's size by default (and at most, unless
+    // allowOomKiller). False: the whole machine, under the safety margin.
+    bool contained = true;
+    uint64_t containHeadroom = 16ULL << 20;
 };
 
 // The safety margin kept free below MemAvailable: max(256 MiB, 5%).
@@ -117,6 +124,28 @@ inline constexpr uint64_t traceLessonSecondReadOffset = 512ULL << 10;
 // The lesson's command line: the reader and the file it reads.
 [[nodiscard]] std::vector<std::string> traceLessonCommand(const std::string &reader, const std::string &file);
 
+// 7. The folder-eviction lesson: in a memory cgroup that holds about three
+// of four folders, copy folder 1 to 2, sync, copy 3 to 4, sync, then read
+// every file of folder 1; the same with folder 2 evicted before copying 3.
+// Every step's I/O is done by a worker inside the cgroup; without
+// privileged.contain every variant is skipped (never run unconfined).
+struct FolderThrashParameters {
+    std::string folder = "."; // disk-backed: the four folders are made in a new folder here
+    std::vector<int> fileCounts = {30, 33, 36, 39}; // N, files in each folder
+    uint64_t fileSize = 1ULL << 20;
+    uint64_t limit = 0; // the cgroup's; 0: folderThrashDefaultLimit()
+    int runs = 3;
+    bool withoutEvictionVariant = true;
+    bool evictionVariant = true; // folder 2 evicted before folder 3 is copied
+    int sampleIntervalMs = 100; // folder 1's residency and the cgroup's cache while it runs
+};
+
+// Three folders of the largest count, plus 8 MiB for the worker itself.
+[[nodiscard]] uint64_t folderThrashDefaultLimit(const std::vector<int> &fileCounts, uint64_t fileSize);
+// The variants' names.
+inline constexpr const char *folderThrashWithoutEviction = "without eviction";
+inline constexpr const char *folderThrashWithEviction = "evict folder 2 first";
+
 [[nodiscard]] std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makePressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makeColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged = {});
@@ -125,6 +154,8 @@ inline constexpr uint64_t traceLessonSecondReadOffset = 512ULL << 10;
 // With privileged.trace: the kernel's page-cache events (Method::Tracefs);
 // without it, or with forceFallback: the residency diff (Method::ResidencyDiff).
 [[nodiscard]] std::unique_ptr<Experiment> makeTraceExperiment(const TraceParameters &parameters, const PrivilegedSteps &privileged = {});
+// Every variant is skipped without privileged.contain.
+[[nodiscard]] std::unique_ptr<Experiment> makeFolderThrashExperiment(const FolderThrashParameters &parameters, const PrivilegedSteps &privileged = {});
 
 // The cold-start recording: which regular files a command opened, from an
 // strace log (-f -e trace=openat,open,execve). Failed opens are left out.

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "commandoptions.h"
 #include "experimentcommand.h"
+#include "runcommand.h"
 
 #include <unistd.h>
 
@@ -93,6 +94,7 @@ std::vector<Command> &commandTable()
         // Runs here, or in cachescope-cli-privileged for its privileged variants.
         all.push_back(experimentCommand());
         all.push_back(traceCommand()); // the same, for trace --privileged
+        all.push_back(runCommand()); // runner in cachescope-cli-privileged
         return all;
     }();
     return table;

@@ -10,6 +10,7 @@
 #include "pathcodec.h"
 #include "privileged.h"
 #include "processlimits.h"
+#include "runcommand.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -301,6 +302,17 @@ Cachescope::Experiments::PrivilegedSteps experimentSteps()
         capture = std::move(result.capture);
         return true;
     };
+    steps.contain = [](int pid, uint64_t limitBytes, Cachescope::Experiments::ContainedGroup &group, std::string &error) {
+        if (!Privileged::userManagerAvailable() && !stepReachable(error)) {
+            return false;
+        }
+        const Privileged::ContainResult result = Privileged::contain(pid, qint64(limitBytes));
+        if (!stepSucceeded(result, error)) {
+            return false;
+        }
+        group = {result.cgroupPath.toStdString(), result.version, uint64_t(result.limitBytes), result.how.toStdString()};
+        return true;
+    };
     return steps;
 }
 
@@ -319,6 +331,9 @@ int main(int argc, char **argv)
     setRunner("swap create-file", runSwapCreateFile);
     setRunner("swap remove-file", runSwapRemoveFile);
     setPrivilegedResidency(privilegedResidency);
-    setExperimentPrivilegedSteps(experimentSteps());
+    const Cachescope::Experiments::PrivilegedSteps steps = experimentSteps();
+    setExperimentPrivilegedSteps(steps);
+    setRunner("run", runContainedCommand);
+    setRunContainStep(steps.contain);
     return runCli(argc, argv);
 }

@@ -80,6 +80,12 @@ struct HelperContext {
     // Tests only: a lower cap on the events a trace keeps (never above
     // HelperProtocol::maxTraceEvents).
     size_t traceEventLimit = HelperProtocol::maxTraceEvents;
+    // docs/helper-security.md rule 17: where the cgroup hierarchies are
+    // (the memory controller is found under it, memorycgroup.h), and how
+    // old an empty run cgroup must be before contain takes it for a killed
+    // run's leftover (younger ones may be about to receive their process).
+    std::string cgroupRoot = "/sys/fs/cgroup";
+    int staleRunCgroupSeconds = 10;
     // docs/helper-security.md rule 11: the audit line of each operation.
     std::function<void(const QString &)> log;
     // docs/helper-security.md rule 9 and 14: residency reads each path in a
@@ -102,7 +108,8 @@ void writeAuditLine(const QString &line);
 
 // One function per polkit action (docs/helper-security.md rule 1):
 // dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
-// swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp.
+// swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp,
+// contain and reclaim in containaction.cpp.
 [[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
@@ -110,5 +117,7 @@ void writeAuditLine(const QString &line);
 [[nodiscard]] KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 
 } // namespace Cachescope::Helper

@@ -4,7 +4,8 @@
 // The KAuth glue of the root helper. KAuth registers org.kde.cachescope on
 // the system bus, checks polkit, and calls the slot named after the action.
 // All decisions are in helperactions.cpp, swapactions.cpp,
-// swapfileactions.cpp, residencyaction.cpp and traceaction.cpp.
+// swapfileactions.cpp, residencyaction.cpp, traceaction.cpp and
+// containaction.cpp.
 
 #include "helperactions.h"
 
@@ -80,6 +81,14 @@ public Q_SLOTS:
     KAuth::ActionReply trace(const QVariantMap &args)
     {
         return traceAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+    }
+    KAuth::ActionReply contain(const QVariantMap &args)
+    {
+        return containAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+    }
+    KAuth::ActionReply reclaim(const QVariantMap &args)
+    {
+        return reclaimAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
     }
 
 private:

@@ -10,6 +10,7 @@
 // the reply.
 
 #include "actionsupport.h"
+#include "callerprocess.h"
 #include "cachescope_helper_debug.h"
 #include "helperactions.h"
 #include "helperlogic.h"
@@ -24,11 +25,8 @@
 #include "trace/traceparser.h"
 #include "uniquefd.h"
 
-#include <linux/types.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,51 +45,6 @@ namespace
 constexpr long long maxPid = 4194304;
 // How often the loop looks at stopped() while no event comes.
 constexpr int stopCheckMs = 100;
-
-// PIDFD_GET_INFO (Linux 6.13), spelled here for headers that lack it: the
-// credentials of the process a pidfd holds, without /proc (which hides other
-// users' processes from a sandboxed helper) and without a pid that could be
-// reused meanwhile. Its first version is 64 bytes.
-struct PidfdInfo {
-    __u64 mask;
-    __u64 cgroupid;
-    __u32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0;
-};
-static_assert(sizeof(PidfdInfo) == 64);
-constexpr unsigned long pidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
-constexpr __u64 pidfdInfoCreds = 1ULL << 1;
-
-bool hasExited(int pidfd)
-{
-    pollfd polled{pidfd, POLLIN, 0};
-    return poll(&polled, 1, 0) > 0;
-}
-
-// The real uid of the process pidfd holds; nothing when it has ended.
-std::optional<uint32_t> realUidOf(int pidfd, long long pid, const std::string &procRoot)
-{
-    PidfdInfo info{};
-    info.mask = pidfdInfoCreds;
-    if (ioctl(pidfd, pidfdGetInfo, &info) == 0 && (info.mask & pidfdInfoCreds) != 0) {
-        return info.ruid;
-    }
-    if (errno == ESRCH) {
-        return std::nullopt;
-    }
-    // Older kernels: "Uid:\t<real>\t<effective>..." of its status; the pidfd
-    // still open and not exited afterwards proves that the pid still named
-    // the same process while it was read.
-    const std::optional<std::string> status = readProcFile(procRoot + "/" + std::to_string(pid) + "/status");
-    const size_t line = status ? status->find("\nUid:") : std::string::npos;
-    if (line == std::string::npos) {
-        return std::nullopt;
-    }
-    const uint32_t uid = uint32_t(std::strtoul(status->c_str() + line + 5, nullptr, 10));
-    if (hasExited(pidfd)) {
-        return std::nullopt;
-    }
-    return uid;
-}
 
 // Unmounts tracefs when this trace mounted it, after everything else.
 struct MountGuard {
@@ -169,7 +122,7 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
             capture.endReason = "event limit";
             break;
         }
-        if (hasExited(pidfd)) {
+        if (processHasExited(pidfd)) {
             capture.endReason = "exited";
             break;
         }
@@ -224,8 +177,7 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
     // docs/helper-security.md rule 16: the process is pinned first, so that
     // every check below is about this very process, not a later one with
     // the same pid; its real uid must be the caller's.
-    // The system call itself: glibc's wrapper lacks C linkage in some releases.
-    const UniqueFd pidfd(int(syscall(SYS_pidfd_open, pid_t(*pid.value), 0U)));
+    const UniqueFd pidfd = openPidfd(*pid.value);
     if (!pidfd.isValid()) {
         const int error = errno;
         return finish(context,
@@ -235,7 +187,8 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
                       error == ESRCH ? refuse(NotPermitted, QStringLiteral("Process %1 does not exist.").arg(*pid.value))
                                      : refuse(SystemFailure, QStringLiteral("Cannot hold process %1: %2").arg(*pid.value).arg(errnoQText(error))));
     }
-    const std::optional<uint32_t> owner = realUidOf(pidfd.get(), *pid.value, context.procRoot);
+    const std::optional<ProcessCredentials> credentials = credentialsOf(pidfd.get(), *pid.value, context.procRoot);
+    const std::optional<uint32_t> owner = credentials ? std::optional<uint32_t>(credentials->realUid) : std::nullopt;
     if (!owner) {
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
     }
@@ -255,7 +208,7 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
                       target,
                       refuse(Unsupported, QStringLiteral("Cannot trace here: %1.").arg(QString::fromStdString(hostPid.error))));
     }
-    if (hasExited(pidfd.get())) {
+    if (processHasExited(pidfd.get())) {
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
     }
     target += QStringLiteral(",hostpid=%1").arg(*hostPid.pid);

@@ -33,6 +33,8 @@ inline constexpr QLatin1StringView actionSwapFileCreate{"org.kde.cachescope.swap
 inline constexpr QLatin1StringView actionSwapFileRemove{"org.kde.cachescope.swapfileremove"};
 inline constexpr QLatin1StringView actionResidency{"org.kde.cachescope.residency"};
 inline constexpr QLatin1StringView actionTrace{"org.kde.cachescope.trace"};
+inline constexpr QLatin1StringView actionContain{"org.kde.cachescope.contain"};
+inline constexpr QLatin1StringView actionReclaim{"org.kde.cachescope.reclaim"};
 
 // --- Argument keys ------------------------------------------------------------
 inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or 3
@@ -45,6 +47,12 @@ inline constexpr QLatin1StringView keyBuckets{"buckets"}; // residency: histogra
 // numbers it) and the longest it is traced (int, 1 to maxTraceSeconds).
 inline constexpr QLatin1StringView keyPid{"pid"};
 inline constexpr QLatin1StringView keySeconds{"seconds"};
+// contain: the caller's own process (keyPid) and the memory limit of the
+// cgroup it is moved into (qint64 bytes, minCacheLimitBytes to MemTotal).
+inline constexpr QLatin1StringView keyLimitBytes{"limitBytes"};
+// reclaim: one cgroup, as /proc/<pid>/cgroup names it ("/user.slice/...":
+// a QString, absolute within the memory hierarchy).
+inline constexpr QLatin1StringView keyCgroup{"cgroup"};
 // residency and trace: the caller's fresh random key (QByteArray of
 // sealKeyBytes bytes) that seals the reply (sealedreply.h).
 inline constexpr QLatin1StringView keySealKey{"key"};
@@ -95,6 +103,14 @@ inline constexpr QLatin1StringView replyNonce{"nonce"};
 inline constexpr QLatin1StringView replySealed{"sealed"};
 inline constexpr QLatin1StringView replyTag{"tag"};
 
+// contain: the cgroup made (its folder: no secret), its version (1 or 2) and
+// limit (bytes, as keyLimitBytes).
+inline constexpr QLatin1StringView replyCgroupPath{"cgroupPath"};
+inline constexpr QLatin1StringView replyCgroupVersion{"cgroupVersion"};
+// reclaim: the cgroup's page cache before and after (bytes).
+inline constexpr QLatin1StringView replyFileBytesBefore{"fileBytesBefore"};
+inline constexpr QLatin1StringView replyFileBytesAfter{"fileBytesAfter"};
+
 // The memory figures of the dropcaches reply, named as in /proc/meminfo.
 inline constexpr QLatin1StringView memTotal{"MemTotal"};
 inline constexpr QLatin1StringView memFree{"MemFree"};
@@ -135,6 +151,15 @@ inline constexpr int maxArguments = 70;
 inline constexpr int maxTraceSeconds = 30;
 inline constexpr int maxTraceEvents = 262144;
 inline constexpr unsigned traceBufferKiBPerCpu = 8192;
+
+// contain and reclaim (docs/helper-security.md rule 17): the lowest limit
+// (less leaves a command hardly room to start), how many run cgroups a
+// caller may have at once, how long a cgroup path may be and how many
+// cgroups a reclaimed subtree may hold.
+inline constexpr long long minCacheLimitBytes = 16LL << 20;
+inline constexpr int maxRunCgroupsPerCaller = 4;
+inline constexpr int maxCgroupPathBytes = 4095;
+inline constexpr int maxReclaimCgroups = 4096;
 
 // The experiment swap file: a fixed path the helper chooses
 // (docs/helper-security.md rule 5). The client names it in its dialogs.

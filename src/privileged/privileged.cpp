@@ -3,6 +3,7 @@
 
 #include "privileged.h"
 #include "cachescope_privileged_debug.h"
+#include "privilegedcall.h"
 #include "helperactions.h"
 #include "helperprotocol.h"
 #include "sealedreply.h"
@@ -155,6 +156,8 @@ HelperAction helperActionNamed(const QString &name)
         {actionSwapFileRemove, Helper::swapFileRemoveAction},
         {actionResidency, Helper::residencyAction},
         {actionTrace, Helper::traceAction},
+        {actionContain, Helper::containAction},
+        {actionReclaim, Helper::reclaimAction},
     };
     for (const auto &[actionName, function] : actions) {
         if (name == actionName) {
@@ -217,6 +220,16 @@ Result runSynchronously(const ActionSpec &spec)
     return result;
 }
 } // namespace
+
+Result runHelperAction(QLatin1StringView name, const QVariantMap &arguments, std::chrono::milliseconds timeout)
+{
+    return runSynchronously({name, arguments, timeout});
+}
+
+bool runsAsRoot()
+{
+    return actsDirectly();
+}
 
 MemoryFigures MemoryFigures::fromVariantMap(const QVariantMap &map)
 {

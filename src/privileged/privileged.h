@@ -163,6 +163,33 @@ struct TraceResult : Result {
 // this call. As root, the helper's action runs in this process.
 [[nodiscard]] TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel);
 
+// A process of this user's own (as this process numbers it; held before it
+// starts its work) moved into a new memory cgroup limited to limitBytes
+// (cache first: memorycgroup.h), removed once it is empty. Where a systemd
+// user manager answers on the session bus, it makes a transient scope
+// (MemoryHigh=, MemoryMax= a margin above, MemorySwapMax=0); otherwise the
+// helper's contain action (docs/helper-security.md rule 17) does, or, as
+// root, that action in this process. how: "systemd-run", "helper" or "root".
+struct ContainResult : Result {
+    QString cgroupPath; // the cgroup's folder
+    int version = 0; // 1 or 2
+    qint64 limitBytes = 0;
+    QString how;
+};
+[[nodiscard]] ContainResult contain(int pid, qint64 limitBytes);
+// Whether a systemd user manager answers on the session bus; *reason says
+// why not (for messages: "no systemd user manager answers here").
+[[nodiscard]] bool userManagerAvailable(QString *reason = nullptr);
+// Reclaims the cached file pages of one cgroup whose processes are all this
+// user's, named as /proc/<pid>/cgroup names it ("/user.slice/..."), through
+// the helper's reclaim action (docs/helper-security.md rule 17): v2's
+// memory.reclaim with swappiness=0; v1 only without swap (force_empty).
+struct ReclaimResult : Result {
+    uint64_t fileBytesBefore = 0;
+    uint64_t fileBytesAfter = 0;
+};
+[[nodiscard]] ReclaimResult reclaimCgroup(const QString &cgroup);
+
 // The building blocks of the calls above, for asynchronous use.
 [[nodiscard]] KAuth::Action dropCachesAction(int level);
 [[nodiscard]] KAuth::Action swapOffAction(const QString &area); // empty: all

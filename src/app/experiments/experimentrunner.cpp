@@ -172,6 +172,17 @@ PrivilegedSteps ExperimentRunner::privilegedSteps(bool available)
                 },
                 error);
         };
+    steps.contain = [](int pid, uint64_t limitBytes, ContainedGroup &group, std::string &error) {
+        return callOnGuiThread(
+            [&] {
+                const Cachescope::Privileged::ContainResult result = Cachescope::Privileged::contain(pid, qint64(limitBytes));
+                if (result.ok()) {
+                    group = {result.cgroupPath.toStdString(), result.version, uint64_t(result.limitBytes), result.how.toStdString()};
+                }
+                return result;
+            },
+            error);
+    };
     return steps;
 }
 

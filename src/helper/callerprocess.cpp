@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "callerprocess.h"
+
+#include "procfs.h"
+
+#include <linux/types.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace Cachescope::Helper
+{
+
+namespace
+{
+
+// PIDFD_GET_INFO (Linux 6.13), spelled here for headers that lack it: the
+// credentials of the process a pidfd holds, without /proc and without a pid
+// that could be reused meanwhile. Its first version is 64 bytes.
+struct PidfdInfo {
+    __u64 mask;
+    __u64 cgroupid;
+    __u32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0;
+};
+static_assert(sizeof(PidfdInfo) == 64);
+constexpr unsigned long pidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr __u64 pidfdInfoCreds = 1ULL << 1;
+
+} // namespace
+
+UniqueFd openPidfd(long long pid)
+{
+    // The system call itself: glibc's wrapper lacks C linkage in some releases.
+    return UniqueFd(int(syscall(SYS_pidfd_open, pid_t(pid), 0U)));
+}
+
+bool processHasExited(int pidfd)
+{
+    pollfd polled{pidfd, POLLIN, 0};
+    return poll(&polled, 1, 0) > 0;
+}
+
+std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const std::string &procRoot)
+{
+    PidfdInfo info{};
+    info.mask = pidfdInfoCreds;
+    if (ioctl(pidfd, pidfdGetInfo, &info) == 0 && (info.mask & pidfdInfoCreds) != 0) {
+        return ProcessCredentials{info.ruid, info.euid, info.suid};
+    }
+    if (errno == ESRCH) {
+        return std::nullopt;
+    }
+    // Older kernels: "Uid:\t<real>\t<effective>\t<saved>..." of its status;
+    // the pidfd still open and not exited afterwards proves that the pid
+    // still named the same process while it was read.
+    const std::optional<std::string> status = readProcFile(procRoot + "/" + std::to_string(pid) + "/status");
+    const size_t line = status ? status->find("\nUid:") : std::string::npos;
+    if (line == std::string::npos) {
+        return std::nullopt;
+    }
+    char *next = nullptr;
+    ProcessCredentials credentials;
+    credentials.realUid = uint32_t(std::strtoul(status->c_str() + line + 5, &next, 10));
+    credentials.effectiveUid = uint32_t(std::strtoul(next, &next, 10));
+    credentials.savedUid = uint32_t(std::strtoul(next, &next, 10));
+    if (processHasExited(pidfd)) {
+        return std::nullopt;
+    }
+    return credentials;
+}
+
+} // namespace Cachescope::Helper

@@ -465,8 +465,9 @@ private:
         if (p.fileSize < 4096 || p.fileSize > (1ULL << 30)) {
             return "the file size must be from 4 KiB to 1 GiB (got " + formatBytes(p.fileSize).toStdString() + ")";
         }
-        if (limit() < (4ULL << 20)) {
-            return "the cgroup's limit must be at least 4 MiB (got " + formatBytes(limit()).toStdString() + ")";
+        // The privileged helper makes no cgroup under 16 MiB either.
+        if (limit() < (16ULL << 20)) {
+            return "the cgroup's limit must be at least 16 MiB (got " + formatBytes(limit()).toStdString() + ")";
         }
         if (p.runs < 1) {
             return "at least one run";
@@ -631,6 +632,10 @@ private:
             return false;
         case ContainedWorker::Receive::Received:
             break;
+        }
+        if (report.error != 0 && report.step == Mapping) {
+            result.error = std::string(what) + ": the worker's buffer: mmap: " + errnoText(report.error);
+            return false;
         }
         if (report.error != 0) {
             char path[pathBytes];

@@ -7,6 +7,7 @@
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
 #include "experiments/faultspage.h"
+#include "experiments/folderthrashpage.h"
 #include "experiments/pressurepage.h"
 #include "experiments/writebackpage.h"
 
@@ -43,6 +44,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         new ColdStartPage(m_pageWidget),
         new WritebackPage(m_pageWidget),
         new FaultsPage(m_pageWidget),
+        new FolderThrashPage(m_pageWidget),
     };
     for (ExperimentPage *page : pages) {
         page->setObjectName(page->experimentName() + QStringLiteral("-page"));

@@ -214,7 +214,10 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         out += "File: " + details.value(QStringLiteral("path")).toString().toStdString() + " ("
             + sizeText(uint64_t(details.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ")\n";
     }
-    if (details.value(QStringLiteral("contained")).toBool()) {
+    const bool anyRan = std::any_of(result.variants.begin(), result.variants.end(), [](const VariantResult &v) {
+        return !v.skipped;
+    });
+    if (details.value(QStringLiteral("contained")).toBool() && anyRan) {
         out += "Contained: the child ran in a memory cgroup of the warm file's size plus "
             + sizeText(uint64_t(result.parameters.value(QStringLiteral("contain_headroom")).toDouble()), context.rawBytes) + "; cache_reclaimed is the cgroup's\n";
     }

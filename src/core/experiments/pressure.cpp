@@ -277,10 +277,15 @@ private:
                 restorer.notes = &result.notes;
                 restorer.steps = &m_privileged;
             }
+            m_containFailure.clear();
             for (int run = 0; run < p.runs && !cancel.load(); ++run) {
                 if (!runOnce(v, run, fd.get(), st, recorder, result, cancel)) {
                     break;
                 }
+            }
+            if (!m_containFailure.empty()) {
+                v.skipped = v.measurements.empty();
+                (v.skipped ? v.skipReason : result.error) = m_containFailure;
             }
             v.computeStatistics();
             result.variants.push_back(std::move(v));
@@ -322,8 +327,14 @@ private:
                                    + ") minus the safety margin (" + formatBytes(margin).toStdString() + "). Allow the OOM killer to go further.");
             limit = safe;
         }
-        if (limit < p.step) {
-            result.error = "not enough memory available for even one step of " + formatBytes(p.step).toStdString() + " (MemAvailable "
+        uint64_t step = p.step;
+        if (p.contained && limit > 0 && step > limit) {
+            // A small warm file in its cgroup: one step of its size.
+            result.notes.push_back("The step was lowered to " + formatBytes(limit).toStdString() + ", the most the child allocates in its cgroup.");
+            step = limit;
+        }
+        if (limit < step) {
+            result.error = "not enough memory available for even one step of " + formatBytes(step).toStdString() + " (MemAvailable "
                 + formatBytes(available).toStdString() + ", safety margin " + formatBytes(margin).toStdString()
                 + (p.contained ? ", the warm file " + formatBytes(fileBytes).toStdString() : std::string()) + ")";
             return false;
@@ -331,7 +342,6 @@ private:
 
         ContainedWorker worker;
         const bool allowOom = p.allowOomKiller;
-        const uint64_t step = p.step;
         const int stepDelayMs = p.stepDelayMs;
         QJsonObject runObject{{QStringLiteral("run"), run + 1}, {QStringLiteral("limit"), double(limit)}};
         if (p.contained) {
@@ -344,7 +354,7 @@ private:
                         containedChildMain(commandFd, reportFd, fd, limit, step, margin, allowOom, stepDelayMs);
                     },
                     error)) {
-                result.error = error;
+                m_containFailure = error; // the variant is skipped with it
                 return false;
             }
             const ContainedGroup &group = *worker.group();
@@ -373,7 +383,7 @@ private:
         addFileResidency(before, fd, st);
         groupFigures(before);
         recorder.sample(before);
-        recorder.event(prefix + "the child allocates up to " + formatBytes(limit).toStdString() + " in steps of " + formatBytes(p.step).toStdString());
+        recorder.event(prefix + "the child allocates up to " + formatBytes(limit).toStdString() + " in steps of " + formatBytes(step).toStdString());
         if (p.contained) {
             const char go = 'g';
             if (!worker.send(&go, 1)) {
@@ -498,6 +508,7 @@ private:
 
     PressureParameters m_parameters;
     PrivilegedSteps m_privileged;
+    std::string m_containFailure; // why the last run's cgroup could not be made
 };
 
 } // namespace

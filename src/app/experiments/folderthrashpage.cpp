@@ -61,7 +61,7 @@ QString meanText(const Measurement *measurement, double scale)
     return i18nc("@item:intable %1 mean, %2 half width of the 95% confidence interval", "%1 ± %2", formatNumber(s.mean * scale), formatNumber(s.confidenceHalfWidth * scale));
 }
 
-QCustomPlot *makePlot(QWidget *parent, const QString &objectName, const QString &title, const QString &valueLabel)
+QCustomPlot *makePlot(QWidget *parent, const QString &objectName, const QString &title, const QString &valueLabel, Qt::Alignment legendAlignment)
 {
     auto *plot = new QCustomPlot(parent);
     plot->setObjectName(objectName);
@@ -71,7 +71,7 @@ QCustomPlot *makePlot(QWidget *parent, const QString &objectName, const QString 
     plot->xAxis->setLabel(i18nc("@label:axis", "Files in each folder"));
     plot->yAxis->setLabel(valueLabel);
     plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, legendAlignment);
     plot->setWhatsThis(i18nc("@info:whatsthis", "The mean over the runs for each file count; the whiskers show the 95% confidence interval of the mean."));
     PlotStyle::follow(plot);
     return plot;
@@ -148,11 +148,11 @@ FolderThrashPage::FolderThrashPage(QWidget *parent)
                "<para>The copies and the read run in a process inside the cgroup, so nothing else on this computer is pressed. It "
                "needs the privileged helper to make the cgroup; Cancel removes the files and the cgroup.</para>"),
         {
-            bytesSeries(i18nc("@label plot legend", "The cgroup's page cache"), PlotColors::cache, false, &Sample::groupCached),
-            bytesSeries(i18nc("@label plot legend", "The cgroup's memory"), PlotColors::abyssBlue, false, &Sample::groupUsage),
-            fileInCacheSeries(i18nc("@label plot legend", "Folder 1 cached (right scale)"), true),
+            bytesSeries(i18nc("@label plot legend the cgroup's page cache", "Cache"), PlotColors::cache, false, &Sample::groupCached),
+            bytesSeries(i18nc("@label plot legend all the cgroup's memory", "All memory"), PlotColors::abyssBlue, false, &Sample::groupUsage),
+            fileInCacheSeries(i18nc("@label plot legend", "Folder 1 (%)"), true),
         },
-        i18nc("@label:axis", "Memory (MiB)"),
+        i18nc("@label:axis", "The cgroup's memory (MiB)"),
         i18nc("@label:axis", "Folder 1 in the cache (%)"),
         {
             {measurementLabel("read_seconds"), {QStringLiteral("read_seconds")}},
@@ -189,11 +189,12 @@ FolderThrashPage::FolderThrashPage(QWidget *parent)
     m_plots->setObjectName(QStringLiteral("folderThrashPlots"));
     auto *plotsLayout = new QHBoxLayout(m_plots);
     plotsLayout->setContentsMargins(0, 0, 0, 0);
-    m_timePlot = makePlot(m_plots, QStringLiteral("folderThrashTimePlot"), i18nc("@title plot", "Reading folder 1"), i18nc("@label:axis", "Time (ms)"));
+    m_timePlot = makePlot(m_plots, QStringLiteral("folderThrashTimePlot"), i18nc("@title plot", "Reading folder 1"), i18nc("@label:axis", "Time (ms)"), Qt::AlignTop | Qt::AlignLeft);
     m_cachedPlot = makePlot(m_plots,
                             QStringLiteral("folderThrashCachedPlot"),
                             i18nc("@title plot", "Folder 1 cached before the read"),
-                            i18nc("@label:axis", "Cached (%)"));
+                            i18nc("@label:axis", "Cached (%)"),
+                            Qt::AlignBottom | Qt::AlignLeft); // the lines run along the top
     plotsLayout->addWidget(m_timePlot);
     plotsLayout->addWidget(m_cachedPlot);
     addResultsTab(m_plots, i18nc("@title:tab", "Against the File Count"));

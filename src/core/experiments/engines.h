@@ -137,7 +137,7 @@ struct FolderThrashParameters {
     int runs = 3;
     bool withoutEvictionVariant = true;
     bool evictionVariant = true; // folder 2 evicted before folder 3 is copied
-    int sampleIntervalMs = 100; // folder 1's residency and the cgroup's cache while it runs
+    int sampleIntervalMs = 50; // folder 1's residency and the cgroup's cache while it runs
 };
 
 // Three folders of the largest count, plus 8 MiB for the worker itself.

@@ -563,7 +563,8 @@ private:
             if (!ok || cancel.load()) {
                 break;
             }
-            setPhase("making folders");
+            // One phase a file count: the live plot draws each as one line.
+            setPhase(std::to_string(files) + " files");
             recorder.event("Making folders 1 and 3: " + std::to_string(files) + " files of " + formatBytes(p.fileSize).toStdString() + " each");
             Report report;
             ok = order(worker, {MakeFolders, files}, report, "making folders 1 and 3", result, cancel);
@@ -658,7 +659,6 @@ private:
         const bool evict = v.details.value(QStringLiteral("evict_folder_2")).toBool();
         const std::string prefix = v.name + ": run " + std::to_string(run + 1) + ": ";
         // Every run starts alike: no folders 2 and 4, nothing of 1 and 3 cached.
-        setPhase("starting");
         std::error_code ignored;
         std::filesystem::remove_all(m_base + "/2", ignored);
         std::filesystem::remove_all(m_base + "/4", ignored);
@@ -666,7 +666,6 @@ private:
         (void)evictFolder(m_base + "/3");
         QJsonObject runObject{{QStringLiteral("run"), run + 1}};
 
-        setPhase("copying 1 to 2");
         recorder.event(prefix + "copying folder 1 to 2, sync");
         Report report;
         if (!order(worker, {CopyOneToTwo, files}, report, "copying folder 1 to 2", result, cancel)) {
@@ -674,12 +673,10 @@ private:
         }
         runObject.insert(QStringLiteral("copy_1_to_2_seconds"), report.seconds);
         if (evict) {
-            setPhase("evicting 2");
             const uint64_t freed = evictFolder(m_base + "/2");
             recorder.event(prefix + "folder 2 evicted: " + formatBytes(freed * pageSize()).toStdString() + " freed");
             runObject.insert(QStringLiteral("folder2_evicted"), double(freed));
         }
-        setPhase("copying 3 to 4");
         recorder.event(prefix + "copying folder 3 to 4, sync");
         if (!order(worker, {CopyThreeToFour, files}, report, "copying folder 3 to 4", result, cancel)) {
             return false;
@@ -689,14 +686,12 @@ private:
         const FolderResidency one = folderResidency(m_base + "/1");
         const std::optional<uint64_t> groupCache = cgroupPageCache(group);
         const std::optional<uint64_t> refaultsBefore = cgroupFileRefaults(group);
-        setPhase("reading 1");
         if (!order(worker, {ReadOne, files}, report, "reading folder 1", result, cancel)) {
             return false;
         }
         const std::optional<uint64_t> refaultsAfter = cgroupFileRefaults(group);
         recorder.event(prefix + "folder 1 read in " + QString::number(report.seconds * 1000, 'f', 1).toStdString() + " ms; " + std::to_string(one.resident)
                        + " of " + std::to_string(one.pages) + " pages were cached before");
-        setPhase("done");
 
         v.add("read_seconds", "s", report.seconds);
         v.add("folder1_resident", "pages", double(one.resident));

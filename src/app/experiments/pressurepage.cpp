@@ -39,8 +39,8 @@ PressurePage::PressurePage(QWidget *parent)
                "machine the cache gives way only when memory is short.</para>"
                "<para>The child stops short of the available memory by a safety margin, and Cancel frees its memory at once.</para>"),
         {
-            // Contained, the cgroup's figures: the machine's would dwarf them.
-            {i18nc("@label plot legend", "Cached (the cgroup's, when in one)"),
+            // Contained, the cgroup's cache (the machine's would dwarf it).
+            {i18nc("@label plot legend", "Cached"),
              PlotColors::cache,
              false,
              [](const Sample &sample) {
@@ -52,7 +52,7 @@ PressurePage::PressurePage(QWidget *parent)
              [](const Sample &sample) {
                  return sample.groupCached ? std::nullopt : mebibytes(sample.memFree);
              }},
-            bytesSeries(i18nc("@label plot legend", "The cgroup's memory"), PlotColors::teal, false, &Sample::groupUsage),
+            bytesSeries(i18nc("@label plot legend", "Cgroup's memory"), PlotColors::teal, false, &Sample::groupUsage),
             bytesSeries(i18nc("@label plot legend", "Allocated by the child"), PlotColors::abyssBlue, false, &Sample::allocated),
             {i18nc("@label plot legend", "Swap used"),
              PlotColors::deepPurple,

@@ -468,6 +468,11 @@ private:
         after.phase = "after";
         addMemInfo(after);
         addFileResidency(after, fd, st);
+        if (p.contained) {
+            // The cgroup went with the child: it holds nothing now.
+            after.groupCached = 0;
+            after.groupUsage = 0;
+        }
         recorder.sample(after);
 
         const auto value = [](const std::optional<uint64_t> &x) {

@@ -320,7 +320,8 @@ private Q_SLOTS:
         QCOMPARE(filesIn(folder), std::vector<std::string>());
 
         // --files takes whole numbers only.
-        const auto bad = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("experiment"), QStringLiteral("folder-thrash"), QStringLiteral("--files"), QStringLiteral("8,x")});
+        const auto bad = TestUtil::run(TestUtil::cliPath(),
+                                       {QStringLiteral("experiment"), QStringLiteral("folder-thrash"), QStringLiteral("--files"), QStringLiteral("8,x")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("--files: 'x'"), bad.err.constData());
     }
@@ -376,8 +377,7 @@ private Q_SLOTS:
         const Result result = makePressureExperiment(p)->run({}, m_noCancel);
         const VariantResult *v = result.variant("with swap");
         QVERIFY(v && v->skipped);
-        QVERIFY2(v->skipReason.find("memory cgroup") != std::string::npos && v->skipReason.find("--whole-machine") != std::string::npos,
-                 v->skipReason.c_str());
+        QVERIFY2(v->skipReason.find("memory cgroup") != std::string::npos && v->skipReason.find("--whole-machine") != std::string::npos, v->skipReason.c_str());
         QCOMPARE(filesIn(folder), std::vector<std::string>());
     }
 

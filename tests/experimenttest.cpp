@@ -856,14 +856,13 @@ private Q_SLOTS:
         QTest::newRow("writeback")
             << QStringList{QStringLiteral("writeback"), QStringLiteral("--size"), QStringLiteral("8M"), QStringLiteral("--wait"), QStringLiteral("0")}
             << QStringLiteral("fsync_seconds");
-        QTest::newRow("pressure")
-            << QStringList{QStringLiteral("pressure"),
-                           QStringLiteral("--whole-machine"),
-                           QStringLiteral("--size"),
-                           QStringLiteral("8M"),
-                           QStringLiteral("--limit"),
-                           QStringLiteral("64M")}
-            << QStringLiteral("cache_reclaimed");
+        QTest::newRow("pressure") << QStringList{QStringLiteral("pressure"),
+                                                 QStringLiteral("--whole-machine"),
+                                                 QStringLiteral("--size"),
+                                                 QStringLiteral("8M"),
+                                                 QStringLiteral("--limit"),
+                                                 QStringLiteral("64M")}
+                                  << QStringLiteral("cache_reclaimed");
     }
 
     void cliText()

@@ -156,8 +156,9 @@ void appendFolderThrashText(const Context &context, std::string &out, const Resu
         + sizeText(uint64_t(parameters.value(QStringLiteral("file_size")).toDouble()), context.rawBytes) + '\n';
     if (details.contains(QStringLiteral("cgroup"))) {
         const QJsonObject group = details.value(QStringLiteral("cgroup")).toObject();
-        out += "Cgroup: " + group.value(QStringLiteral("path")).toString().toStdString() + " (v" + std::to_string(group.value(QStringLiteral("version")).toInt())
-            + ", limit " + sizeText(uint64_t(group.value(QStringLiteral("limit")).toDouble()), context.rawBytes) + ", made by "
+        out += "Cgroup: " + group.value(QStringLiteral("path")).toString().toStdString() + " (v"
+            + std::to_string(group.value(QStringLiteral("version")).toInt()) + ", limit "
+            + sizeText(uint64_t(group.value(QStringLiteral("limit")).toDouble()), context.rawBytes) + ", made by "
             + group.value(QStringLiteral("how")).toString().toStdString() + ")\n";
     }
     bool any = false;
@@ -196,8 +197,9 @@ void appendFolderThrashText(const Context &context, std::string &out, const Resu
             + padLeft(meanAndInterval(v, "folder1_cached", percent), 18) + padLeft(meanAndInterval(v, "folder1_reclaimed", count), 20)
             + padLeft(meanAndInterval(v, "cgroup_refaults", count), 16) + "  " + std::to_string(read ? read->statistics.count : 0) + '\n';
     }
-    out += "\n  READ FOLDER 1: mean \u00b1 95% confidence interval; CACHED BEFORE: folder 1's pages in the cache just before the read;\n"
-           "  RECLAIMED PAGES: folder 1's pages the cgroup reclaimed (cachestat); REFAULTS: the cgroup's (cgroup v2 only)\n";
+    out +=
+        "\n  READ FOLDER 1: mean \u00b1 95% confidence interval; CACHED BEFORE: folder 1's pages in the cache just before the read;\n"
+        "  RECLAIMED PAGES: folder 1's pages the cgroup reclaimed (cachestat); REFAULTS: the cgroup's (cgroup v2 only)\n";
 }
 
 void appendResultText(const Context &context, std::string &out, const Result &result)
@@ -219,7 +221,8 @@ void appendResultText(const Context &context, std::string &out, const Result &re
     });
     if (details.value(QStringLiteral("contained")).toBool() && anyRan) {
         out += "Contained: the child ran in a memory cgroup of the warm file's size plus "
-            + sizeText(uint64_t(result.parameters.value(QStringLiteral("contain_headroom")).toDouble()), context.rawBytes) + "; cache_reclaimed is the cgroup's\n";
+            + sizeText(uint64_t(result.parameters.value(QStringLiteral("contain_headroom")).toDouble()), context.rawBytes)
+            + "; cache_reclaimed is the cgroup's\n";
     }
     if (details.contains(QStringLiteral("vm_settings"))) {
         out += "vm settings:";
@@ -578,7 +581,11 @@ Command experimentCommand()
               {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
               {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
               {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
-              {0, "limit", "BYTES", "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M)"},
+              {0,
+               "limit",
+               "BYTES",
+               "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
+               "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M)"},
               {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
               {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
               {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},

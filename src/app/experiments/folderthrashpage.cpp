@@ -58,7 +58,10 @@ QString meanText(const Measurement *measurement, double scale)
     if (s.count < 2) {
         return formatNumber(s.mean * scale);
     }
-    return i18nc("@item:intable %1 mean, %2 half width of the 95% confidence interval", "%1 ± %2", formatNumber(s.mean * scale), formatNumber(s.confidenceHalfWidth * scale));
+    return i18nc("@item:intable %1 mean, %2 half width of the 95% confidence interval",
+                 "%1 ± %2",
+                 formatNumber(s.mean * scale),
+                 formatNumber(s.confidenceHalfWidth * scale));
 }
 
 QCustomPlot *makePlot(QWidget *parent, const QString &objectName, const QString &title, const QString &valueLabel, Qt::Alignment legendAlignment)
@@ -189,7 +192,11 @@ FolderThrashPage::FolderThrashPage(QWidget *parent)
     m_plots->setObjectName(QStringLiteral("folderThrashPlots"));
     auto *plotsLayout = new QHBoxLayout(m_plots);
     plotsLayout->setContentsMargins(0, 0, 0, 0);
-    m_timePlot = makePlot(m_plots, QStringLiteral("folderThrashTimePlot"), i18nc("@title plot", "Reading folder 1"), i18nc("@label:axis", "Time (ms)"), Qt::AlignTop | Qt::AlignLeft);
+    m_timePlot = makePlot(m_plots,
+                          QStringLiteral("folderThrashTimePlot"),
+                          i18nc("@title plot", "Reading folder 1"),
+                          i18nc("@label:axis", "Time (ms)"),
+                          Qt::AlignTop | Qt::AlignLeft);
     m_cachedPlot = makePlot(m_plots,
                             QStringLiteral("folderThrashCachedPlot"),
                             i18nc("@title plot", "Folder 1 cached before the read"),

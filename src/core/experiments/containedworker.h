@@ -65,7 +65,11 @@ public:
     // Waits for a report of exactly size bytes. Outcome: Received, Ended (the
     // worker closed its end: it is gone), Cancelled (cancel was set; the
     // worker is left to the caller).
-    enum class Receive { Received, Ended, Cancelled };
+    enum class Receive {
+        Received,
+        Ended,
+        Cancelled
+    };
     [[nodiscard]] Receive receive(void *report, size_t size, const std::atomic<bool> &cancel);
 
     // Kills the worker and reaps it. When it was contained, waits up to

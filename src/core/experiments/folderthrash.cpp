@@ -54,7 +54,15 @@ struct Command {
     int32_t kind = 0;
     int32_t files = 0;
 };
-enum Step : int32_t { NoStep, MakingFolder, Opening, Reading, Writing, Syncing, Mapping };
+enum Step : int32_t {
+    NoStep,
+    MakingFolder,
+    Opening,
+    Reading,
+    Writing,
+    Syncing,
+    Mapping
+};
 struct Report {
     int32_t kind = 0;
     int32_t error = 0; // errno of the step that failed

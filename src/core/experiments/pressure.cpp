@@ -236,8 +236,8 @@ private:
                 VariantResult skipped;
                 skipped.name = variant.name;
                 skipped.skipped = true;
-                skipped.skipReason = "it runs in a memory cgroup, and " + containUnavailableReason()
-                    + "; the whole-machine variant needs neither (--whole-machine)";
+                skipped.skipReason =
+                    "it runs in a memory cgroup, and " + containUnavailableReason() + "; the whole-machine variant needs neither (--whole-machine)";
                 result.variants.push_back(std::move(skipped));
                 continue;
             }
@@ -480,8 +480,8 @@ private:
         };
         // Contained, the cache that matters is the cgroup's: the machine's
         // moves by as much, lost among everything else it holds.
-        const double reclaimed = p.contained ? std::max(0.0, value(before.groupCached) - value(peak.groupCached))
-                                             : std::max(0.0, value(before.cached) - value(peak.cached));
+        const double reclaimed =
+            p.contained ? std::max(0.0, value(before.groupCached) - value(peak.groupCached)) : std::max(0.0, value(before.cached) - value(peak.cached));
         const double swapUsed = std::max(0.0, value(before.swapFree) - value(peak.swapFree));
         const double survived = value(before.fileResident) > 0 ? 100.0 * value(peak.fileResident) / value(before.fileResident) : 0;
         const double fileReclaimed = std::max(0.0, value(before.fileResident) - value(peak.fileResident)) * double(pageSize());

@@ -3,6 +3,7 @@
 
 #include "containedworker.h"
 
+#include "memorycgroup.h"
 #include "procfs.h"
 
 #include <QJsonObject>
@@ -18,7 +19,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <sstream>
 
 namespace Cachescope::Experiments
 {
@@ -27,20 +27,6 @@ namespace
 {
 // The byte that releases a held worker.
 constexpr char releaseByte = 'G';
-
-std::optional<uint64_t> readNumberFile(const std::string &path)
-{
-    const std::optional<std::string> text = readProcFile(path);
-    if (!text || text->empty()) {
-        return std::nullopt;
-    }
-    char *end = nullptr;
-    const unsigned long long value = std::strtoull(text->c_str(), &end, 10);
-    if (end == text->c_str()) {
-        return std::nullopt;
-    }
-    return uint64_t(value);
-}
 } // namespace
 
 ContainedWorker::~ContainedWorker()
@@ -194,31 +180,29 @@ std::string containUnavailableReason()
            "neither";
 }
 
-std::optional<uint64_t> cgroupMemoryStat(const ContainedGroup &group, const char *key)
+namespace
+{
+// memory.stat is "key value" lines, as /proc/vmstat.
+std::optional<VmStat> cgroupMemoryStat(const ContainedGroup &group)
 {
     const std::optional<std::string> text = readProcFile(group.path + "/memory.stat");
     if (!text) {
         return std::nullopt;
     }
-    std::istringstream lines(*text);
-    std::string name;
-    uint64_t value = 0;
-    while (lines >> name >> value) {
-        if (name == key) {
-            return value;
-        }
-    }
-    return std::nullopt;
+    return parseVmStat(*text);
 }
+} // namespace
 
 std::optional<uint64_t> cgroupPageCache(const ContainedGroup &group)
 {
-    return cgroupMemoryStat(group, group.version == 2 ? "file" : "cache");
+    const std::optional<RunCgroupMemory> memory = readRunCgroupMemory(group.path, group.version);
+    return memory ? std::optional<uint64_t>(memory->pageCache) : std::nullopt;
 }
 
 std::optional<uint64_t> cgroupUsage(const ContainedGroup &group)
 {
-    return readNumberFile(group.path + (group.version == 2 ? "/memory.current" : "/memory.usage_in_bytes"));
+    const std::optional<RunCgroupMemory> memory = readRunCgroupMemory(group.path, group.version);
+    return memory ? std::optional<uint64_t>(memory->usage) : std::nullopt;
 }
 
 std::optional<uint64_t> cgroupFileRefaults(const ContainedGroup &group)
@@ -226,7 +210,8 @@ std::optional<uint64_t> cgroupFileRefaults(const ContainedGroup &group)
     if (group.version != 2) {
         return std::nullopt;
     }
-    return cgroupMemoryStat(group, "workingset_refault_file");
+    const std::optional<VmStat> stat = cgroupMemoryStat(group);
+    return stat ? stat->find("workingset_refault_file") : std::nullopt;
 }
 
 QJsonObject containedGroupToJson(const ContainedGroup &group)

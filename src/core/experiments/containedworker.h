@@ -89,9 +89,7 @@ private:
 // Why a contained experiment cannot run here: privileged.contain is empty.
 [[nodiscard]] std::string containUnavailableReason();
 
-// A figure of the cgroup's memory.stat (key as that file names it), or
-// nothing when the file or the key is not there.
-[[nodiscard]] std::optional<uint64_t> cgroupMemoryStat(const ContainedGroup &group, const char *key);
+// The cgroup's figures (readRunCgroupMemory of memorycgroup.h).
 // The cgroup's page cache: v2's "file", v1's "cache".
 [[nodiscard]] std::optional<uint64_t> cgroupPageCache(const ContainedGroup &group);
 // All the cgroup's memory: v2's memory.current, v1's memory.usage_in_bytes.

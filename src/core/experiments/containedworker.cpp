@@ -50,6 +50,7 @@ bool ContainedWorker::fork(const WorkerMain &workerMain, bool held, std::string 
     }
     m_reports.reset(reportPipe[0]);
     UniqueFd reportWrite(reportPipe[1]);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         error = "fork: " + errnoText(errno);
@@ -59,9 +60,11 @@ bool ContainedWorker::fork(const WorkerMain &workerMain, bool held, std::string 
         // System calls only from here on (see the header).
         ::close(commandPipe[1]);
         ::close(reportPipe[0]);
-        // Die with the parent, whatever happens to it.
+        // Die with the parent, whatever happens to it; it may have gone
+        // before the line above. (Not getppid() == 1: the parent may be
+        // process 1 itself, in a container.)
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() == 1) {
+        if (::getppid() != parent) {
             ::_exit(1);
         }
         if (held) {

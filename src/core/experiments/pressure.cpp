@@ -83,11 +83,7 @@ uint64_t rawMemAvailable()
 
 [[noreturn]] void childMain(int writeFd, uint64_t limit, uint64_t step, uint64_t margin, bool allowOom, int stepDelayMs)
 {
-    // Die with the parent, whatever happens to it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) {
-        ::_exit(1);
-    }
+    // ContainedWorker has it die with its parent.
     (void)::setpriority(PRIO_PROCESS, 0, 19);
     const UniqueFd adj(::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC));
     if (adj.isValid()) {

@@ -27,6 +27,18 @@ namespace
 {
 // The byte that releases a held worker.
 constexpr char releaseByte = 'G';
+
+bool makePipe(UniqueFd &readEnd, UniqueFd &writeEnd, std::string &error)
+{
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) {
+        error = "pipe: " + errnoText(errno);
+        return false;
+    }
+    readEnd.reset(ends[0]);
+    writeEnd.reset(ends[1]);
+    return true;
+}
 } // namespace
 
 ContainedWorker::~ContainedWorker()
@@ -36,20 +48,13 @@ ContainedWorker::~ContainedWorker()
 
 bool ContainedWorker::fork(const WorkerMain &workerMain, bool held, std::string &error)
 {
-    int commandPipe[2];
-    int reportPipe[2];
-    if (::pipe2(commandPipe, O_CLOEXEC) != 0) {
-        error = "pipe: " + errnoText(errno);
+    UniqueFd commandRead;
+    UniqueFd reportWrite;
+    if (!makePipe(commandRead, m_commands, error) || !makePipe(m_reports, reportWrite, error)) {
         return false;
     }
-    UniqueFd commandRead(commandPipe[0]);
-    m_commands.reset(commandPipe[1]);
-    if (::pipe2(reportPipe, O_CLOEXEC) != 0) {
-        error = "pipe: " + errnoText(errno);
-        return false;
-    }
-    m_reports.reset(reportPipe[0]);
-    UniqueFd reportWrite(reportPipe[1]);
+    const int commandPipe[2] = {commandRead.get(), m_commands.get()};
+    const int reportPipe[2] = {m_reports.get(), reportWrite.get()};
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {

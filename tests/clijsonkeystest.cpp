@@ -334,6 +334,10 @@ private Q_SLOTS:
 
         // A memory cgroup hierarchy for `apps` (v1, from the captured fixture).
         CgroupTree::makeV1Tree(m_dir + "/cgroups");
+        // Where the test user's experiments may make their files.
+        const std::string userExperiments = m_dir + "/user-experiments";
+        mkdir(userExperiments.c_str(), 0755);
+        chmod(userExperiments.c_str(), 01777);
 
         m_placeholders = {
             {QStringLiteral("{cgroups}"), QString::fromStdString(m_dir + "/cgroups")},
@@ -349,6 +353,7 @@ private Q_SLOTS:
             {QStringLiteral("{broken}"), QString::fromStdString(broken)},
             {QStringLiteral("{experiments}"), QString::fromStdString(experiments)},
             {QStringLiteral("{trace}"), QString::fromStdString(trace)},
+            {QStringLiteral("{userexperiments}"), QString::fromStdString(userExperiments)},
         };
     }
 
@@ -403,7 +408,7 @@ private Q_SLOTS:
             Needs::Nothing,
             120000);
         add("experiment-pressure",
-            QStringLiteral("experiment pressure --json --folder {experiments} --size 256K --limit 8M --step 4M"),
+            QStringLiteral("experiment pressure --json --whole-machine --folder {experiments} --size 256K --limit 8M --step 4M"),
             RunAs::Self,
             Needs::Nothing,
             120000);
@@ -433,6 +438,12 @@ private Q_SLOTS:
             Needs::Nothing,
             120000);
         add("experiment-replay-broken", QStringLiteral("experiment replay --json --trace {broken}"));
+        // a user without a memory cgroup (no helper here): skipped with the reason
+        add("experiment-folder-thrash",
+            QStringLiteral("experiment folder-thrash --json --folder {userexperiments} --files 4 --file-size 1M --runs 1"),
+            RunAs::TestUser,
+            Needs::Nothing,
+            120000);
         add("experiment-bad-folder", QStringLiteral("experiment cold-read --json --folder {missing} --size 256K --runs 1"));
         // the trace, the fallback's way (tracefs needs the helper)
         add("trace", QStringLiteral("trace --json --runs 2 --folder {experiments} -- /bin/cat {file}"), RunAs::Self, Needs::Nothing, 120000);
@@ -457,12 +468,24 @@ private Q_SLOTS:
         add("usage-snapshot-diff", QStringLiteral("snapshot diff --json {first}"));
         add("usage-experiment", QStringLiteral("experiment --json frob"));
         add("usage-experiment-option", QStringLiteral("experiment cold-read --json --limit 1G"));
+        add("usage-experiment-files", QStringLiteral("experiment folder-thrash --json --files 4,0"));
         add("usage-drop-caches", QStringLiteral("drop-caches --json 7"));
         add("help", QStringLiteral("status --json --help"));
         add("version", QStringLiteral("--json --version"));
         // the commands of the privileged helper as root, which needs none
         // (docs/helper-security.md rule 15); last, as they drop caches
         add("status-privileged-root", QStringLiteral("status --json --privileged {file}"), RunAs::Self, Needs::Root);
+        // in a memory cgroup, which root makes in process
+        add("experiment-pressure-contained-root",
+            QStringLiteral("experiment pressure --json --folder {experiments} --size 8M --step 4M"),
+            RunAs::Self,
+            Needs::Root,
+            120000);
+        add("experiment-folder-thrash-root",
+            QStringLiteral("experiment folder-thrash --json --folder {experiments} --files 4,6 --file-size 1M --runs 2"),
+            RunAs::Self,
+            Needs::Root,
+            120000);
         add("drop-caches-root", QStringLiteral("drop-caches --json 1"), RunAs::Self, Needs::Root, 600000);
     }
 

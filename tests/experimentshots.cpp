@@ -7,6 +7,7 @@
 
 #include "experimentpage.h"
 #include "experiments/tracepage.h"
+#include "experiments/folderthrashpage.h"
 #include "experiments/writebackpage.h"
 #include "experimentswindow.h"
 #include "heatmapwidget.h"
@@ -127,7 +128,7 @@ private Q_SLOTS:
     {
         ExperimentPage *page = m_window->page(QStringLiteral("pressure"));
         setValue(page, "sizeSpin", 64);
-        setValue(page, "limitSpin", 384);
+        setValue(page, "limitSpin", 0); // in its cgroup: the file's size
         setValue(page, "stepSpin", 16);
         runAndShoot(QStringLiteral("pressure"));
     }
@@ -211,6 +212,21 @@ private Q_SLOTS:
         ExperimentPage *page = m_window->page(QStringLiteral("faults"));
         setValue(page, "sizeSpin", 16);
         runAndShoot(QStringLiteral("faults"));
+    }
+
+    // In a memory cgroup: as root (tools/dev) the window makes it in process.
+    void folderThrash()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("folder-thrash"));
+        setText(page, "filesEdit", QStringLiteral("12, 16, 20, 24"));
+        setValue(page, "fileSizeSpin", 512);
+        setValue(page, "runsSpin", 3);
+        runAndShoot(QStringLiteral("folder-thrash"));
+        // The read's time and folder 1's cached share against the file count.
+        auto *lesson = qobject_cast<FolderThrashPage *>(page);
+        QVERIFY(lesson);
+        lesson->showPlots();
+        shoot(QStringLiteral("experiment-folder-thrash-plots.png"));
     }
 };
 

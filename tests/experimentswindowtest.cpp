@@ -10,6 +10,7 @@
 #include "experimentpage.h"
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
+#include "experiments/folderthrashpage.h"
 #include "experiments/resultsmodel.h"
 #include "experiments/writebackpage.h"
 #include "heatmapwidget.h"
@@ -124,7 +125,8 @@ private Q_SLOTS:
                               QStringLiteral("cold-start"),
                               QStringLiteral("writeback"),
                               QStringLiteral("faults"),
-                              QStringLiteral("trace")}));
+                              QStringLiteral("trace"),
+                              QStringLiteral("folder-thrash")}));
 
         // The privileged variants are usable only with the helper; when they
         // are not, the tooltip says why.
@@ -172,6 +174,51 @@ private Q_SLOTS:
         }
         QApplication::setPalette(original);
         QTRY_COMPARE(window->pages().constFirst()->livePlot()->axisRect()->backgroundBrush().color(), original.color(QPalette::Base));
+        delete window;
+    }
+
+    // The folder-eviction lesson from its page: the lesson's table and the
+    // plots against the file count, both variants with error bars. Its
+    // memory cgroup is made in process, as root.
+    void folderThrashRun()
+    {
+        if (::geteuid() != 0) {
+            QSKIP("the lesson's memory cgroup is made in process as root (tools/dev runs the tests as root)");
+        }
+        auto *window = new ExperimentsWindow;
+        window->show();
+        auto *page = qobject_cast<FolderThrashPage *>(window->page(QStringLiteral("folder-thrash")));
+        QVERIFY(page);
+        window->showPage(page);
+        page->findChild<QLineEdit *>(QStringLiteral("folderEdit"))->setText(m_folder);
+        page->findChild<QLineEdit *>(QStringLiteral("filesEdit"))->setText(QStringLiteral("8, 12"));
+        page->findChild<QSpinBox *>(QStringLiteral("fileSizeSpin"))->setValue(256);
+        page->findChild<QSpinBox *>(QStringLiteral("runsSpin"))->setValue(2);
+        // The helper's check (which gives the pages their privileged steps) is done.
+        auto *dropCaches = window->page(QStringLiteral("cold-read"))->findChild<QCheckBox *>(QStringLiteral("dropCachesCheck"));
+        QTRY_VERIFY(dropCaches->isEnabled());
+        page->startButton()->click();
+        QVERIFY(page->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 120000);
+        QVERIFY(page->currentResult());
+        QVERIFY2(page->currentResult()->ok(), page->currentResult()->error.c_str());
+
+        // One row a file count and variant.
+        QTableWidget *table = page->lessonTable();
+        QCOMPARE(table->rowCount(), 4);
+        QCOMPARE(table->item(0, FolderThrashPage::FilesColumn)->text(), QLocale().toString(8));
+        QCOMPARE(table->item(3, FolderThrashPage::FilesColumn)->text(), QLocale().toString(12));
+        QVERIFY(table->item(1, FolderThrashPage::ReadColumn)->text().contains(QStringLiteral("±"))); // two runs: an interval
+        // Each plot: a line a variant with its error bars, a point a count.
+        for (QCustomPlot *plot : {page->timePlot(), page->cachedPlot()}) {
+            QCOMPARE(plot->graphCount(), 2);
+            QCOMPARE(plot->graph(0)->dataCount(), 2);
+            QCOMPARE(plot->graph(1)->dataCount(), 2);
+            QCOMPARE(plot->plottableCount(), 4);
+        }
+        // Folder 1's share is a percentage.
+        QVERIFY(page->cachedPlot()->graph(1)->data()->at(0)->value <= 100);
+        QVERIFY(page->cachedPlot()->graph(1)->data()->at(0)->value > 0);
         delete window;
     }
 

@@ -413,6 +413,7 @@ private Q_SLOTS:
         p.file.size = 32ULL << 20;
         p.limit = 256ULL << 20;
         p.step = 32ULL << 20;
+        p.contained = false; // the whole machine (containedexperimenttest: in a cgroup)
         p.stepDelayMs = 5;
         p.holdMs = 100;
         const Result result = makePressureExperiment(p)->run({}, m_noCancel);
@@ -454,6 +455,7 @@ private Q_SLOTS:
         p.limit = 64ULL << 20;
         p.step = 16ULL << 20;
         p.holdMs = 10;
+        p.contained = false;
         p.withSwapVariant = false;
         p.withoutSwapVariant = true;
         // Without the helper: skipped.
@@ -766,6 +768,7 @@ private Q_SLOTS:
             p.limit = 256ULL << 20;
             p.step = 16ULL << 20;
             p.stepDelayMs = 50;
+            p.contained = false;
             experiment = makePressureExperiment(p);
         } else if (engine == QLatin1String("cold-start")) {
             ColdStartParameters p;
@@ -853,9 +856,13 @@ private Q_SLOTS:
         QTest::newRow("writeback")
             << QStringList{QStringLiteral("writeback"), QStringLiteral("--size"), QStringLiteral("8M"), QStringLiteral("--wait"), QStringLiteral("0")}
             << QStringLiteral("fsync_seconds");
-        QTest::newRow("pressure")
-            << QStringList{QStringLiteral("pressure"), QStringLiteral("--size"), QStringLiteral("8M"), QStringLiteral("--limit"), QStringLiteral("64M")}
-            << QStringLiteral("cache_reclaimed");
+        QTest::newRow("pressure") << QStringList{QStringLiteral("pressure"),
+                                                 QStringLiteral("--whole-machine"),
+                                                 QStringLiteral("--size"),
+                                                 QStringLiteral("8M"),
+                                                 QStringLiteral("--limit"),
+                                                 QStringLiteral("64M")}
+                                  << QStringLiteral("cache_reclaimed");
     }
 
     void cliText()

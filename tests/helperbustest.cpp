@@ -875,6 +875,7 @@ private Q_SLOTS:
         QVERIFY(activeArea(swap));
         const qint64 limit = 96 << 20;
         const ExperimentRun run = runExperiment({QStringLiteral("pressure"),
+                                                 QStringLiteral("--whole-machine"),
                                                  QStringLiteral("--without-swap"),
                                                  QStringLiteral("--size"),
                                                  QStringLiteral("8M"),
@@ -953,6 +954,7 @@ private Q_SLOTS:
         cli.start(TestUtil::cliPath(),
                   {QStringLiteral("experiment"),
                    QStringLiteral("pressure"),
+                   QStringLiteral("--whole-machine"),
                    QStringLiteral("--without-swap"),
                    QStringLiteral("--no-with-swap"),
                    QStringLiteral("--size"),
@@ -1028,6 +1030,7 @@ private Q_SLOTS:
         REQUIRE_ROLE("refused");
         const std::string swap = fixture("active.swap");
         const ExperimentRun run = runExperiment({QStringLiteral("pressure"),
+                                                 QStringLiteral("--whole-machine"),
                                                  QStringLiteral("--without-swap"),
                                                  QStringLiteral("--no-with-swap"),
                                                  QStringLiteral("--size"),

@@ -7,6 +7,7 @@
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
 #include "experiments/faultspage.h"
+#include "experiments/folderthrashpage.h"
 #include "experiments/pressurepage.h"
 #include "experiments/tracepage.h"
 #include "experiments/writebackpage.h"
@@ -45,6 +46,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         new WritebackPage(m_pageWidget),
         new FaultsPage(m_pageWidget),
         new TracePage(m_pageWidget),
+        new FolderThrashPage(m_pageWidget),
     };
     for (ExperimentPage *page : pages) {
         page->setObjectName(page->experimentName() + QStringLiteral("-page"));

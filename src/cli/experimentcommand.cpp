@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ PrivilegedSteps &privilegedSteps()
 }
 bool privilegedStepsSet = false; // constant-initialised: safe at any time
 
-const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay"};
+const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash"};
 
 // Which options each experiment takes (the common ones aside).
 const std::vector<std::string> &optionsOf(const std::string &experiment)
@@ -48,11 +49,12 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
     static const std::vector<std::string> none;
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"cold-read", {"file", "folder", "size", "runs", "buffer", "drop-caches", "no-fadvise"}},
-        {"pressure", {"file", "folder", "size", "runs", "limit", "step", "allow-oom", "without-swap", "no-with-swap"}},
+        {"pressure", {"file", "folder", "size", "runs", "limit", "step", "allow-oom", "without-swap", "no-with-swap", "whole-machine", "headroom"}},
         {"cold-start", {"runs", "timeout", "show-output", "drop-caches", "maps", "folder"}},
         {"writeback", {"folder", "size", "runs", "step", "wait", "timeout"}},
         {"faults", {"file", "folder", "size", "runs", "buffer", "cold-only", "warm-only"}},
         {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged", "folder"}},
+        {"folder-thrash", {"folder", "files", "file-size", "limit", "runs"}},
     };
     for (const auto &[name, options] : table) {
         if (name == experiment) {
@@ -148,6 +150,61 @@ const Table<Measurement> &measurementTable()
     return table;
 }
 
+// The lesson's table: one line a file count and variant, like the seed's.
+void appendFolderThrashText(const Context &context, std::string &out, const Result &result)
+{
+    const QJsonObject &details = result.details;
+    const QJsonObject &parameters = result.parameters;
+    out += "Folders: " + details.value(QStringLiteral("path")).toString().toStdString() + " (removed), files of "
+        + sizeText(uint64_t(parameters.value(QStringLiteral("file_size")).toDouble()), context.rawBytes) + '\n';
+    if (details.contains(QStringLiteral("cgroup"))) {
+        const QJsonObject group = details.value(QStringLiteral("cgroup")).toObject();
+        out += "Cgroup: " + group.value(QStringLiteral("path")).toString().toStdString() + " (v"
+            + std::to_string(group.value(QStringLiteral("version")).toInt()) + ", limit "
+            + sizeText(uint64_t(group.value(QStringLiteral("limit")).toDouble()), context.rawBytes) + ", made by "
+            + group.value(QStringLiteral("how")).toString().toStdString() + ")\n";
+    }
+    bool any = false;
+    for (const VariantResult &v : result.variants) {
+        any = any || !v.skipped;
+    }
+    if (!any) {
+        return;
+    }
+    const auto meanAndInterval = [](const VariantResult &v, const char *name, const std::function<std::string(double)> &text) -> std::string {
+        const Measurement *m = v.find(name);
+        if (!m) {
+            return "unknown";
+        }
+        return m->statistics.count > 1 ? text(m->statistics.mean) + " \u00b1 " + text(m->statistics.confidenceHalfWidth) : text(m->statistics.mean);
+    };
+    const auto seconds = [](double value) {
+        return number(value, 3) + " s";
+    };
+    const auto percent = [](double value) {
+        return number(value, 1) + "%";
+    };
+    const auto count = [](double value) {
+        return number(value, 0);
+    };
+    out += "\n  " + padLeft("FILES", 5) + "  " + padRight("VARIANT", 21) + padLeft("READ FOLDER 1", 20) + padLeft("CACHED BEFORE", 18)
+        + padLeft("RECLAIMED PAGES", 20) + padLeft("REFAULTS", 16) + "  RUNS\n";
+    for (const VariantResult &v : result.variants) {
+        if (v.skipped) {
+            continue;
+        }
+        const bool evict = v.details.value(QStringLiteral("evict_folder_2")).toBool();
+        const Measurement *read = v.find("read_seconds");
+        out += "  " + padLeft(std::to_string(v.details.value(QStringLiteral("files")).toInt()), 5) + "  "
+            + padRight(evict ? folderThrashWithEviction : folderThrashWithoutEviction, 21) + padLeft(meanAndInterval(v, "read_seconds", seconds), 20)
+            + padLeft(meanAndInterval(v, "folder1_cached", percent), 18) + padLeft(meanAndInterval(v, "folder1_reclaimed", count), 20)
+            + padLeft(meanAndInterval(v, "cgroup_refaults", count), 16) + "  " + std::to_string(read ? read->statistics.count : 0) + '\n';
+    }
+    out +=
+        "\n  READ FOLDER 1: mean \u00b1 95% confidence interval; CACHED BEFORE: folder 1's pages in the cache just before the read;\n"
+        "  RECLAIMED PAGES: folder 1's pages the cgroup reclaimed (cachestat); REFAULTS: the cgroup's (cgroup v2 only)\n";
+}
+
 void appendResultText(const Context &context, std::string &out, const Result &result)
 {
     out += "Experiment " + result.experiment + " (" + number(result.seconds, 1) + " s)";
@@ -156,9 +213,19 @@ void appendResultText(const Context &context, std::string &out, const Result &re
     }
     out += "\n";
     const QJsonObject &details = result.details;
-    if (details.contains(QStringLiteral("path"))) {
+    if (result.experiment == "folder-thrash") {
+        appendFolderThrashText(context, out, result);
+    } else if (details.contains(QStringLiteral("path"))) {
         out += "File: " + details.value(QStringLiteral("path")).toString().toStdString() + " ("
             + sizeText(uint64_t(details.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ")\n";
+    }
+    const bool anyRan = std::any_of(result.variants.begin(), result.variants.end(), [](const VariantResult &v) {
+        return !v.skipped;
+    });
+    if (details.value(QStringLiteral("contained")).toBool() && anyRan) {
+        out += "Contained: the child ran in a memory cgroup of the warm file's size plus "
+            + sizeText(uint64_t(result.parameters.value(QStringLiteral("contain_headroom")).toDouble()), context.rawBytes)
+            + "; cache_reclaimed is the cgroup's\n";
     }
     if (details.contains(QStringLiteral("vm_settings"))) {
         out += "vm settings:";
@@ -172,6 +239,9 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         out += "Files recorded with: " + details.value(QStringLiteral("recording_method")).toString().toStdString() + '\n';
     }
     for (const VariantResult &v : result.variants) {
+        if (result.experiment == "folder-thrash" && !v.skipped) {
+            continue; // in the lesson's table
+        }
         out += '\n' + v.name + ":";
         if (v.skipped) {
             out += " skipped: " + v.skipReason + '\n';
@@ -279,6 +349,32 @@ void appendReplayText(const Context &context, std::string &out, const Result &re
     }
 }
 
+// --files 24,28 --files 32: every count, in the order given.
+bool fileCountsOption(const ParsedArgs &args, std::vector<int> &counts, int &exitCode)
+{
+    for (const auto &[option, value] : args.options) {
+        if (option != "files") {
+            continue;
+        }
+        size_t start = 0;
+        for (;;) {
+            const size_t comma = value.find(',', start);
+            const std::string piece = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            const std::optional<uint64_t> count = parseCount(piece);
+            if (!count || *count < 1 || *count > 100000) {
+                exitCode = usageError(args.command, "--files: '" + piece + "' is not a whole number from 1 to 100000");
+                return false;
+            }
+            counts.push_back(int(*count));
+            if (comma == std::string::npos) {
+                break;
+            }
+            start = comma + 1;
+        }
+    }
+    return true;
+}
+
 bool secondsValue(const ParsedArgs &args, const char *name, bool zeroAllowed, double &value, int &exitCode)
 {
     const std::optional<std::string> text = args.value(name);
@@ -348,7 +444,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         known = known || name == candidate;
     }
     if (!known) {
-        return usageError(args.command, "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults, replay)");
+        return usageError(args.command, "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash)");
     }
     const std::vector<std::string> &allowed = optionsOf(name);
     for (const auto &[option, value] : args.options) {
@@ -376,12 +472,16 @@ int runExperiment(Context &context, const ParsedArgs &args)
     uint64_t buffer = 0;
     uint64_t limit = 0;
     uint64_t step = 0;
+    uint64_t fileSize = 0;
+    uint64_t headroom = 0;
+    std::vector<int> fileCounts;
     double timeout = 0;
     double wait = -1;
     if (!countOption(args, "runs", 1, 1000, runs, exitCode) || !bytesOption(args, "size", size, exitCode, 4096)
         || !bytesOption(args, "buffer", buffer, exitCode, 1) || !bytesOption(args, "limit", limit, exitCode, 1 << 20)
         || !bytesOption(args, "step", step, exitCode, 4096) || !secondsValue(args, "timeout", false, timeout, exitCode)
-        || !secondsValue(args, "wait", true, wait, exitCode)) {
+        || !secondsValue(args, "wait", true, wait, exitCode) || !bytesOption(args, "file-size", fileSize, exitCode, 4096)
+        || !bytesOption(args, "headroom", headroom, exitCode, 0) || !fileCountsOption(args, fileCounts, exitCode)) {
         return exitCode;
     }
     if (args.has("cold-only") && args.has("warm-only")) {
@@ -419,6 +519,15 @@ int runExperiment(Context &context, const ParsedArgs &args)
         : args.has("without-swap")                               ? "--without-swap"
         : args.has("privileged")                                 ? "--privileged"
                                                                  : std::string();
+    // Contained runs need a memory cgroup: the helper's (or systemd's), through the companion.
+    const bool needsCgroup = name == "folder-thrash" || (name == "pressure" && !args.has("whole-machine"));
+    if (needsCgroup && privilegedOption.empty() && !privilegedStepsSet) {
+        qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << "needs cachescope-cli-privileged for its memory cgroup";
+        return runInPrivilegedCompanion(context.arguments, "experiment: ", [&name](const std::string &lookedFor) {
+            return name + " runs in a memory cgroup, which needs cachescope-cli-privileged (the privileged helper's client), which is not installed: "
+                + lookedFor + (name == "pressure" ? ". Run with --whole-machine for no cgroup." : ". The lesson never runs without one.");
+        });
+    }
     if (!privilegedOption.empty() && !privilegedStepsSet) {
         qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << privilegedOption.c_str() << "needs cachescope-cli-privileged";
         return runInCompanion(context, privilegedOption);
@@ -442,7 +551,17 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.allowOomKiller = args.has("allow-oom");
         p.withoutSwapVariant = args.has("without-swap");
         p.withSwapVariant = !args.has("no-with-swap");
+        p.contained = !args.has("whole-machine");
+        p.containHeadroom = args.has("headroom") ? headroom : p.containHeadroom;
         experiment = makePressureExperiment(p, privilegedSteps());
+    } else if (name == "folder-thrash") {
+        FolderThrashParameters p;
+        p.folder = file.folder;
+        p.fileCounts = fileCounts.empty() ? p.fileCounts : fileCounts;
+        p.fileSize = fileSize ? fileSize : p.fileSize;
+        p.limit = limit;
+        p.runs = runs ? int(runs) : p.runs;
+        experiment = makeFolderThrashExperiment(p, privilegedSteps());
     } else if (name == "cold-start") {
         ColdStartParameters p;
         p.command = command;
@@ -530,7 +649,7 @@ Command experimentCommand()
 {
     return {{"experiment",
              "NAME [-- COMMAND [ARG...]]",
-             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults; or replay a trace",
+             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash; or replay a trace",
              "Runs one of the classic page-cache experiments, several times, and reports\n"
              "each figure's mean, standard deviation and 95% confidence interval\n"
              "(Student's t). --json adds the live samples (memory and the file's\n"
@@ -541,7 +660,10 @@ Command experimentCommand()
              "  pressure    warm a file, then a child process allocates memory in steps\n"
              "              (never past MemAvailable minus max(256 MiB, 5%) unless\n"
              "              --allow-oom; oom_score_adj 1000): cache reclaimed for memory\n"
-             "              allocated, and how much of the warm file survived.\n"
+             "              allocated, and how much of the warm file survived. By default\n"
+             "              the child reads the file and allocates its size in a memory\n"
+             "              cgroup of the file's size plus --headroom, so that the cache\n"
+             "              gives way on any machine; --whole-machine: no cgroup.\n"
              "  cold-start  record the files a command opens (strace, else /proc/PID/maps),\n"
              "              evict only those, time the cold start, then the warm one.\n"
              "              The command is run directly, never through a shell.\n"
@@ -556,20 +678,35 @@ Command experimentCommand()
              "              pages (readahead off) as recorded, in file order and in disk\n"
              "              order (FIEMAP): time and MB/s; then the traced command's cold\n"
              "              start against replayed cold I/O + its warm start.\n"
+             "  folder-thrash  the folder-eviction lesson: in a memory cgroup that holds\n"
+             "              about three of four folders, copy folder 1 to 2, sync, copy 3\n"
+             "              to 4, sync, then read every file of folder 1; again with folder\n"
+             "              2 evicted before copying 3. For each --files count: the read's\n"
+             "              time and folder 1's cached pages before it.\n"
              "\n"
              "Files are made in --folder (default: the current folder), which must be on\n"
              "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
-             "the end and on Ctrl+C. --drop-caches and --without-swap need the\n"
-             "privileged helper (they run through cachescope-cli-privileged); swap is\n"
-             "always turned back on.",
+             "the end and on Ctrl+C. --drop-caches, --without-swap and the memory\n"
+             "cgroups of folder-thrash and pressure need the privileged helper, or\n"
+             "systemd's user manager for the cgroups (they run through\n"
+             "cachescope-cli-privileged); swap is always turned back on, the cgroups\n"
+             "are removed.",
              {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
               {0, "folder", "DIR", "where to make the file (default: the current folder)"},
               {0, "size", "BYTES", "size of the file to make (default 64M; suffixes K, M, G)"},
-              {0, "runs", "N", "repeat N times (default: 3 for cold-read and cold-start, else 1)"},
+              {0, "runs", "N", "repeat N times (default: 3 for cold-read, cold-start and folder-thrash, else 1)"},
               {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
               {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
               {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
-              {0, "limit", "BYTES", "pressure: the most the child allocates (default and cap: MemAvailable minus the margin)"},
+              {0,
+               "limit",
+               "BYTES",
+               "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
+               "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M)"},
+              {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
+              {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
+              {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},
+              {0, "file-size", "BYTES", "folder-thrash: size of each file (default 1M)"},
               {0, "step", "BYTES", "pressure: allocation step (default 16M); writeback: write step (default 4M)"},
               {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
               {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
@@ -592,7 +729,8 @@ Command experimentCommand()
              "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
              "  cachescope-cli experiment writeback --size 256M --wait 35\n"
              "  cachescope-cli experiment faults --size 128M\n"
-             "  cachescope-cli experiment replay --trace python.json --runs 5\n",
+             "  cachescope-cli experiment replay --trace python.json --runs 5\n"
+             "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n",
              1},
             runExperiment};
 }

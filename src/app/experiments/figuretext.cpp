@@ -46,6 +46,12 @@ QString measurementLabel(const std::string &name)
         {QStringLiteral("minor_faults"), ki18nc("@item measurement", "Minor faults")},
         {QStringLiteral("major_faults"), ki18nc("@item measurement", "Major faults")},
         {QStringLiteral("cache_bytes_added"), ki18nc("@item measurement", "Read into the cache")},
+        {QStringLiteral("warm_file_reclaimed"), ki18nc("@item measurement", "Warm file reclaimed")},
+        {QStringLiteral("read_seconds"), ki18nc("@item measurement", "Time to read folder 1")},
+        {QStringLiteral("folder1_resident"), ki18nc("@item measurement", "Folder 1's cached pages before the read")},
+        {QStringLiteral("folder1_cached"), ki18nc("@item measurement", "Folder 1 cached before the read")},
+        {QStringLiteral("folder1_reclaimed"), ki18nc("@item measurement", "Folder 1's pages reclaimed")},
+        {QStringLiteral("cgroup_refaults"), ki18nc("@item measurement", "The cgroup's refaults")},
     };
     const QString key = QString::fromStdString(name);
     const auto found = labels.constFind(key);

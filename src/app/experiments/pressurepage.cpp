@@ -10,6 +10,8 @@
 
 #include <KLocalizedString>
 
+#include <QCheckBox>
+
 #include <algorithm>
 
 namespace Cachescope::App
@@ -32,10 +34,25 @@ PressurePage::PressurePage(QWidget *parent)
                "page of it.</para>"
                "<para>Expect the cache to give way first: cached memory shrinks as much as the child grows, and only when little "
                "cache is left does swap start to fill. The page cache never keeps memory from programs.</para>"
+               "<para>By default the child reads the file and takes memory in a memory cgroup only a little larger than the file, "
+               "so the cache must give way however much memory this computer has free, and nothing else is pressed. On the whole "
+               "machine the cache gives way only when memory is short.</para>"
                "<para>The child stops short of the available memory by a safety margin, and Cancel frees its memory at once.</para>"),
         {
-            bytesSeries(i18nc("@label plot legend", "Cached"), PlotColors::cache, false, &Sample::cached),
-            bytesSeries(i18nc("@label plot legend", "Free"), PlotColors::grey, false, &Sample::memFree),
+            // Contained, the cgroup's cache (the machine's would dwarf it).
+            {i18nc("@label plot legend", "Cached"),
+             PlotColors::cache,
+             false,
+             [](const Sample &sample) {
+                 return mebibytes(sample.groupCached ? sample.groupCached : sample.cached);
+             }},
+            {i18nc("@label plot legend", "Free"),
+             PlotColors::grey,
+             false,
+             [](const Sample &sample) {
+                 return sample.groupCached ? std::nullopt : mebibytes(sample.memFree);
+             }},
+            bytesSeries(i18nc("@label plot legend", "Cgroup's memory"), PlotColors::teal, false, &Sample::groupUsage),
             bytesSeries(i18nc("@label plot legend", "Allocated by the child"), PlotColors::abyssBlue, false, &Sample::allocated),
             {i18nc("@label plot legend", "Swap used"),
              PlotColors::deepPurple,
@@ -56,6 +73,12 @@ PressurePage::PressurePage(QWidget *parent)
             {measurementLabel("swap_used"), {QStringLiteral("swap_used")}},
         },
     });
+    addPrivilegedOption(m_form->containedCheck,
+                        i18nc("@info:tooltip",
+                              "The child reads the file and takes memory in a memory cgroup of the file's size plus the amount "
+                              "below, made by the privileged helper and removed after the run, so that the cache gives way on any "
+                              "computer and nothing else is pressed."));
+    connect(m_form->containedCheck, &QCheckBox::toggled, m_form->headroomSpin, &QWidget::setEnabled);
     addPrivilegedOption(m_form->withoutSwapCheck,
                         i18nc("@info:tooltip",
                               "Turns every swap area off through the privileged helper before the run and back "
@@ -75,6 +98,8 @@ std::unique_ptr<Experiment> PressurePage::makeExperiment(const PrivilegedSteps &
     parameters.withSwapVariant = m_form->withSwapCheck->isChecked();
     parameters.withoutSwapVariant = m_form->withoutSwapCheck->isChecked() && m_form->withoutSwapCheck->isEnabled();
     parameters.allowOomKiller = m_form->allowOomCheck->isChecked();
+    parameters.contained = m_form->containedCheck->isChecked() && m_form->containedCheck->isEnabled();
+    parameters.containHeadroom = uint64_t(m_form->headroomSpin->value()) << 20;
     if (!parameters.withSwapVariant && !parameters.withoutSwapVariant) {
         *error = i18nc("@info", "Choose at least one variant: with swap or without.");
         return nullptr;

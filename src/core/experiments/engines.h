@@ -2,9 +2,9 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The five classic page-cache experiments, the trace and its replay. Each
-// engine takes its parameters at construction and runs with
-// Experiment::run(progress, cancel).
+// The five classic page-cache experiments, the trace and its replay, and
+// the folder-eviction lesson. Each engine takes its parameters at
+// construction and runs with Experiment::run(progress, cancel).
 
 #include "experiment.h"
 
@@ -42,6 +42,13 @@ struct PressureParameters {
     bool withoutSwapVariant = false; // swap off first (privileged), back on after
     int runs = 1;
     int sampleIntervalMs = 50;
+    // In a memory cgroup of the warm file's size plus containHeadroom
+    // (privileged.contain): the child's allocations take the file's pages on
+    // any machine, and nothing outside the cgroup is pressed. The child then
+    // allocates the file's size by default (and at most, unless
+    // allowOomKiller). False: the whole machine, under the safety margin.
+    bool contained = true;
+    uint64_t containHeadroom = 16ULL << 20;
 };
 
 // The safety margin kept free below MemAvailable: max(256 MiB, 5%).
@@ -134,6 +141,28 @@ struct ReplayParameters {
     int sampleIntervalMs = 50;
 };
 
+// 8. The folder-eviction lesson: in a memory cgroup that holds about three
+// of four folders, copy folder 1 to 2, sync, copy 3 to 4, sync, then read
+// every file of folder 1; the same with folder 2 evicted before copying 3.
+// Every step's I/O is done by a worker inside the cgroup; without
+// privileged.contain every variant is skipped (never run unconfined).
+struct FolderThrashParameters {
+    std::string folder = "."; // disk-backed: the four folders are made in a new folder here
+    std::vector<int> fileCounts = {30, 33, 36, 39}; // N, files in each folder
+    uint64_t fileSize = 1ULL << 20;
+    uint64_t limit = 0; // the cgroup's; 0: folderThrashDefaultLimit()
+    int runs = 3;
+    bool withoutEvictionVariant = true;
+    bool evictionVariant = true; // folder 2 evicted before folder 3 is copied
+    int sampleIntervalMs = 50; // folder 1's residency and the cgroup's cache while it runs
+};
+
+// Three folders of the largest count, plus 8 MiB for the worker itself.
+[[nodiscard]] uint64_t folderThrashDefaultLimit(const std::vector<int> &fileCounts, uint64_t fileSize);
+// The variants' names.
+inline constexpr const char *folderThrashWithoutEviction = "without eviction";
+inline constexpr const char *folderThrashWithEviction = "evict folder 2 first";
+
 [[nodiscard]] std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makePressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makeColdStartExperiment(const ColdStartParameters &parameters, const PrivilegedSteps &privileged = {});
@@ -143,6 +172,8 @@ struct ReplayParameters {
 // without it, or with forceFallback: the residency diff (Method::ResidencyDiff).
 [[nodiscard]] std::unique_ptr<Experiment> makeTraceExperiment(const TraceParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makeReplayExperiment(const ReplayParameters &parameters, const PrivilegedSteps &privileged = {});
+// Every variant is skipped without privileged.contain.
+[[nodiscard]] std::unique_ptr<Experiment> makeFolderThrashExperiment(const FolderThrashParameters &parameters, const PrivilegedSteps &privileged = {});
 
 // The cold-start recording: which regular files a command opened, from an
 // strace log (-f -e trace=openat,open,execve). Failed opens are left out.

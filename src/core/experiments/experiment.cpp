@@ -142,6 +142,8 @@ constexpr SampleField sampleFields[] = {
     {"file_reclaimed", &Sample::fileReclaimed},
     {"allocated", &Sample::allocated},
     {"written", &Sample::written},
+    {"group_cached", &Sample::groupCached},
+    {"group_usage", &Sample::groupUsage},
 };
 } // namespace
 

@@ -71,6 +71,10 @@ struct Sample {
     // Experiment-specific (the pressure child's allocation, bytes written, ...).
     std::optional<uint64_t> allocated;
     std::optional<uint64_t> written;
+    // The experiment's memory cgroup (ContainedGroup), when it runs in one:
+    // its page cache and all its memory, in bytes.
+    std::optional<uint64_t> groupCached;
+    std::optional<uint64_t> groupUsage;
     // How long an fsync or sync that ended just before this sample took.
     std::optional<double> fsyncSeconds;
     std::optional<double> syncSeconds;

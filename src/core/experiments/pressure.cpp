@@ -4,8 +4,17 @@
 // 2. Memory pressure: a warm file, then a child that allocates and touches
 // memory in steps while we watch the cache shrink. The child runs with
 // oom_score_adj 1000 so that, if the OOM killer acts at all, it picks the
-// child; by default the child stops a safety margin short of MemAvailable.
+// child; it always stops a safety margin short of MemAvailable unless the
+// OOM killer is allowed.
+//
+// By default the child runs in a memory cgroup of the warm file's size plus
+// a little (ContainedWorker): it reads the file itself, so that its pages
+// are charged to the cgroup, then allocates the file's size, and the cgroup
+// must give up the file's pages for it. That shows on any machine, however
+// much memory is free, and presses nothing outside the cgroup. On the whole
+// machine (contained = false) the cache gives way only when memory is short.
 
+#include "containedworker.h"
 #include "engines.h"
 #include "experimentsupport.h"
 
@@ -38,7 +47,7 @@ namespace
 // What the child tells the parent through the pipe after each step.
 struct StepReport {
     uint64_t allocated = 0;
-    int32_t kind = 0; // 0 a step, 1 reached the limit, 2 stopped at the margin, 3 mmap failed
+    int32_t kind = 0; // 0 a step, 1 reached the limit, 2 stopped at the margin, 3 mmap failed, 4 the file read (contained)
     int32_t error = 0;
 };
 
@@ -74,11 +83,7 @@ uint64_t rawMemAvailable()
 
 [[noreturn]] void childMain(int writeFd, uint64_t limit, uint64_t step, uint64_t margin, bool allowOom, int stepDelayMs)
 {
-    // Die with the parent, whatever happens to it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) {
-        ::_exit(1);
-    }
+    // ContainedWorker has it die with its parent.
     (void)::setpriority(PRIO_PROCESS, 0, 19);
     const UniqueFd adj(::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC));
     if (adj.isValid()) {
@@ -115,6 +120,35 @@ uint64_t rawMemAvailable()
     for (;;) {
         ::pause();
     }
+}
+
+// The contained child: reads the warm file itself (its pages are charged to
+// the cgroup), says so, waits for the parent's go, then allocates.
+[[noreturn]] void containedChildMain(int commandFd, int reportFd, int fileFd, uint64_t limit, uint64_t step, uint64_t margin, bool allowOom, int stepDelayMs)
+{
+    char buffer[64 << 10];
+    StepReport report;
+    off_t offset = 0;
+    for (;;) {
+        const ssize_t got = ::pread(fileFd, buffer, sizeof buffer, offset);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            report.error = got < 0 ? errno : 0;
+            break;
+        }
+        offset += got;
+    }
+    report.kind = 4;
+    (void)!::write(reportFd, &report, sizeof report);
+    char go = 0;
+    ssize_t got;
+    while ((got = ::read(commandFd, &go, 1)) < 0 && errno == EINTR) { }
+    if (got != 1) {
+        ::_exit(0);
+    }
+    childMain(reportFd, limit, step, margin, allowOom, stepDelayMs);
 }
 
 // RssAnon of a process, in bytes (0 when gone).
@@ -159,6 +193,8 @@ private:
             {QStringLiteral("with_swap_variant"), p.withSwapVariant},
             {QStringLiteral("without_swap_variant"), p.withoutSwapVariant},
             {QStringLiteral("runs"), p.runs},
+            {QStringLiteral("contained"), p.contained},
+            {QStringLiteral("contain_headroom"), double(p.containHeadroom)},
         };
     }
 
@@ -187,8 +223,18 @@ private:
             bool swapOff;
         };
         const Variant variants[] = {{"with swap", p.withSwapVariant, false}, {"without swap", p.withoutSwapVariant, true}};
+        result.details.insert(QStringLiteral("contained"), p.contained);
         for (const Variant &variant : variants) {
             if (!variant.wanted || cancel.load()) {
+                continue;
+            }
+            if (p.contained && !m_privileged.contain) {
+                VariantResult skipped;
+                skipped.name = variant.name;
+                skipped.skipped = true;
+                skipped.skipReason =
+                    "it runs in a memory cgroup, and " + containUnavailableReason() + "; the whole-machine variant needs neither (--whole-machine)";
+                result.variants.push_back(std::move(skipped));
                 continue;
             }
             if (variant.swapOff && skippedWithoutHelper(result, variant.name, m_privileged.swapOff && m_privileged.swapOn, "turning swap off")) {
@@ -227,10 +273,15 @@ private:
                 restorer.notes = &result.notes;
                 restorer.steps = &m_privileged;
             }
+            m_containFailure.clear();
             for (int run = 0; run < p.runs && !cancel.load(); ++run) {
                 if (!runOnce(v, run, fd.get(), st, recorder, result, cancel)) {
                     break;
                 }
+            }
+            if (!m_containFailure.empty()) {
+                v.skipped = v.measurements.empty();
+                (v.skipped ? v.skipReason : result.error) = m_containFailure;
             }
             v.computeStatistics();
             result.variants.push_back(std::move(v));
@@ -241,47 +292,108 @@ private:
     bool runOnce(VariantResult &v, int run, int fd, const struct stat &st, Recorder &recorder, Result &result, const std::atomic<bool> &cancel)
     {
         const PressureParameters &p = m_parameters;
-        recorder.event(v.name + ": run " + std::to_string(run + 1) + ": warming the file");
-        const TimedRead warmUp = timedSequentialRead(fd, 1 << 20, cancel);
-        if (warmUp.cancelled) {
-            return false;
+        const uint64_t fileBytes = uint64_t(st.st_size);
+        const std::string prefix = v.name + ": run " + std::to_string(run + 1) + ": ";
+        if (p.contained) {
+            // The worker's read must bring the pages in, or they stay charged
+            // to whoever read them before.
+            recorder.event(prefix + "evicting the file, for the contained child to read it");
+            (void)evictAndSettle(fd, st);
+        } else {
+            recorder.event(prefix + "warming the file");
+            const TimedRead warmUp = timedSequentialRead(fd, 1 << 20, cancel);
+            if (warmUp.cancelled) {
+                return false;
+            }
         }
-        Sample before;
-        before.phase = "before";
-        addMemInfo(before);
-        addFileResidency(before, fd, st);
-        recorder.sample(before);
 
         const std::optional<MemInfo> memInfo = readMemInfo();
         const uint64_t memTotal = memInfo ? memInfo->value("MemTotal") : 0;
-        const uint64_t available = before.memAvailable.value_or(0);
+        const uint64_t available = memInfo ? memInfo->value("MemAvailable") : 0;
         const uint64_t margin = pressureMargin(memTotal);
         const uint64_t safe = available > margin ? available - margin : 0;
-        uint64_t limit = p.limit ? p.limit : safe;
+        uint64_t limit = p.limit ? p.limit : p.contained ? fileBytes : safe;
+        if (p.contained && !p.allowOomKiller && limit > fileBytes) {
+            result.notes.push_back("The limit was lowered to the warm file's size, " + formatBytes(fileBytes).toStdString()
+                                   + ": more would not fit in the cgroup. Allow the OOM killer to go further (the child is then killed inside the cgroup).");
+            limit = fileBytes;
+        }
         if (!p.allowOomKiller && limit > safe) {
             result.notes.push_back("The limit was lowered to " + formatBytes(safe).toStdString() + ": MemAvailable (" + formatBytes(available).toStdString()
                                    + ") minus the safety margin (" + formatBytes(margin).toStdString() + "). Allow the OOM killer to go further.");
             limit = safe;
         }
-        if (limit < p.step) {
-            result.error = "not enough memory available for even one step of " + formatBytes(p.step).toStdString() + " (MemAvailable "
-                + formatBytes(available).toStdString() + ", safety margin " + formatBytes(margin).toStdString() + ")";
+        uint64_t step = p.step;
+        if (p.contained && limit > 0 && step > limit) {
+            // A small warm file in its cgroup: one step of its size.
+            result.notes.push_back("The step was lowered to " + formatBytes(limit).toStdString() + ", the most the child allocates in its cgroup.");
+            step = limit;
+        }
+        if (limit < step) {
+            result.error = "not enough memory available for even one step of " + formatBytes(step).toStdString() + " (MemAvailable "
+                + formatBytes(available).toStdString() + ", safety margin " + formatBytes(margin).toStdString()
+                + (p.contained ? ", the warm file " + formatBytes(fileBytes).toStdString() : std::string()) + ")";
             return false;
         }
-        recorder.event(v.name + ": run " + std::to_string(run + 1) + ": the child allocates up to " + formatBytes(limit).toStdString() + " in steps of "
-                       + formatBytes(p.step).toStdString());
 
-        ChildGuard child;
-        const UniqueFd readEnd = forkReportingChild(
-            child,
-            [&](int writeFd) {
-                childMain(writeFd, limit, p.step, margin, p.allowOomKiller, p.stepDelayMs);
-            },
-            result.error);
-        if (!readEnd) {
+        ContainedWorker worker;
+        const bool allowOom = p.allowOomKiller;
+        const int stepDelayMs = p.stepDelayMs;
+        QJsonObject runObject{{QStringLiteral("run"), run + 1}, {QStringLiteral("limit"), double(limit)}};
+        if (p.contained) {
+            const uint64_t groupLimit = fileBytes + p.containHeadroom;
+            std::string error;
+            if (!worker.startContained(
+                    m_privileged,
+                    groupLimit,
+                    [=](int commandFd, int reportFd) {
+                        containedChildMain(commandFd, reportFd, fd, limit, step, margin, allowOom, stepDelayMs);
+                    },
+                    error)) {
+                m_containFailure = error; // the variant is skipped with it
+                return false;
+            }
+            const ContainedGroup &group = *worker.group();
+            runObject.insert(QStringLiteral("cgroup"), containedGroupToJson(group));
+            recorder.event(prefix + "the child reads the file in " + group.path + " (limit " + formatBytes(group.limitBytes).toStdString() + ")");
+            StepReport warmed;
+            const ContainedWorker::Receive received = worker.receive(&warmed, sizeof warmed, cancel);
+            if (received == ContainedWorker::Receive::Cancelled) {
+                return false;
+            }
+            if (received == ContainedWorker::Receive::Ended || warmed.kind != 4 || warmed.error != 0) {
+                result.error = "the contained child could not read the warm file"
+                    + std::string(warmed.error ? ": " + errnoText(warmed.error) : " (killed inside its cgroup)");
+                return false;
+            }
+        }
+        const auto groupFigures = [&worker](Sample &sample) {
+            if (worker.group()) {
+                sample.groupCached = cgroupPageCache(*worker.group());
+                sample.groupUsage = cgroupUsage(*worker.group());
+            }
+        };
+        Sample before;
+        before.phase = "before";
+        addMemInfo(before);
+        addFileResidency(before, fd, st);
+        groupFigures(before);
+        recorder.sample(before);
+        recorder.event(prefix + "the child allocates up to " + formatBytes(limit).toStdString() + " in steps of " + formatBytes(step).toStdString());
+        if (p.contained) {
+            const char go = 'g';
+            if (!worker.send(&go, 1)) {
+                result.error = "the contained child ended before it allocated";
+                return false;
+            }
+        } else if (!worker.startUncontained(
+                       [=](int, int reportFd) {
+                           childMain(reportFd, limit, step, margin, allowOom, stepDelayMs);
+                       },
+                       result.error)) {
             return false;
         }
-        const pid_t pid = child.pid();
+        const pid_t pid = worker.pid();
 
         StepReport last;
         bool finished = false;
@@ -293,18 +405,19 @@ private:
             sample.phase = phase;
             addMemInfo(sample);
             addFileResidency(sample, fd, st);
+            groupFigures(sample);
             sample.allocated = last.allocated;
             peakAnonymous = std::max(peakAnonymous, anonymousResident(pid));
             recorder.sample(sample);
             return sample;
         };
         const auto readReports = [&] {
-            struct pollfd pollFd = {readEnd.get(), POLLIN, 0};
+            struct pollfd pollFd = {worker.reportFd(), POLLIN, 0};
             if (::poll(&pollFd, 1, std::max(5, p.sampleIntervalMs)) <= 0) {
                 return;
             }
             StepReport report;
-            const ssize_t length = ::read(readEnd.get(), &report, sizeof report);
+            const ssize_t length = ::read(worker.reportFd(), &report, sizeof report);
             if (length == sizeof report) {
                 last = report;
                 finished = report.kind != 0;
@@ -317,15 +430,14 @@ private:
             peak = takeSample("allocating");
         }
         if (cancel.load()) {
-            child.killNow();
+            (void)worker.stop();
             recorder.event("Cancelled: the child was killed and its memory freed");
             return false;
         }
-        QJsonObject runObject{{QStringLiteral("run"), run + 1}, {QStringLiteral("limit"), double(limit)}};
         if (childDied) {
             int status = 0;
             struct rusage usage;
-            (void)waitChild(child, 5, cancel, status, usage);
+            (void)waitChild(worker.child(), 5, cancel, status, usage);
             const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
             runObject.insert(QStringLiteral("child_ended"), killed ? QStringLiteral("killed (most likely by the OOM killer)") : QStringLiteral("exited"));
             recorder.event(v.name + ": the child ended before its limit" + std::string(killed ? ": killed, most likely by the OOM killer" : ""));
@@ -339,27 +451,41 @@ private:
             static const char *const why[] = {"", "reached its limit", "stopped at the safety margin", "could not map more memory"};
             recorder.event(v.name + ": the child " + why[std::clamp(last.kind, 1, 3)] + " after " + formatBytes(last.allocated).toStdString());
             runObject.insert(QStringLiteral("child_stop"), QString::fromLatin1(why[std::clamp(last.kind, 1, 3)]));
-            child.killNow();
-            if (cancel.load()) {
-                return false;
-            }
+        }
+        // The child's memory goes, and with it its cgroup.
+        const bool groupRemoved = worker.stop();
+        if (p.contained) {
+            runObject.insert(QStringLiteral("cgroup_removed"), groupRemoved);
+        }
+        if (cancel.load()) {
+            return false;
         }
         Sample after;
         after.phase = "after";
         addMemInfo(after);
         addFileResidency(after, fd, st);
+        if (p.contained) {
+            // The cgroup went with the child: it holds nothing now.
+            after.groupCached = 0;
+            after.groupUsage = 0;
+        }
         recorder.sample(after);
 
         const auto value = [](const std::optional<uint64_t> &x) {
             return double(x.value_or(0));
         };
-        const double reclaimed = std::max(0.0, value(before.cached) - value(peak.cached));
+        // Contained, the cache that matters is the cgroup's: the machine's
+        // moves by as much, lost among everything else it holds.
+        const double reclaimed =
+            p.contained ? std::max(0.0, value(before.groupCached) - value(peak.groupCached)) : std::max(0.0, value(before.cached) - value(peak.cached));
         const double swapUsed = std::max(0.0, value(before.swapFree) - value(peak.swapFree));
         const double survived = value(before.fileResident) > 0 ? 100.0 * value(peak.fileResident) / value(before.fileResident) : 0;
+        const double fileReclaimed = std::max(0.0, value(before.fileResident) - value(peak.fileResident)) * double(pageSize());
         v.add("allocated", "bytes", double(last.allocated));
         v.add("cache_reclaimed", "bytes", reclaimed);
         v.add("reclaimed_per_allocated", "ratio", last.allocated ? reclaimed / double(last.allocated) : 0);
         v.add("warm_file_survived", "percent", survived);
+        v.add("warm_file_reclaimed", "bytes", fileReclaimed);
         v.add("swap_used", "bytes", swapUsed);
         v.add("mem_free_drop", "bytes", std::max(0.0, value(before.memFree) - value(peak.memFree)));
         runObject.insert(QStringLiteral("allocated"), double(last.allocated));
@@ -373,12 +499,17 @@ private:
         runObject.insert(QStringLiteral("cached_after"), value(after.cached));
         runObject.insert(QStringLiteral("mem_available_before"), value(before.memAvailable));
         runObject.insert(QStringLiteral("mem_available_at_peak"), value(peak.memAvailable));
+        if (p.contained) {
+            runObject.insert(QStringLiteral("group_cached_before"), value(before.groupCached));
+            runObject.insert(QStringLiteral("group_cached_at_peak"), value(peak.groupCached));
+        }
         v.runs.append(runObject);
         return true;
     }
 
     PressureParameters m_parameters;
     PrivilegedSteps m_privileged;
+    std::string m_containFailure; // why the last run's cgroup could not be made
 };
 
 } // namespace

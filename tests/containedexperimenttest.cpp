@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The experiments that run in a memory cgroup, for real: the folder-eviction
+// lesson and the contained memory pressure, on the real kernel in a real
+// cgroup that the privileged client makes in process as root (the helper's
+// contain action), at small sizes. Without a way to make the cgroup both are
+// skipped with the reason; cancel leaves no file, no child and no cgroup.
+
+#include "testutil.h"
+
+#include "experiments/engines.h"
+#include "privileged.h"
+#include "residency.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace Cachescope::Experiments;
+
+namespace
+{
+
+std::vector<std::string> filesIn(const std::string &folder)
+{
+    std::vector<std::string> names;
+    for (const auto &entry : std::filesystem::directory_iterator(folder)) {
+        names.push_back(entry.path().filename().string());
+    }
+    return names;
+}
+
+// Our own children, from /proc: after an engine returns there must be none.
+int childrenOfThisProcess()
+{
+    int children = 0;
+    const std::string self = std::to_string(::getpid());
+    DIR *proc = ::opendir("/proc");
+    if (!proc) {
+        return 0;
+    }
+    while (const dirent *entry = ::readdir(proc)) {
+        if (entry->d_name[0] < '1' || entry->d_name[0] > '9') {
+            continue;
+        }
+        std::ifstream stream(std::string("/proc/") + entry->d_name + "/status");
+        std::stringstream text;
+        text << stream.rdbuf();
+        const std::string status = text.str();
+        const size_t at = status.find("\nPPid:\t");
+        if (at != std::string::npos && status.compare(at + 7, self.size() + 1, self + '\n') == 0) {
+            ++children;
+        }
+    }
+    ::closedir(proc);
+    return children;
+}
+
+bool exists(const std::string &path)
+{
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+double mean(const VariantResult *variant, const char *measurement)
+{
+    const Measurement *m = variant ? variant->find(measurement) : nullptr;
+    return m ? m->statistics.mean : -1;
+}
+
+} // namespace
+
+class ContainedExperimentTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    const std::atomic<bool> m_noCancel{false};
+    // The cgroups the steps made, to check that each is gone.
+    std::vector<std::string> m_groups;
+
+    // The real contain step: the privileged client, which as root runs the
+    // helper's action in process.
+    PrivilegedSteps containSteps()
+    {
+        PrivilegedSteps steps;
+        steps.contain = [this](int pid, uint64_t limitBytes, ContainedGroup &group, std::string &error) {
+            const Cachescope::Privileged::ContainResult result = Cachescope::Privileged::contain(pid, qint64(limitBytes));
+            if (!result.ok()) {
+                error = result.message.toStdString();
+                return false;
+            }
+            group = {result.cgroupPath.toStdString(), result.version, uint64_t(result.limitBytes), result.how.toStdString()};
+            m_groups.push_back(group.path);
+            return true;
+        };
+        return steps;
+    }
+
+    void requireRoot()
+    {
+        if (::geteuid() != 0) {
+            QSKIP("making a memory cgroup in process needs root (tools/dev runs the tests as root)");
+        }
+    }
+
+    // Every cgroup made is removed once its worker is gone (polled: the
+    // watcher looks every quarter of a second).
+    void checkGroupsGone()
+    {
+        for (const std::string &group : m_groups) {
+            QTRY_VERIFY2_WITH_TIMEOUT(!exists(group), group.c_str(), 5000);
+        }
+        m_groups.clear();
+    }
+
+private Q_SLOTS:
+    void cleanup()
+    {
+        QCOMPARE(childrenOfThisProcess(), 0);
+        checkGroupsGone();
+    }
+
+    // ------------------------------------------------ the folder-eviction lesson
+
+    // The robust signal: with folder 2 evicted first, folder 1 keeps clearly
+    // more of its pages cached before the read than without. The read's time
+    // is reported, never asserted.
+    void folderThrashLesson()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-folder-thrash");
+        FolderThrashParameters p;
+        p.folder = folder;
+        p.fileCounts = {24};
+        p.fileSize = 1ULL << 20;
+        p.runs = 2;
+        const Result result = makeFolderThrashExperiment(p, containSteps())->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QCOMPARE(result.variants.size(), size_t(2));
+        const VariantResult *without = result.variant("24 files, without eviction");
+        const VariantResult *with = result.variant("24 files, evict folder 2 first");
+        QVERIFY(without && !without->skipped);
+        QVERIFY(with && !with->skipped);
+        const double pages = double(24 * Cachescope::pagesFor(1ULL << 20));
+        const double keptWithout = mean(without, "folder1_resident");
+        const double keptWith = mean(with, "folder1_resident");
+        qInfo("folder 1 cached before the read: %.0f of %.0f pages without eviction, %.0f with folder 2 evicted first; read %.1f ms against %.1f ms",
+              keptWithout,
+              pages,
+              keptWith,
+              mean(without, "read_seconds") * 1000,
+              mean(with, "read_seconds") * 1000);
+        QVERIFY2(keptWith >= keptWithout + pages / 4, qPrintable(QStringLiteral("%1 against %2").arg(keptWith).arg(keptWithout)));
+        // Both runs of both variants were measured, and every figure is there.
+        QCOMPARE(without->find("read_seconds")->values.size(), size_t(2));
+        QCOMPARE(with->find("folder1_cached")->values.size(), size_t(2));
+        const QJsonObject group = result.details.value(QStringLiteral("cgroup")).toObject();
+        QVERIFY(group.value(QStringLiteral("path")).toString().contains(QLatin1String("cachescope")));
+        QCOMPARE(uint64_t(group.value(QStringLiteral("limit")).toDouble()), folderThrashDefaultLimit(p.fileCounts, p.fileSize));
+        if (group.value(QStringLiteral("version")).toInt() == 1) {
+            // v1 does not count refaults: unknown, never 0.
+            QVERIFY(!without->find("cgroup_refaults"));
+            QVERIFY(without->runs.first().toObject().value(QStringLiteral("cgroup_refaults")).isNull());
+        }
+        // The eviction freed folder 2's pages; the walker's figure is in the run.
+        QVERIFY(with->runs.first().toObject().value(QStringLiteral("folder2_evicted")).toDouble() > 0);
+        QVERIFY(result.details.value(QStringLiteral("cgroup_removed")).toBool());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void folderThrashWithoutContainIsSkipped()
+    {
+        const std::string folder = TestUtil::scratchDir("contained-folder-thrash-skipped");
+        FolderThrashParameters p;
+        p.folder = folder;
+        p.fileCounts = {4};
+        const Result result = makeFolderThrashExperiment(p)->run({}, m_noCancel);
+        QVERIFY(result.error.empty());
+        QCOMPARE(result.variants.size(), size_t(2));
+        for (const VariantResult &v : result.variants) {
+            QVERIFY(v.skipped);
+            QVERIFY2(v.skipReason.find("memory cgroup") != std::string::npos, v.skipReason.c_str());
+            QVERIFY2(v.skipReason.find("never runs unconfined") != std::string::npos, v.skipReason.c_str());
+        }
+        // Nothing was made.
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void folderThrashContainFails()
+    {
+        const std::string folder = TestUtil::scratchDir("contained-folder-thrash-refused");
+        FolderThrashParameters p;
+        p.folder = folder;
+        p.fileCounts = {4};
+        PrivilegedSteps steps;
+        steps.contain = [](int, uint64_t, ContainedGroup &, std::string &error) {
+            error = "not authorized";
+            return false;
+        };
+        const Result result = makeFolderThrashExperiment(p, steps)->run({}, m_noCancel);
+        QCOMPARE(result.variants.size(), size_t(2));
+        QVERIFY(result.variants.front().skipped);
+        QVERIFY2(result.variants.front().skipReason.find("not authorized") != std::string::npos, result.variants.front().skipReason.c_str());
+        // The held worker was killed, and the folder it would have used removed.
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void folderThrashBadInput_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no count") << QStringLiteral("no count") << QStringLiteral("no file count");
+        QTest::newRow("count 0") << QStringLiteral("count 0") << QStringLiteral("from 1 to 100000");
+        QTest::newRow("tiny files") << QStringLiteral("tiny files") << QStringLiteral("file size must be from 4 KiB");
+        QTest::newRow("tiny limit") << QStringLiteral("tiny limit") << QStringLiteral("at least 16 MiB");
+        QTest::newRow("no variant") << QStringLiteral("no variant") << QStringLiteral("no variant");
+        QTest::newRow("missing folder") << QStringLiteral("missing folder") << QStringLiteral("/nonexistent/cachescope: No such file");
+        QTest::newRow("tmpfs") << QStringLiteral("tmpfs") << QStringLiteral("is in memory");
+    }
+
+    void folderThrashBadInput()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, message);
+        FolderThrashParameters p;
+        p.folder = TestUtil::scratchDir("contained-folder-thrash-bad");
+        p.fileCounts = {4};
+        if (what == QLatin1String("no count")) {
+            p.fileCounts.clear();
+        } else if (what == QLatin1String("count 0")) {
+            p.fileCounts = {0, 4};
+        } else if (what == QLatin1String("tiny files")) {
+            p.fileSize = 100;
+        } else if (what == QLatin1String("tiny limit")) {
+            p.limit = 1 << 20;
+        } else if (what == QLatin1String("no variant")) {
+            p.withoutEvictionVariant = false;
+            p.evictionVariant = false;
+        } else if (what == QLatin1String("missing folder")) {
+            p.folder = "/nonexistent/cachescope";
+        } else if (what == QLatin1String("tmpfs")) {
+            p.folder = "/dev/shm";
+            if (!exists(p.folder)) {
+                QSKIP("no /dev/shm here");
+            }
+        }
+        // A contain step that is never reached for bad input.
+        PrivilegedSteps steps;
+        bool asked = false;
+        steps.contain = [&asked](int, uint64_t, ContainedGroup &, std::string &error) {
+            asked = true;
+            error = "should not be asked";
+            return false;
+        };
+        const Result result = makeFolderThrashExperiment(p, steps)->run({}, m_noCancel);
+        QVERIFY2(QString::fromStdString(result.error).contains(message), result.error.c_str());
+        QVERIFY(!asked);
+        QVERIFY(result.variants.empty());
+    }
+
+    // Cancel while folder 3 is copied: the worker is killed, the files and
+    // the cgroup are removed.
+    void folderThrashCancel()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-folder-thrash-cancel");
+        FolderThrashParameters p;
+        p.folder = folder;
+        p.fileCounts = {24};
+        p.fileSize = 1ULL << 20;
+        p.runs = 5;
+        std::atomic<bool> cancel{false};
+        Progress progress;
+        progress.event = [&cancel](const Event &event) {
+            if (event.text.find("copying folder 3 to 4") != std::string::npos) {
+                cancel = true;
+            }
+        };
+        const Result result = makeFolderThrashExperiment(p, containSteps())->run(progress, cancel);
+        QVERIFY(result.cancelled);
+        QCOMPARE(m_groups.size(), size_t(1));
+        QVERIFY(result.error.empty());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+        QCOMPARE(childrenOfThisProcess(), 0);
+        // The cgroup is gone with its worker (cleanup() polls for it).
+    }
+
+    void folderThrashCli()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-folder-thrash-cli");
+        const auto r = TestUtil::run(TestUtil::cliPath(),
+                                     {QStringLiteral("experiment"),
+                                      QStringLiteral("folder-thrash"),
+                                      QStringLiteral("--folder"),
+                                      QString::fromStdString(folder),
+                                      QStringLiteral("--files"),
+                                      QStringLiteral("6,8"),
+                                      QStringLiteral("--file-size"),
+                                      QStringLiteral("512K"),
+                                      QStringLiteral("--runs"),
+                                      QStringLiteral("1")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QLatin1String("evict folder 2 first")) && out.contains(QLatin1String("without eviction")), r.out.constData());
+        QVERIFY2(out.contains(QLatin1String("Cgroup: ")), r.out.constData());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+
+        // --files takes whole numbers only.
+        const auto bad = TestUtil::run(TestUtil::cliPath(),
+                                       {QStringLiteral("experiment"), QStringLiteral("folder-thrash"), QStringLiteral("--files"), QStringLiteral("8,x")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--files: 'x'"), bad.err.constData());
+    }
+
+    // ------------------------------------------------ the contained pressure
+
+    // In a cgroup of the warm file plus a little, the child's allocation of
+    // the file's size takes a clear part of the file's pages, on a machine
+    // with gigabytes free (on the whole machine: none).
+    void pressureContainedReclaims()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-pressure");
+        PressureParameters p;
+        p.file.folder = folder;
+        p.file.size = 64ULL << 20;
+        p.step = 8ULL << 20;
+        p.stepDelayMs = 5;
+        p.holdMs = 100;
+        const Result result = makePressureExperiment(p, containSteps())->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        const VariantResult *v = result.variant("with swap");
+        QVERIFY(v && !v->skipped);
+        const QJsonObject run = v->runs.first().toObject();
+        const double pages = double(Cachescope::pagesFor(p.file.size));
+        // The child read the whole file into its cgroup first.
+        QVERIFY2(run.value(QStringLiteral("file_resident_before")).toDouble() >= pages * 0.95,
+                 qPrintable(QString::number(run.value(QStringLiteral("file_resident_before")).toDouble())));
+        // It allocated the file's size, and the cgroup gave up most of the file for it.
+        QCOMPARE(run.value(QStringLiteral("allocated")).toDouble(), double(p.file.size));
+        const double atPeak = run.value(QStringLiteral("file_resident_at_peak")).toDouble();
+        qInfo("warm file: %.0f of %.0f pages cached before, %.0f at the peak (%.1f%% survived), cgroup cache %.1f MiB -> %.1f MiB",
+              run.value(QStringLiteral("file_resident_before")).toDouble(),
+              pages,
+              atPeak,
+              mean(v, "warm_file_survived"),
+              run.value(QStringLiteral("group_cached_before")).toDouble() / 1048576,
+              run.value(QStringLiteral("group_cached_at_peak")).toDouble() / 1048576);
+        QVERIFY2(atPeak <= pages / 2, qPrintable(QString::number(atPeak)));
+        QVERIFY(mean(v, "cache_reclaimed") >= double(p.file.size) / 2);
+        QVERIFY(run.value(QStringLiteral("cgroup")).toObject().value(QStringLiteral("path")).toString().contains(QLatin1String("cachescope")));
+        QVERIFY(run.value(QStringLiteral("cgroup_removed")).toBool());
+        QVERIFY(result.details.value(QStringLiteral("contained")).toBool());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void pressureContainedSkippedWithoutContain()
+    {
+        const std::string folder = TestUtil::scratchDir("contained-pressure-skipped");
+        PressureParameters p;
+        p.file.folder = folder;
+        p.file.size = 4ULL << 20;
+        const Result result = makePressureExperiment(p)->run({}, m_noCancel);
+        const VariantResult *v = result.variant("with swap");
+        QVERIFY(v && v->skipped);
+        QVERIFY2(v->skipReason.find("memory cgroup") != std::string::npos && v->skipReason.find("--whole-machine") != std::string::npos, v->skipReason.c_str());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void pressureContainedCancel()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-pressure-cancel");
+        PressureParameters p;
+        p.file.folder = folder;
+        p.file.size = 32ULL << 20;
+        p.step = 4ULL << 20;
+        p.stepDelayMs = 100;
+        std::atomic<bool> cancel{false};
+        Progress progress;
+        progress.sample = [&cancel](const Sample &sample) {
+            if (sample.allocated.value_or(0) > 0) {
+                cancel = true;
+            }
+        };
+        const Result result = makePressureExperiment(p, containSteps())->run(progress, cancel);
+        QVERIFY(result.cancelled);
+        QCOMPARE(m_groups.size(), size_t(1));
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+};
+
+QTEST_GUILESS_MAIN(ContainedExperimentTest)
+#include "containedexperimenttest.moc"

@@ -105,12 +105,12 @@ private Q_SLOTS:
         QCOMPARE(filesIn(m_folder), QStringList());
     }
 
-    void constructsSixPages()
+    void constructsSevenPages()
     {
         auto *window = new ExperimentsWindow;
         window->show();
-        QCOMPARE(window->pages().size(), 6);
-        QCOMPARE(window->pageWidget()->model()->rowCount(), 6);
+        QCOMPARE(window->pages().size(), 7);
+        QCOMPARE(window->pageWidget()->model()->rowCount(), 7);
         QStringList names;
         for (ExperimentPage *page : window->pages()) {
             names << page->experimentName();

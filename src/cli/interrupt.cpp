@@ -33,10 +33,17 @@ Walker *activeWalker = nullptr;
 
 namespace
 {
+bool signalThreadStarted = false;
+
 void *takeSignals(void *argument)
 {
     const sigset_t set = *static_cast<const sigset_t *>(argument);
     delete static_cast<sigset_t *>(argument);
+    {
+        std::lock_guard lock(scopeMutex);
+        signalThreadStarted = true;
+    }
+    interruptCondition.notify_all();
     for (;;) {
         int signal = 0;
         if (sigwait(&set, &signal) != 0) {
@@ -78,6 +85,13 @@ void installInterruptHandling()
         return;
     }
     pthread_detach(thread);
+    // Wait until the thread runs: a program that ends at once (a usage error)
+    // would otherwise exit while the thread is still being set up, which
+    // AddressSanitizer reports as a leak of the thread's own start-up.
+    std::unique_lock lock(scopeMutex);
+    interruptCondition.wait(lock, [] {
+        return signalThreadStarted;
+    });
 }
 
 const std::atomic<bool> &interruptFlag()

@@ -180,7 +180,7 @@ private Q_SLOTS:
         HelperContext context = m_context;
         context.cgroupRoot = empty;
         const KAuth::ActionReply reply = contain(context, *m_user, held.pid(), 64 * MiB);
-        QCOMPARE(reply.errorCode(), int(Unsupported));
+        QCOMPARE(reply.error(), int(Unsupported));
         QVERIFY2(reply.errorDescription().contains(QString::fromStdString(empty)), qPrintable(reply.errorDescription()));
     }
 
@@ -218,12 +218,12 @@ private Q_SLOTS:
         HeldProcess held({QStringLiteral("/usr/bin/true")}, otherUid);
         QVERIFY(becameUser(held.pid(), otherUid));
         const KAuth::ActionReply reply = contain(m_context, *m_user, held.pid(), 64 * MiB);
-        QCOMPARE(reply.errorCode(), int(NotPermitted));
+        QCOMPARE(reply.error(), int(NotPermitted));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("not yours")), qPrintable(reply.errorDescription()));
         QCOMPARE(runCgroups(*m_hierarchy), before);
         // Root's own process, for a caller that is not root: refused too.
         HeldProcess rootProcess({QStringLiteral("/usr/bin/true")});
-        QCOMPARE(contain(m_context, *m_user, rootProcess.pid(), 64 * MiB).errorCode(), int(NotPermitted));
+        QCOMPARE(contain(m_context, *m_user, rootProcess.pid(), 64 * MiB).error(), int(NotPermitted));
         QCOMPARE(runCgroups(*m_hierarchy), before);
     }
 
@@ -237,19 +237,19 @@ private Q_SLOTS:
         const qint64 aboveMemory = qint64(*memInfo->find("MemTotal")) + qint64(MiB);
         for (const qint64 limit : {qint64(0), qint64(-1), qint64(-64 * qint64(MiB)), qint64(1 * MiB), qint64(16 * MiB) - 1, aboveMemory, qint64(1) << 62}) {
             const KAuth::ActionReply reply = contain(m_context, *m_user, held.pid(), limit);
-            QVERIFY2(reply.errorCode() == int(InvalidArgument), qPrintable(QString::number(limit) + QLatin1String(": ") + reply.errorDescription()));
+            QVERIFY2(reply.error() == int(InvalidArgument), qPrintable(QString::number(limit) + QLatin1String(": ") + reply.errorDescription()));
         }
         // A limit as text, a double, a pid of 0, an unknown key.
-        QCOMPARE(containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), QStringLiteral("64M")}}, Caller{*m_user}, m_context).errorCode(),
+        QCOMPARE(containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), QStringLiteral("64M")}}, Caller{*m_user}, m_context).error(),
                  int(InvalidArgument));
-        QCOMPARE(containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), 64.0 * MiB}}, Caller{*m_user}, m_context).errorCode(),
+        QCOMPARE(containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), 64.0 * MiB}}, Caller{*m_user}, m_context).error(),
                  int(InvalidArgument));
-        QCOMPARE(contain(m_context, *m_user, 0, 64 * MiB).errorCode(), int(InvalidArgument));
+        QCOMPARE(contain(m_context, *m_user, 0, 64 * MiB).error(), int(InvalidArgument));
         QCOMPARE(
             containAction({{QString(keyPid), int(held.pid())}, {QString(keyLimitBytes), qint64(64 * MiB)}, {QStringLiteral("cgroup"), QStringLiteral("/x")}},
                           Caller{*m_user},
                           m_context)
-                .errorCode(),
+                .error(),
             int(InvalidArgument));
         QCOMPARE(runCgroups(*m_hierarchy), before);
     }
@@ -274,7 +274,7 @@ private Q_SLOTS:
         HeldProcess oneTooMany({QStringLiteral("/usr/bin/true")}, *m_user);
         QVERIFY(becameUser(oneTooMany.pid(), *m_user));
         const KAuth::ActionReply refused = contain(m_context, *m_user, oneTooMany.pid(), 32 * MiB);
-        QCOMPARE(refused.errorCode(), int(NotPermitted));
+        QCOMPARE(refused.error(), int(NotPermitted));
         QVERIFY2(refused.errorDescription().contains(QLatin1String("contained runs already")), qPrintable(refused.errorDescription()));
         held.clear();
         QVERIFY(eventually([this] {
@@ -306,11 +306,11 @@ private Q_SLOTS:
         const QString cgroup = QString::fromStdString(path.substr(m_hierarchy->root.size()));
         // Another user: refused, nothing reclaimed.
         const KAuth::ActionReply refused = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{otherUid}, m_context);
-        QCOMPARE(refused.errorCode(), int(NotPermitted));
+        QCOMPARE(refused.error(), int(NotPermitted));
         const bool swapOn = readMemInfo()->find("SwapTotal").value_or(0) > 0;
         const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
         if (m_hierarchy->version == 1 && swapOn) {
-            QCOMPARE(reply.errorCode(), int(Unsupported));
+            QCOMPARE(reply.error(), int(Unsupported));
             QVERIFY(reply.errorDescription().contains(QLatin1String("cgroup v1 has no reclaim of file pages alone")));
             return;
         }
@@ -335,12 +335,12 @@ private Q_SLOTS:
                                    QStringLiteral("/a b"),
                                    QString(QLatin1Char('/') + QString(5000, QLatin1Char('a')))}) {
             const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), bad}}, Caller{*m_user}, m_context);
-            QVERIFY2(reply.errorCode() == int(InvalidArgument), qPrintable(bad.left(40) + QLatin1String(": ") + reply.errorDescription()));
+            QVERIFY2(reply.error() == int(InvalidArgument), qPrintable(bad.left(40) + QLatin1String(": ") + reply.errorDescription()));
         }
-        QCOMPARE(reclaimAction({{QString(keyCgroup), QByteArray("/x")}}, Caller{*m_user}, m_context).errorCode(), int(InvalidArgument));
+        QCOMPARE(reclaimAction({{QString(keyCgroup), QByteArray("/x")}}, Caller{*m_user}, m_context).error(), int(InvalidArgument));
         // One sentence for what is not there and what is not a cgroup.
         const KAuth::ActionReply missing = reclaimAction({{QString(keyCgroup), QStringLiteral("/no-such-cgroup-here")}}, Caller{*m_user}, m_context);
-        QCOMPARE(missing.errorCode(), int(NotPermitted));
+        QCOMPARE(missing.error(), int(NotPermitted));
         QVERIFY(missing.errorDescription().startsWith(QLatin1String("There is no memory cgroup")));
         const KAuth::ActionReply file = reclaimAction({{QString(keyCgroup), QStringLiteral("/memory.stat")}}, Caller{*m_user}, m_context);
         QCOMPARE(file.errorDescription(), missing.errorDescription().replace(QLatin1String("no-such-cgroup-here"), QLatin1String("memory.stat")));

@@ -314,7 +314,7 @@ private Q_SLOTS:
         QVERIFY(reply.failed());
         QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
         QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
-        QCOMPARE(reply.errorCode(), code);
+        QCOMPARE(reply.error(), code);
         // Nothing changed: no sync, no drop, no swap call, no record, no file.
         QCOMPARE(m_system.calls, QStringList());
         QVERIFY(!std::filesystem::exists(m_context.stateFile));
@@ -521,7 +521,7 @@ private Q_SLOTS:
         // Turning off again: it is no longer active.
         m_system.calls.clear();
         reply = call(QStringLiteral("swapoff"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
-        QCOMPARE(reply.errorCode(), int(NotPermitted));
+        QCOMPARE(reply.error(), int(NotPermitted));
         QVERIFY(m_system.calls.isEmpty());
 
         // On again with all: priority 7 with SWAP_FLAG_PREFER, record gone.
@@ -532,7 +532,7 @@ private Q_SLOTS:
         QVERIFY(!std::filesystem::exists(m_context.stateFile));
         // And a second time there is nothing left to turn on.
         reply = call(QStringLiteral("swapon"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
-        QCOMPARE(reply.errorCode(), int(NotPermitted));
+        QCOMPARE(reply.error(), int(NotPermitted));
         m_system.writeSwaps(false);
         m_system.swapsFile.clear();
     }
@@ -550,7 +550,7 @@ private Q_SLOTS:
         HelperContext tight = m_context;
         tight.procRoot = proc;
         const KAuth::ActionReply reply = swapOffAction({{QStringLiteral("all"), true}}, Caller{4201}, tight);
-        QCOMPARE(reply.errorCode(), int(NotEnoughMemory));
+        QCOMPARE(reply.error(), int(NotEnoughMemory));
         // 3 GiB used + 204.8 MiB margin - 1 GiB available = 2.2 GiB missing.
         QVERIFY2(reply.errorDescription().contains(QLatin1String("2.2 GiB is missing")), qPrintable(reply.errorDescription()));
         QVERIFY(m_system.calls.isEmpty());
@@ -579,7 +579,7 @@ private Q_SLOTS:
         QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOn 0")});
 
         reply = call(QStringLiteral("swapfilecreate"), {{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}});
-        QCOMPARE(reply.errorCode(), int(AlreadyDone));
+        QCOMPARE(reply.error(), int(AlreadyDone));
         QVERIFY(reply.errorDescription().contains(QLatin1String("already exists")));
 
         reply = call(QStringLiteral("swapfileremove"), {});
@@ -597,7 +597,7 @@ private Q_SLOTS:
         onTmpfs.experimentDir = "/run/cachescope-helperactionstest";
         const KAuth::ActionReply reply = swapFileCreateAction({{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}}, Caller{4201}, onTmpfs);
         rmdir(onTmpfs.experimentDir.c_str());
-        QCOMPARE(reply.errorCode(), int(Unsupported));
+        QCOMPARE(reply.error(), int(Unsupported));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("tmpfs")), qPrintable(reply.errorDescription()));
         QVERIFY(m_system.calls.isEmpty());
     }
@@ -723,7 +723,7 @@ private Q_SLOTS:
                 ++succeeded;
             } else {
                 QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
-                QVERIFY2(reply.errorCode() >= InvalidArgument && reply.errorCode() <= CallerUnknown, qPrintable(QString::number(reply.errorCode())));
+                QVERIFY2(reply.error() >= InvalidArgument && reply.error() <= CallerUnknown, qPrintable(QString::number(reply.error())));
                 QVERIFY2(reply.errorDescription().size() > 10, qPrintable(action));
             }
             QVERIFY(!m_log.isEmpty());

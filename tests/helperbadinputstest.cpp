@@ -141,7 +141,7 @@ private:
         QVERIFY(reply.failed());
         QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
         QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
-        QCOMPARE(reply.errorCode(), code);
+        QCOMPARE(reply.error(), code);
         QVERIFY2(before == unchanged(context), "something changed");
         QVERIFY(!m_log.isEmpty());
         for (const QString &line : std::as_const(m_log)) {
@@ -412,7 +412,7 @@ private Q_SLOTS:
 
         const KAuth::ActionReply reply = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
         QVERIFY(reply.failed());
-        QCOMPARE(reply.errorCode(), int(NotPermitted));
+        QCOMPARE(reply.error(), int(NotPermitted));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("Swap is on again on 1 of 5 recorded areas.")), qPrintable(reply.errorDescription()));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("belongs to uid 4201")), qPrintable(reply.errorDescription()));
         QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOn %1").arg(SWAP_FLAG_PREFER | 5)});
@@ -828,7 +828,7 @@ private Q_SLOTS:
     {
         const Caller caller = callerFromKAuthUid(int(3000000000U));
         KAuth::ActionReply reply = dropCachesAction({{QStringLiteral("level"), 4}}, caller, m_context);
-        QCOMPARE(reply.errorCode(), int(InvalidArgument));
+        QCOMPARE(reply.error(), int(InvalidArgument));
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=3000000000 target=- result=refused code=101")});
         m_log.clear();
         reply = dropCachesAction({{QStringLiteral("level"), 1}}, caller, m_context);
@@ -840,7 +840,7 @@ private Q_SLOTS:
     void unknownCallerNeverLoggedAsRoot()
     {
         const KAuth::ActionReply reply = dropCachesAction({{QStringLiteral("level"), 1}}, callerFromKAuthUid(0), m_context);
-        QCOMPARE(reply.errorCode(), int(CallerUnknown));
+        QCOMPARE(reply.error(), int(CallerUnknown));
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=unknown target=- result=refused code=107")});
         QCOMPARE(m_system.calls, QStringList());
     }

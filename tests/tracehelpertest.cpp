@@ -416,11 +416,11 @@ private Q_SLOTS:
         };
         const KAuth::ActionReply asRoot = trace(arguments(users.pid(), 1, freshKey()));
         QVERIFY(asRoot.failed());
-        QCOMPARE(asRoot.errorCode(), int(NotPermitted));
+        QCOMPARE(asRoot.error(), int(NotPermitted));
         QVERIFY2(asRoot.errorDescription().contains(QLatin1String("is not yours")), qPrintable(asRoot.errorDescription()));
         const KAuth::ActionReply asUser = trace(arguments(roots.pid(), 1, freshKey()), int(*user));
         QVERIFY(asUser.failed());
-        QCOMPARE(asUser.errorCode(), int(NotPermitted));
+        QCOMPARE(asUser.error(), int(NotPermitted));
         QVERIFY2(asUser.errorDescription().contains(QLatin1String("is not yours")), qPrintable(asUser.errorDescription()));
         // The user's own process passes the uid check (and is traced).
         m_context.progress = [&](const QVariantMap &) {

@@ -488,7 +488,7 @@ private Q_SLOTS:
         };
         const KAuth::ActionReply reply = trace(args);
         QVERIFY(reply.failed());
-        QCOMPARE(reply.errorCode(), code);
+        QCOMPARE(reply.error(), code);
         QVERIFY(!reply.errorDescription().isEmpty());
         QVERIFY(!progressed);
         QCOMPARE(m_log.size(), 1);

@@ -710,7 +710,11 @@ private Q_SLOTS:
         // faults for 8192 pages on Linux 6.18 ext4). At least one a 256 KiB.
         QVERIFY2(faults("mmap warm", "minor_faults") >= pages / 64, qPrintable(QString::number(faults("mmap warm", "minor_faults"))));
         QVERIFY(faults("mmap warm", "minor_faults") <= pages * 1.1);
-        QCOMPARE(faults("mmap warm", "major_faults"), 0.0);
+        // No file page is read from the disk. A stray major fault or two can
+        // still come from the child's own code: these machines page out idle
+        // file pages (libc's, the test's) after about a minute.
+        QVERIFY2(faults("mmap warm", "major_faults") <= 2, qPrintable(QString::number(faults("mmap warm", "major_faults"))));
+        QVERIFY(faults("mmap warm", "major_faults") < faults("mmap cold", "major_faults"));
         // read() copies from the cache: almost no faults, cold or warm.
         QVERIFY2(faults("read warm", "minor_faults") < 64, qPrintable(QString::number(faults("read warm", "minor_faults"))));
         QVERIFY2(faults("read cold", "minor_faults") + faults("read cold", "major_faults") < 64,

@@ -18,6 +18,7 @@
 #include "uniquefd.h"
 
 #include <KActionCollection>
+#include <KMessageWidget>
 
 #include <QDir>
 #include <QGuiApplication>
@@ -218,6 +219,9 @@ private Q_SLOTS:
         QSignalSpy messages(m_panel, &FilesPanel::message);
         m_panel->evictUrls({QUrl::fromLocalFile(QString::fromStdString(unsaved))});
         QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, 30000);
+        auto *bar = m_panel->findChild<KMessageWidget *>(QStringLiteral("filesMessage"));
+        QVERIFY(bar);
+        QTRY_VERIFY(bar->isVisible() && !bar->isShowAnimationRunning());
         m_view->setCurrentIndex(rowOf(names + "/usr/lib"));
         save(QStringLiteral("files-names-and-dirty-warning.png"));
     }

@@ -1010,7 +1010,13 @@ private Q_SLOTS:
         const std::string path = m_dir + "/load-limited";
         const uint64_t pages = 64 * 1024 * 1024 / P;
         TestUtil::makeColdFile(path, pages * P);
-        const auto run = cli({QStringLiteral("run"), QStringLiteral("--cache-limit"), QStringLiteral("32M"), QStringLiteral("--"), TestUtil::cliPath(), QStringLiteral("load"), q(path)});
+        const auto run = cli({QStringLiteral("run"),
+                              QStringLiteral("--cache-limit"),
+                              QStringLiteral("32M"),
+                              QStringLiteral("--"),
+                              TestUtil::cliPath(),
+                              QStringLiteral("load"),
+                              q(path)});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QByteArray row = rowFor(run.out, QByteArray::fromStdString(path));
         const QRegularExpressionMatch counts = QRegularExpression(QStringLiteral("(\\d+)/(\\d+)")).match(QString::fromUtf8(row));

@@ -228,9 +228,8 @@ private Q_SLOTS:
                                          << QStringList{QStringLiteral("usr/lib"), QStringLiteral("local/lib")};
         QTest::newRow("one at the root") << QStringList{QStringLiteral("/lib"), QStringLiteral("/usr/lib")}
                                          << QStringList{QStringLiteral("/lib"), QStringLiteral("usr/lib")};
-        QTest::newRow("two levels for two of three")
-            << QStringList{QStringLiteral("/a/x/lib"), QStringLiteral("/b/x/lib"), QStringLiteral("/c/y/lib")}
-            << QStringList{QStringLiteral("a/x/lib"), QStringLiteral("b/x/lib"), QStringLiteral("y/lib")};
+        QTest::newRow("two levels for two of three") << QStringList{QStringLiteral("/a/x/lib"), QStringLiteral("/b/x/lib"), QStringLiteral("/c/y/lib")}
+                                                     << QStringList{QStringLiteral("a/x/lib"), QStringLiteral("b/x/lib"), QStringLiteral("y/lib")};
         QTest::newRow("two groups and a loner") << QStringList{QStringLiteral("/home/me/src/app/CMakeLists.txt"),
                                                                QStringLiteral("/home/me/src/lib/CMakeLists.txt"),
                                                                QStringLiteral("/home/me/CMakeLists.txt"),
@@ -247,8 +246,7 @@ private Q_SLOTS:
                                            << QStringList{QStringLiteral("lib/lib"), QStringLiteral("y/lib")};
         QTest::newRow("case differs") << QStringList{QStringLiteral("/a/Lib"), QStringLiteral("/b/lib")}
                                       << QStringList{QStringLiteral("Lib"), QStringLiteral("lib")};
-        QTest::newRow("the root folder") << QStringList{QStringLiteral("/"), QStringLiteral("/usr")}
-                                         << QStringList{QStringLiteral("/"), QStringLiteral("usr")};
+        QTest::newRow("the root folder") << QStringList{QStringLiteral("/"), QStringLiteral("/usr")} << QStringList{QStringLiteral("/"), QStringLiteral("usr")};
     }
 
     void sameNamesToldApart()
@@ -357,8 +355,7 @@ private Q_SLOTS:
         stop = true;
         evictor.join();
         const QString text = t.message->text();
-        const QRegularExpressionMatch counts =
-            QRegularExpression(QStringLiteral("([\\d,.]+) of its ([\\d,.]+) pages")).match(text);
+        const QRegularExpressionMatch counts = QRegularExpression(QStringLiteral("([\\d,.]+) of its ([\\d,.]+) pages")).match(text);
         if (!counts.hasMatch() && text.contains(QStringLiteral("all of its"))) {
             QSKIP("every page stayed: the evictor never got a turn");
         }

@@ -203,7 +203,8 @@ private Q_SLOTS:
         const std::string names = m_dir + "/names";
         makeFile(names + "/usr/lib/libfoo.so", 640 * 1024);
         makeFile(names + "/usr/local/lib/libbar.so", 320 * 1024);
-        QList<QUrl> urls{QUrl::fromLocalFile(QString::fromStdString(names + "/usr/lib")), QUrl::fromLocalFile(QString::fromStdString(names + "/usr/local/lib"))};
+        QList<QUrl> urls{QUrl::fromLocalFile(QString::fromStdString(names + "/usr/lib")),
+                         QUrl::fromLocalFile(QString::fromStdString(names + "/usr/local/lib"))};
         for (const char *name : {"d2.log", "d10.log", "X11.conf", "apt.list"}) {
             makeFile(names + "/" + name, 16 * 1024);
             TestUtil::readRange(names + "/" + name, 0, 8 * 1024);

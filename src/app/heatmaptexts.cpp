@@ -10,9 +10,9 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <utility>
-#include <cmath>
 
 namespace Cachescope::App
 {

@@ -8,6 +8,7 @@
 // cache the kernel hides (no number), a load that says what is resident now.
 
 #include "evictdropzone.h"
+#include "filesdrop.h"
 #include "filesmodel.h"
 #include "filespanel.h"
 #include "format.h"
@@ -45,29 +46,8 @@ namespace
 
 constexpr int longWaitMs = 60000;
 
-// A drop as a file manager makes it: enter, move, drop, with the URLs set
-// through KUrlMimeData (the path droppedurls.cpp reads).
-bool dropUrls(QWidget *target, const QList<QUrl> &urls)
-{
-    QMimeData mime;
-    KUrlMimeData::setUrls(urls, urls, &mime);
-    const QPoint pos = target->rect().center();
-    QDragEnterEvent enter(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(target, &enter);
-    if (!enter.isAccepted()) {
-        return false;
-    }
-    QDragMoveEvent move(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(target, &move);
-    QDropEvent drop(QPointF(pos), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(target, &drop);
-    return drop.isAccepted() && drop.dropAction() == Qt::CopyAction;
-}
-
-QUrl urlOf(const std::string &path)
-{
-    return QUrl::fromLocalFile(QString::fromStdString(path));
-}
+using FilesDrop::dropUrls;
+using FilesDrop::urlOf;
 
 // A size or a byte count, in any unit: what a message about hidden residency never holds.
 const QRegularExpression amountOfMemory(QStringLiteral("\\d\\s*(B|KiB|MiB|GiB|TiB)\\b|\\d+\\s*pages?\\b"));

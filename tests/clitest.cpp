@@ -16,6 +16,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <fcntl.h>
@@ -950,6 +951,79 @@ private Q_SLOTS:
         const QByteArray row = rowFor(text.out, QByteArray::fromStdString(path));
         QVERIFY2(row.contains("hidden ("), row.constData());
         QVERIFY2(!row.contains("4/16") && !row.contains("16/16"), row.constData());
+    }
+
+    // Evicting files whose residency the kernel hides: they are evicted, and
+    // no figure stands for what that freed, in the totals either.
+    void hiddenEvictionShowsNoFigure()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user)");
+        }
+        const std::string folder = m_dir + "/hidden-evict";
+        mkdir(folder.c_str(), 0755);
+        const std::string path = folder + "/root-owned";
+        TestUtil::makeColdFile(path, 16 * P);
+        QCOMPARE(chmod(path.c_str(), 0644), 0);
+        TestUtil::readRange(path, 0, 16 * P);
+        const auto asUser = [](const QStringList &arguments) {
+            return TestUtil::run(QStringLiteral("runuser"),
+                                 QStringList{QStringLiteral("-u"), QLatin1String(TestUtil::testUserName), QStringLiteral("--"), TestUtil::cliPath()}
+                                     + arguments);
+        };
+        const QRegularExpression figure(QStringLiteral("\\d\\s*(B|KiB|MiB|GiB)\\b"));
+
+        const auto named = asUser({QStringLiteral("evict"), q(path)});
+        QCOMPARE(named.exitCode, 0);
+        const QByteArray row = rowFor(named.out, QByteArray::fromStdString(path));
+        QVERIFY2(row.contains("hidden ("), named.out.constData());
+        QVERIFY2(row.contains("evicted"), named.out.constData());
+        QCOMPARE(TestUtil::pagesNow(path).resident, uint64_t(0));
+
+        TestUtil::readRange(path, 0, 16 * P);
+        const auto tree = asUser({QStringLiteral("evict"), q(folder)});
+        QCOMPARE(tree.exitCode, 0);
+        const QByteArray totals = rowFor(tree.out, QByteArray::fromStdString(folder));
+        QVERIFY2(!totals.isEmpty(), tree.out.constData());
+        QVERIFY2(totals.contains("hidden"), tree.out.constData());
+        // Before, after and freed: no figure (the path comes last).
+        const QByteArray figures = totals.left(totals.size() - qsizetype(folder.size()));
+        QVERIFY2(!figure.match(QString::fromUtf8(figures)).hasMatch(), tree.out.constData());
+        QCOMPARE(TestUtil::pagesNow(path).resident, uint64_t(0));
+
+        // Both at once: the "total" line too.
+        TestUtil::readRange(path, 0, 16 * P);
+        const auto both = asUser({QStringLiteral("evict"), q(path), q(folder)});
+        const QByteArray total = rowFor(both.out, "total");
+        QVERIFY2(total.contains("hidden"), both.out.constData());
+        QVERIFY2(!figure.match(QString::fromUtf8(total)).hasMatch(), both.out.constData());
+    }
+
+    // load says what is resident now, measured after the load, to the page:
+    // in a cache limited to 32 MiB a 64 MiB file cannot all stay.
+    void loadSaysWhatIsResidentNow()
+    {
+        if (!TestUtil::isRoot() || !QFile::exists(QStringLiteral("/sys/fs/cgroup/memory"))) {
+            QSKIP("a contained run needs root and the memory cgroup hierarchy (tools/dev binds it)");
+        }
+        const std::string path = m_dir + "/load-limited";
+        const uint64_t pages = 64 * 1024 * 1024 / P;
+        TestUtil::makeColdFile(path, pages * P);
+        const auto run = cli({QStringLiteral("run"),
+                              QStringLiteral("--cache-limit"),
+                              QStringLiteral("32M"),
+                              QStringLiteral("--"),
+                              TestUtil::cliPath(),
+                              QStringLiteral("load"),
+                              q(path)});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QByteArray row = rowFor(run.out, QByteArray::fromStdString(path));
+        const QRegularExpressionMatch counts = QRegularExpression(QStringLiteral("(\\d+)/(\\d+)")).match(QString::fromUtf8(row));
+        QVERIFY2(counts.hasMatch(), run.out.constData());
+        QCOMPARE(counts.captured(2).toULongLong(), pages);
+        QVERIFY2(counts.captured(1).toULongLong() < pages, run.out.constData());
+        TestUtil::evictRaw(path);
     }
 
     void trueNumbersForTheOwner()

@@ -2,8 +2,9 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // Screenshots of the files panel on a real X display (tests/run-under-xvfb.sh):
-// a half-resident file's heatmap, a folder expanded with totals, and the evict
-// drop zone while something is dragged over it. They go to
+// a half-resident file's heatmap, a folder expanded with totals, the evict
+// drop zone while something is dragged over it, same-named rows told apart
+// and the warning of an eviction that left dirty pages. They go to
 // $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots.
 
 #include "evictdropzone.h"
@@ -17,10 +18,12 @@
 #include "uniquefd.h"
 
 #include <KActionCollection>
+#include <KMessageWidget>
 
 #include <QDir>
 #include <QGuiApplication>
 #include <QIcon>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeView>
@@ -190,6 +193,38 @@ private Q_SLOTS:
         zone->setHighlighted(true);
         save(QStringLiteral("files-evict-drop-zone.png"));
         zone->setHighlighted(false);
+    }
+
+    // Top-level rows with the same name told apart by their folders, names
+    // in Dolphin's order, and the warning of an eviction that left dirty
+    // pages, with Flush and Evict in it.
+    void sameNamesAndDirtyWarning()
+    {
+        const std::string names = m_dir + "/names";
+        makeFile(names + "/usr/lib/libfoo.so", 640 * 1024);
+        makeFile(names + "/usr/local/lib/libbar.so", 320 * 1024);
+        QList<QUrl> urls{QUrl::fromLocalFile(QString::fromStdString(names + "/usr/lib")),
+                         QUrl::fromLocalFile(QString::fromStdString(names + "/usr/local/lib"))};
+        for (const char *name : {"d2.log", "d10.log", "X11.conf", "apt.list"}) {
+            makeFile(names + "/" + name, 16 * 1024);
+            TestUtil::readRange(names + "/" + name, 0, 8 * 1024);
+            urls << QUrl::fromLocalFile(QString::fromStdString(names + "/" + name));
+        }
+        m_view->collapse(rowOf(m_dir + "/project"));
+        m_panel->inspectUrls(urls);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_panel->isBusy(), 30000);
+
+        const std::string unsaved = names + "/unsaved.db";
+        makeFile(unsaved, 1 << 20);
+        dirty(unsaved, 0, 1 << 20);
+        QSignalSpy messages(m_panel, &FilesPanel::message);
+        m_panel->evictUrls({QUrl::fromLocalFile(QString::fromStdString(unsaved))});
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, 30000);
+        auto *bar = m_panel->findChild<KMessageWidget *>(QStringLiteral("filesMessage"));
+        QVERIFY(bar);
+        QTRY_VERIFY(bar->isVisible() && !bar->isShowAnimationRunning());
+        m_view->setCurrentIndex(rowOf(names + "/usr/lib"));
+        save(QStringLiteral("files-names-and-dirty-warning.png"));
     }
 
     // The memory panel while a 2 GiB file is written and then read: the

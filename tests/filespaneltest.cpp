@@ -7,6 +7,7 @@
 
 #include "filespanel.h"
 #include "evictdropzone.h"
+#include "filesdrop.h"
 #include "filesmodel.h"
 #include "format.h"
 #include "heatmapwidget.h"
@@ -46,29 +47,8 @@ namespace
 
 constexpr int longWaitMs = 60000;
 
-// A drop as a file manager makes it: enter, move, drop, with the URLs set
-// through KUrlMimeData. Returns whether the target took the drop.
-bool dropUrls(QWidget *target, const QList<QUrl> &urls)
-{
-    QMimeData mime;
-    KUrlMimeData::setUrls(urls, urls, &mime);
-    const QPoint pos = target->rect().center();
-    QDragEnterEvent enter(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(target, &enter);
-    if (!enter.isAccepted()) {
-        return false;
-    }
-    QDragMoveEvent move(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(target, &move);
-    QDropEvent drop(QPointF(pos), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(target, &drop);
-    return drop.isAccepted() && drop.dropAction() == Qt::CopyAction;
-}
-
-QUrl urlOf(const std::string &path)
-{
-    return QUrl::fromLocalFile(QString::fromStdString(path));
-}
+using FilesDrop::dropUrls;
+using FilesDrop::urlOf;
 
 uint64_t residentPages(const std::string &path)
 {

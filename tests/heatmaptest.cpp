@@ -17,6 +17,7 @@
 #include <QHelpEvent>
 #include <QImage>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <QToolTip>
@@ -272,6 +273,42 @@ private Q_SLOTS:
         // The first cell holds the ten resident pages.
         QVERIFY2(widget.toolTipForCell(0).contains(QStringLiteral("Cached: 10 of 16 pages")), qPrintable(widget.toolTipForCell(0)));
         QToolTip::hideText();
+    }
+
+    // A cell's byte range has enough digits to tell its start from its end,
+    // at every zoom: 16 KiB cells at 1.5 MiB are not "1.5 MiB to 1.5 MiB".
+    void toolTipTellsStartFromEnd()
+    {
+        const std::string path = pathOf("cells16k.bin");
+        TestUtil::makeColdFile(path, 16 * mib);
+        HeatmapWidget widget;
+        widget.resize(900, 600);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        widget.setFile(path);
+        QCOMPARE(widget.cellCount(), 1024);
+        QCOMPARE(widget.cellPageCount(96), uint64_t(4));
+        QCOMPARE(widget.cellFirstPage(96) * Cachescope::pageSize(), 1536 * kib);
+        QVERIFY2(widget.toolTipForCell(96).contains(QStringLiteral("Bytes 1.50 MiB to 1.52 MiB")), qPrintable(widget.toolTipForCell(96)));
+
+        const QRegularExpression range(QStringLiteral("Bytes (.+) to (.+) \\(offset"));
+        const QPoint pointer = centerOf(widget, 96);
+        for (int zoom = 0; zoom < 3; ++zoom) {
+            for (int cell = 0; cell < widget.cellCount(); ++cell) {
+                const QString text = widget.toolTipForCell(cell);
+                const QRegularExpressionMatch match = range.match(text);
+                QVERIFY2(match.hasMatch(), qPrintable(text));
+                QVERIFY2(match.captured(1) != match.captured(2), qPrintable(text));
+            }
+            wheel(widget, pointer, 1);
+        }
+        // Down to single pages: one page at 1.5 MiB.
+        QCOMPARE(widget.cellPageCount(0), uint64_t(1));
+        const int atOneAndAHalf = widget.cellAt(pointer);
+        QVERIFY(atOneAndAHalf >= 0);
+        const uint64_t start = widget.cellFirstPage(atOneAndAHalf) * Cachescope::pageSize();
+        QVERIFY2(widget.toolTipForCell(atOneAndAHalf).contains(QStringLiteral("Bytes %1 MiB to ").arg(QLocale().toString(double(start) / double(mib), 'f', 3))),
+                 qPrintable(widget.toolTipForCell(atOneAndAHalf)));
     }
 
     void hugeSparseFileShowsAtOnce()

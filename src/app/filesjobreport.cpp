@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QStringList>
 
+#include <algorithm>
 #include <utility>
 
 namespace Cachescope::App
@@ -47,52 +48,83 @@ QString FilesJobReport::progress(FilesJob::Kind kind, uint64_t entries, uint64_t
     return i18ncp("@info:progress what, entries, bytes", "%2 %1 entry, %3", "%2 %1 entries, %3", qulonglong(entries), what, bytesText(bytes));
 }
 
-QString FilesJobReport::loaded(const FilesJob &job)
+FilesMessage FilesJobReport::loaded(const FilesJob &job)
 {
     const LoadSummary &s = job.load;
-    QString text = i18ncp("@info",
-                          "Loaded %2 into the page cache from %1 file.",
-                          "Loaded %2 into the page cache from %1 files.",
-                          qulonglong(s.total.files),
-                          bytesText(s.loadedPages * pageSize()));
+    const WalkTotals &t = s.total;
+    const uint64_t hiddenFiles = std::min(t.hiddenFiles, t.files);
+    const uint64_t knownFiles = t.files - hiddenFiles;
+    const uint64_t knownPages = t.pages - std::min(t.pages, t.hiddenPages);
+    FilesMessage message;
+    QStringList parts;
+    if (t.files == 0 && s.errors == 0) {
+        parts << i18nc("@info", "Nothing to load: there are no regular files there.");
+        message.type = KMessageWidget::Information;
+    } else if (knownFiles > 0 && t.residentAfter >= knownPages) {
+        // What is resident now, measured after the load: not what was asked for.
+        parts << i18ncp("@info",
+                        "Loaded %1 file into the page cache: all of its %2 are resident now.",
+                        "Loaded %1 files into the page cache: all of their %2 are resident now.",
+                        qulonglong(knownFiles),
+                        bytesText(hiddenFiles == 0 ? t.bytes : knownPages * pageSize()));
+    } else if (knownFiles > 0) {
+        // Pages, not sizes: 16,380 of 16,384 pages would both read "64.0 MiB".
+        parts << i18ncp("@info %2 of %3 pages resident, %4 not",
+                        "Loaded %1 file into the page cache: %2 of its %3 pages are resident now (%4 are not).",
+                        "Loaded %1 files into the page cache: %2 of their %3 pages are resident now (%4 are not).",
+                        qulonglong(knownFiles),
+                        QLocale().toString(qulonglong(t.residentAfter)),
+                        QLocale().toString(qulonglong(knownPages)),
+                        QLocale().toString(qulonglong(knownPages - t.residentAfter)));
+        message.type = KMessageWidget::Information;
+    }
+    if (hiddenFiles > 0) {
+        parts << (knownFiles > 0 ? i18ncp("@info",
+                                          "%1 more file was read too, but the kernel hides its page cache from you: what is resident of it is hidden.",
+                                          "%1 more files were read too, but the kernel hides their page cache from you: what is resident of them is hidden.",
+                                          qulonglong(hiddenFiles))
+                                 : i18ncp("@info",
+                                          "Read %1 file into the page cache. The kernel hides its page cache from you: what is resident now is hidden.",
+                                          "Read %1 files into the page cache. The kernel hides their page cache from you: what is resident now is hidden.",
+                                          qulonglong(hiddenFiles)));
+        if (knownFiles == 0) {
+            message.type = KMessageWidget::Information;
+        }
+    }
     if (s.errors > 0) {
-        text += QLatin1Char(' ')
-            + i18ncp("@info",
-                     "%1 file could not be read: %2",
-                     "%1 files could not be read, the first: %2",
-                     qulonglong(s.errors),
-                     QString::fromStdString(s.firstError));
+        parts << i18ncp("@info",
+                        "%1 file could not be read: %2",
+                        "%1 files could not be read, the first: %2",
+                        qulonglong(s.errors),
+                        QString::fromStdString(s.firstError));
+        message.type = t.files == 0 ? KMessageWidget::Error : KMessageWidget::Warning;
     }
     if (job.wasCancelled()) {
-        text += QLatin1Char(' ') + i18nc("@info", "Cancelled before the end.");
+        parts << i18nc("@info", "Cancelled before the end.");
+        message.type = message.type == KMessageWidget::Positive ? KMessageWidget::Information : message.type;
     }
-    return text;
+    message.text = parts.join(QLatin1Char(' '));
+    return message;
 }
 
-QString FilesJobReport::evicted(const FilesJob &job)
+FilesMessage FilesJobReport::evicted(const FilesJob &job)
 {
     const EvictSummary &s = job.evict;
     const uint64_t page = pageSize();
-    QStringList parts;
-    if (s.total.files == 0 && s.errors == 0) {
-        parts << i18nc("@info", "Nothing to evict: there are no regular files there.");
-    } else {
-        parts << i18ncp("@info",
-                        "Evicted %1 file from the page cache: %2 freed.",
-                        "Evicted %1 files from the page cache: %2 freed.",
-                        qulonglong(s.total.files),
-                        bytesText(s.freedPages * page));
-    }
+    const uint64_t hiddenFiles = std::min(s.hiddenFiles, s.total.files);
+    const uint64_t knownFiles = s.total.files - hiddenFiles;
+    FilesMessage message;
     QStringList stayed;
     auto reason = [&](RemainReason r) {
         return std::pair{qulonglong(s.filesByReason[size_t(r)]), bytesText(s.pagesByReason[size_t(r)] * page)};
     };
     if (auto [files, bytes] = reason(RemainReason::Dirty); files > 0) {
         stayed << i18ncp("@info",
-                         "%2 in %1 file is dirty: it must be written to disk first (use Flush and Evict)",
-                         "%2 in %1 files is dirty: it must be written to disk first (use Flush and Evict)",
+                         "%2 in %1 file is dirty: it must be written to disk first (Flush and Evict does that)",
+                         "%2 in %1 files is dirty: it must be written to disk first (Flush and Evict does that)",
                          files,
                          bytes);
+        message.offersFlushAndEvict = true;
     }
     if (auto [files, bytes] = reason(RemainReason::Mapped); files > 0) {
         stayed << i18ncp("@info", "%2 in %1 file is mapped by a running program", "%2 in %1 files is mapped by running programs", files, bytes);
@@ -111,14 +143,44 @@ QString FilesJobReport::evicted(const FilesJob &job)
                          files,
                          bytes);
     }
+
+    QStringList parts;
+    if (s.total.files == 0 && s.errors == 0) {
+        parts << i18nc("@info", "Nothing to evict: there are no regular files there.");
+        message.type = KMessageWidget::Information;
+    } else if (knownFiles > 0 && s.freedPages > 0) {
+        parts << i18ncp("@info",
+                        "Evicted %1 file from the page cache: %2 freed.",
+                        "Evicted %1 files from the page cache: %2 freed.",
+                        qulonglong(knownFiles),
+                        bytesText(s.freedPages * page));
+    } else if (knownFiles > 0 && !stayed.isEmpty()) {
+        // Not a success: nothing left the page cache.
+        parts << i18ncp("@info", "Nothing was evicted from %1 file.", "Nothing was evicted from %1 files.", qulonglong(knownFiles));
+    } else if (knownFiles > 0) {
+        parts << i18ncp("@info",
+                        "Evicted %1 file: none of it was in the page cache, so nothing was freed.",
+                        "Evicted %1 files: none of them was in the page cache, so nothing was freed.",
+                        qulonglong(knownFiles));
+        message.type = KMessageWidget::Information;
+    }
     if (!stayed.isEmpty()) {
         parts << i18nc("@info followed by a list of reasons", "Stayed: %1.", stayed.join(QStringLiteral("; ")));
+        message.type = KMessageWidget::Warning;
     }
-    if (s.hiddenFiles > 0) {
-        parts << i18ncp("@info",
-                        "The kernel hides the page cache of %1 file from you: it was evicted, but what that freed is unknown.",
-                        "The kernel hides the page cache of %1 files from you: they were evicted, but what that freed is unknown.",
-                        qulonglong(s.hiddenFiles));
+    if (hiddenFiles > 0) {
+        // Evicted all the same (fadvise works on what one may read); only the amount is hidden.
+        parts << (knownFiles > 0 ? i18ncp("@info",
+                                          "%1 more file was evicted too, but the kernel hides its page cache from you: what that freed is hidden.",
+                                          "%1 more files were evicted too, but the kernel hides their page cache from you: what that freed is hidden.",
+                                          qulonglong(hiddenFiles))
+                                 : i18ncp("@info",
+                                          "Evicted %1 file from the page cache. The kernel hides its page cache from you: what that freed is hidden.",
+                                          "Evicted %1 files from the page cache. The kernel hides their page cache from you: what that freed is hidden.",
+                                          qulonglong(hiddenFiles)));
+        if (knownFiles == 0) {
+            message.type = KMessageWidget::Information;
+        }
     }
     if (s.errors > 0) {
         parts << i18ncp("@info",
@@ -126,11 +188,14 @@ QString FilesJobReport::evicted(const FilesJob &job)
                         "%1 files could not be evicted, the first: %2",
                         qulonglong(s.errors),
                         QString::fromStdString(s.firstError));
+        message.type = s.total.files == 0 ? KMessageWidget::Error : KMessageWidget::Warning;
     }
     if (job.wasCancelled()) {
         parts << i18nc("@info", "Cancelled before the end.");
+        message.type = message.type == KMessageWidget::Positive ? KMessageWidget::Information : message.type;
     }
-    return parts.join(QLatin1Char(' '));
+    message.text = parts.join(QLatin1Char(' '));
+    return message;
 }
 
 } // namespace Cachescope::App

@@ -4,6 +4,8 @@
 
 #include "filesjob.h"
 
+#include <KMessageWidget>
+
 #include <QString>
 
 #include <cstdint>
@@ -11,16 +13,26 @@
 namespace Cachescope::App
 {
 
+// A message about a job that has ended: what it says, how it is shown (a
+// warning where pages stayed, never a green success for nothing freed), and
+// whether it offers Flush and Evict for the job's paths (dirty pages stayed).
+struct FilesMessage {
+    QString text;
+    KMessageWidget::MessageType type = KMessageWidget::Positive;
+    bool offersFlushAndEvict = false;
+};
+
 // What the files panel tells the person about a job: the progress line while
 // it runs, and the message when an eviction or a load has ended (what was
-// freed or loaded, what stayed and why, what failed).
+// freed or what is resident now, what stayed and why, what failed). Where the
+// kernel hides a file's page cache, no figure stands for it.
 class FilesJobReport
 {
 public:
     // "Evicting… 1,024 entries, 3.5 MiB"
     [[nodiscard]] static QString progress(FilesJob::Kind kind, uint64_t entries, uint64_t bytes);
-    [[nodiscard]] static QString evicted(const FilesJob &job);
-    [[nodiscard]] static QString loaded(const FilesJob &job);
+    [[nodiscard]] static FilesMessage evicted(const FilesJob &job);
+    [[nodiscard]] static FilesMessage loaded(const FilesJob &job);
 };
 
 } // namespace Cachescope::App

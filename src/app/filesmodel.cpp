@@ -3,6 +3,7 @@
 
 #include "filesmodel.h"
 
+#include "filesnaming.h"
 #include "format.h"
 
 #include <KLocalizedString>
@@ -399,7 +400,26 @@ QModelIndex FilesModel::addItem(const std::string &path, bool isDirectory)
     beginInsertRows({}, row, row);
     m_root.children.push_back(std::move(item));
     endInsertRows();
+    labelTopLevel();
     return index(row, 0);
+}
+
+void FilesModel::labelTopLevel()
+{
+    std::vector<std::string> paths;
+    paths.reserve(m_root.children.size());
+    for (const auto &child : m_root.children) {
+        paths.push_back(child->path);
+    }
+    const std::vector<QString> labels = distinctLabels(paths);
+    for (size_t i = 0; i < labels.size(); ++i) {
+        FileNode &n = *m_root.children[i];
+        if (n.displayName != labels[i]) {
+            n.displayName = labels[i];
+            const QModelIndex name = index(int(i), NameColumn);
+            Q_EMIT dataChanged(name, name, {Qt::DisplayRole, SortRole});
+        }
+    }
 }
 
 QModelIndex FilesModel::findTopLevel(const std::string &path) const
@@ -427,6 +447,7 @@ void FilesModel::removeTopLevel(const QModelIndexList &indexes)
         m_root.children.erase(m_root.children.begin() + row);
         endRemoveRows();
     }
+    labelTopLevel();
 }
 
 void FilesModel::clear()
@@ -695,7 +716,7 @@ bool FilesSortProxyModel::lessThan(const QModelIndex &left, const QModelIndex &r
     const QVariant a = left.data(FilesModel::SortRole);
     const QVariant b = right.data(FilesModel::SortRole);
     if (a.typeId() == QMetaType::QString) {
-        const int order = QString::localeAwareCompare(a.toString(), b.toString());
+        const int order = compareNames(a.toString(), b.toString());
         if (order != 0) {
             return order < 0;
         }

@@ -155,6 +155,8 @@ Q_SIGNALS:
     void folderScanWanted(const std::string &folder);
 
 private:
+    // Top-level rows show what tells them apart: "usr/lib" and "local/lib".
+    void labelTopLevel();
     void emitRowChanged(FileNode *node);
     void mergeChildren(FileNode *folder, const FolderScan &scan);
     void forEachNode(const std::function<void(FileNode *)> &visit) const;
@@ -162,7 +164,8 @@ private:
     FileNode m_root;
 };
 
-// Sorts by the numbers behind the text, folders first as Dolphin does.
+// Sorts by the numbers behind the text, and names as Dolphin does
+// (compareNames: natural, case-insensitive), folders first.
 class FilesSortProxyModel : public QSortFilterProxyModel
 {
     Q_OBJECT

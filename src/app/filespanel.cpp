@@ -8,6 +8,7 @@
 #include "filesactions.h"
 #include "filesjob.h"
 #include "filesjobreport.h"
+#include "filesmessagebar.h"
 #include "filesmodel.h"
 #include "filesview.h"
 #include "format.h"
@@ -70,6 +71,7 @@ struct FilesPanel::Private {
     HeatmapWidget *heatmap = nullptr;
     QLabel *heatmapTitle = nullptr;
     EvictDropZone *dropZone = nullptr;
+    FilesMessageBar *messageBar = nullptr;
     QWidget *progressRow = nullptr;
     QLabel *progressLabel = nullptr;
     QProgressBar *progressBar = nullptr;
@@ -279,8 +281,16 @@ FilesPanel::FilesPanel(QWidget *parent)
     progressLayout->addWidget(d->cancelButton);
     d->progressRow->setVisible(false);
 
+    // Messages above the list, as in Dolphin's views: every message() shows there.
+    d->messageBar = new FilesMessageBar(this);
+    connect(this, &FilesPanel::message, d->messageBar, &FilesMessageBar::showText);
+    connect(d->messageBar, &FilesMessageBar::flushAndEvictRequested, this, [this](const std::vector<std::string> &paths) {
+        startEvict(paths, true);
+    });
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(d->messageBar);
     layout->addWidget(splitter, 1);
     layout->addWidget(d->progressRow);
 
@@ -622,14 +632,14 @@ void FilesPanel::jobFinished(FilesJob *job)
         if (job->evict.errors > 0) {
             qCWarning(CACHESCOPE_APP) << "evict: first error:" << QString::fromStdString(job->evict.firstError);
         }
-        Q_EMIT message(FilesJobReport::evicted(*job), job->evict.errors > 0 && job->evict.total.files == 0);
+        report(FilesJobReport::evicted(*job), job->roots());
         refreshAfterChange(job->roots());
         break;
     case FilesJob::Kind::Load: {
         const LoadSummary &s = job->load;
         qCDebug(CACHESCOPE_APP) << "load finished:" << s.total.files << "files," << s.loadedPages << "pages loaded," << s.errors << "errors"
                                 << (cancelled ? "(cancelled)" : "");
-        Q_EMIT message(FilesJobReport::loaded(*job), s.errors > 0 && s.total.files == 0);
+        report(FilesJobReport::loaded(*job), job->roots());
         refreshAfterChange(job->roots());
         break;
     }
@@ -649,6 +659,12 @@ void FilesPanel::jobFinished(FilesJob *job)
     updateProgress();
     emitBusyIfChanged();
     d->updateActions();
+}
+
+void FilesPanel::report(const FilesMessage &shown, const std::vector<std::string> &paths)
+{
+    d->messageBar->setNext(shown, paths);
+    Q_EMIT message(shown.text, shown.type == KMessageWidget::Error);
 }
 
 void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)

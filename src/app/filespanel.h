@@ -20,6 +20,7 @@ namespace Cachescope::App
 {
 
 class FilesJob;
+struct FilesMessage;
 
 // The files side of the window: the list of inspected files and folders with
 // their residency, the detail heatmap of the selected file, the evict drop
@@ -66,7 +67,9 @@ public:
     [[nodiscard]] bool isBusy() const;
 
 Q_SIGNALS:
-    // Something a person should read: what an eviction freed, why a URL was refused.
+    // Something a person should read: what an eviction freed, why a URL was
+    // refused. The panel shows it in its own message bar (with its type and
+    // actions); the signal is for whoever tells it elsewhere (a notification).
     void message(const QString &text, bool isError);
     void busyChanged(bool busy);
     // The person asked to see this hidden file's residency with administrator rights.
@@ -82,6 +85,8 @@ private:
     void startTopCached(const std::vector<std::string> &folders);
     void cancelAll();
     void jobFinished(FilesJob *job);
+    // Shows an eviction's or a load's message (its Flush and Evict acts on paths) and emits message().
+    void report(const FilesMessage &shown, const std::vector<std::string> &paths);
     void updateProgress();
     void emitBusyIfChanged();
     void refreshAfterChange(const std::vector<std::string> &roots);

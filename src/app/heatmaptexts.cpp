@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <utility>
 
 namespace Cachescope::App
 {
@@ -36,6 +38,41 @@ QString formatPercent(uint64_t part, uint64_t whole)
         shown = 99.9;
     }
     return i18nc("@item percentage", "%1%", QLocale().toString(shown, 'f', 1));
+}
+
+// The start and end of a byte range in one unit, with as many decimals as
+// tell them apart by at least a step: a 16 KiB cell at 1.5 MiB is "1.50 MiB to
+// 1.52 MiB", not "1.5 MiB to 1.5 MiB". Whole units where both are whole ("320
+// KiB to 384 KiB"); a smaller unit where three decimals are not enough.
+std::pair<QString, QString> rangeSizes(uint64_t start, uint64_t end)
+{
+    static constexpr const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    const auto text = [](uint64_t bytes, uint64_t unitBytes, const char *unit, int decimals) -> QString {
+        if (bytes == 0) {
+            return formatBytes(0, ByteStyle::OneDecimal, QLocale());
+        }
+        return QLocale().toString(double(bytes) / double(unitBytes), 'f', decimals) + QLatin1Char(' ') + QLatin1String(unit);
+    };
+    // The unit formatBytes would pick for the end.
+    size_t unit = 0;
+    uint64_t unitBytes = 1;
+    while (unit + 1 < std::size(units) && double(end) / double(unitBytes) >= 1023.95) {
+        unitBytes *= 1024;
+        ++unit;
+    }
+    const uint64_t width = end > start ? end - start : 1;
+    for (; unit > 0; --unit, unitBytes /= 1024) {
+        if (start % unitBytes == 0 && end % unitBytes == 0) {
+            return {text(start, unitBytes, units[unit], 0), text(end, unitBytes, units[unit], 0)};
+        }
+        double step = double(unitBytes) / 10.0;
+        for (int decimals = 1; decimals <= 3; ++decimals, step /= 10.0) {
+            if (step <= double(width)) {
+                return {text(start, unitBytes, units[unit], decimals), text(end, unitBytes, units[unit], decimals)};
+            }
+        }
+    }
+    return {text(start, 1, units[0], 0), text(end, 1, units[0], 0)};
 }
 
 } // namespace
@@ -176,7 +213,8 @@ QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap:
                         formatCount(cell.firstPage),
                         formatCount(lastPage));
     }
-    lines << i18nc("@info:tooltip byte range", "Bytes %1 to %2 (offset %3)", size(cell.firstPage * page), size(endByte), formatCount(cell.firstPage * page));
+    const auto [from, to] = rangeSizes(cell.firstPage * page, endByte);
+    lines << i18nc("@info:tooltip byte range", "Bytes %1 to %2 (offset %3)", from, to, formatCount(cell.firstPage * page));
     if (meaning == HeatmapMeaning::TracedReads) {
         lines << i18ncp("@info:tooltip %2 pages read, %1 pages, %3 percent",
                         "Read from the disk: %2 of %1 page (%3)",

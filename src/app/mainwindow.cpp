@@ -82,7 +82,6 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     // vmstat is read only while its plot is on screen.
     connect(m_memoryPanel, &MemoryPanel::ratesShownChanged, m_sampler, &MemorySampler::setRatesEnabled);
     connect(m_memoryPanel, &MemoryPanel::message, this, &MainWindow::showMessage);
-    connect(m_filesPanel, &FilesPanel::message, this, &MainWindow::showMessage);
 
     // Cache by application: a tab beside the plots, read only while shown.
     m_applicationsView = new ApplicationsView(m_memoryPanel);

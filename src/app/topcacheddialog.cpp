@@ -3,6 +3,7 @@
 
 #include "topcacheddialog.h"
 #include "filesmodel.h"
+#include "filesnaming.h"
 #include "format.h"
 
 #include <KLocalizedString>
@@ -20,7 +21,8 @@ namespace Cachescope::App
 
 namespace
 {
-// A tree item that sorts its number columns by number.
+// A tree item that sorts its number columns by number and its paths as
+// Dolphin sorts names (natural, case-insensitive).
 class NumberItem : public QTreeWidgetItem
 {
 public:
@@ -30,10 +32,10 @@ public:
         const int column = treeWidget() ? treeWidget()->sortColumn() : 0;
         const QVariant a = data(column, Qt::UserRole);
         const QVariant b = other.data(column, Qt::UserRole);
-        if (a.isValid() && b.isValid()) {
+        if (a.isValid() && b.isValid() && a.toDouble() != b.toDouble()) {
             return a.toDouble() < b.toDouble();
         }
-        return QTreeWidgetItem::operator<(other);
+        return compareNames(text(0), other.text(0)) < 0;
     }
 };
 } // namespace
@@ -52,13 +54,22 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
     auto *layout = new QVBoxLayout(this);
     auto *summary = new QLabel(this);
     summary->setWordWrap(true);
-    QString text = i18ncp("@info",
-                          "%2 of %3 in %1 file is in the page cache.",
-                          "%2 of %3 in %1 files is in the page cache.",
-                          qulonglong(totals.files),
-                          formatBytes(totals.resident * pageSize(), ByteStyle::OneDecimal, QLocale()),
-                          formatBytes(totals.bytes, ByteStyle::OneDecimal, QLocale()));
-    if (totals.hiddenFiles > 0) {
+    QString text;
+    if (totals.files > 0 && totals.hiddenFiles == totals.files) {
+        // Never a number for what the kernel hides.
+        text = i18ncp("@info",
+                      "The kernel hides the page cache of the %1 file there from you: nothing can be ranked.",
+                      "The kernel hides the page cache of all %1 files there from you: nothing can be ranked.",
+                      qulonglong(totals.files));
+    } else {
+        text = i18ncp("@info",
+                      "%2 of %3 in %1 file is in the page cache.",
+                      "%2 of %3 in %1 files is in the page cache.",
+                      qulonglong(totals.files - totals.hiddenFiles),
+                      formatBytes(totals.resident * pageSize(), ByteStyle::OneDecimal, QLocale()),
+                      formatBytes(totals.pages > totals.hiddenPages ? (totals.pages - totals.hiddenPages) * pageSize() : 0, ByteStyle::OneDecimal, QLocale()));
+    }
+    if (totals.hiddenFiles > 0 && totals.hiddenFiles < totals.files) {
         text += QLatin1Char(' ')
             + i18ncp("@info",
                      "The kernel hides the page cache of %1 file from you: it is not ranked.",

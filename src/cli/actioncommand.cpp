@@ -202,6 +202,15 @@ actionFileTable(const ActionFigures &figures, const std::vector<Column<FileRecor
     table.columns = fileHeadColumns(nullptr, figures.hidden);
     table.columns.push_back(pagesColumn("BEFORE", "before", "resident pages before (of the range)", figures.before));
     table.columns.push_back(pagesColumn("AFTER", "after", "resident pages after", figures.after));
+    table.columns.push_back({.header = "PAGES",
+                             .width = 21,
+                             .format = Format::Text,
+                             .help = "resident pages after, of the pages of the range",
+                             .value =
+                                 [figures](const FileRecord &r) {
+                                     return textCell(std::to_string(figures.after(r)) + '/' + std::to_string(figures.pages(r)));
+                                 },
+                             .spanned = true});
     table.columns.push_back(pagesColumn(figures.changeHeader, figures.changeKey, figures.changeHelp, figures.change));
     table.columns.insert(table.columns.end(), more.begin(), more.end());
     table.span = [figures](const FileRecord &r) -> std::optional<std::string> {

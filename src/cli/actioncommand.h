@@ -19,15 +19,18 @@ struct ActionFigures {
     bool (*hidden)(const FileRecord &) = nullptr; // the kernel hides the file's residency
     uint64_t (*before)(const FileRecord &) = nullptr;
     uint64_t (*after)(const FileRecord &) = nullptr;
+    uint64_t (*pages)(const FileRecord &) = nullptr; // of the range acted on
     const char *changeHeader = nullptr; // "FREED"
     const char *changeKey = nullptr; // "freed"; nullptr: text only
     const char *changeHelp = nullptr;
     uint64_t (*change)(const FileRecord &) = nullptr;
-    const char *doneText = nullptr; // after "hidden (<reason>)": ": evicted, counts unknown"
+    const char *doneText = nullptr; // after "hidden (<reason>)": ": evicted, what that freed is hidden"
 };
 
 // The file table of evict or load: path, size, pages, first_link, hidden,
-// hidden_reason, BEFORE, AFTER, the change, then more; linesBelow a row in text.
+// hidden_reason, BEFORE, AFTER, PAGES (resident after/pages, text only: the
+// exact count where sizes round alike), the change, then more; linesBelow a
+// row in text.
 [[nodiscard]] Table<FileRecord> actionFileTable(const ActionFigures &figures,
                                                 const std::vector<Column<FileRecord>> &more,
                                                 std::function<void(std::string &out, const FileRecord &)> linesBelow);

@@ -27,6 +27,10 @@ const Table<FileRecord> &fileTable()
                              [](const FileRecord &r) {
                                  return r.evict.after;
                              },
+                         .pages =
+                             [](const FileRecord &r) {
+                                 return r.evict.pages;
+                             },
                          .changeHeader = "FREED",
                          .changeKey = "freed",
                          .changeHelp = "pages freed: before - after",
@@ -34,7 +38,7 @@ const Table<FileRecord> &fileTable()
                              [](const FileRecord &r) {
                                  return r.evict.freedPages();
                              },
-                         .doneText = ": evicted, counts unknown"},
+                         .doneText = ": evicted, what that freed is hidden"},
                         {
                             {.key = "dirty_after",
                              .help = "dirty pages left",

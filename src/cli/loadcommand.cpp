@@ -31,13 +31,17 @@ const Table<FileRecord> &fileTable()
                                                                 [](const FileRecord &r) {
                                                                     return r.load.after;
                                                                 },
+                                                            .pages =
+                                                                [](const FileRecord &r) {
+                                                                    return r.load.pages;
+                                                                },
                                                             .changeHeader = "LOADED",
                                                             .changeHelp = "memory loaded: after - before",
                                                             .change =
                                                                 [](const FileRecord &r) {
                                                                     return r.load.after > r.load.before ? r.load.after - r.load.before : 0;
                                                                 },
-                                                            .doneText = ": loaded, counts unknown"},
+                                                            .doneText = ": loaded, what is resident now is hidden"},
                                                            {
                                                                loadColumn("bytes_requested",
                                                                           Format::Bytes,
@@ -86,7 +90,9 @@ Command loadCommand()
              "bring files and folders into the page cache",
              "Reads files into the page cache (folders recursively), so that later\n"
              "reads come from memory. Prints resident memory before and after for each\n"
-             "file named, then one line of totals a folder (every file with -v).\n"
+             "file named, measured after the load, and the resident pages of the range\n"
+             "(PAGES: what is resident now, to the page), then one line of totals a\n"
+             "folder (every file with -v).\n"
              "Progress is shown on stderr when it is a terminal.",
              withCommonOptions({{0, "offset", "BYTES", "start of the range in each file (default 0; suffixes K, M, G, T)"},
                                 {0, "length", "BYTES", "length of the range (default: to the end of the file)"},

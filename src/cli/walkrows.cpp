@@ -95,6 +95,19 @@ uint64_t knownPages(const WalkTotals &t)
     return t.pages - std::min(t.pages, t.hiddenPages);
 }
 
+// Every file's residency is hidden: no figure can stand for
+// what is resident, nor for what an action changed.
+bool allHidden(const TotalsRow &row)
+{
+    return row.totals.files > 0 && row.totals.hiddenFiles >= row.totals.files;
+}
+
+// The text of a figure of the totals: "hidden" where allHidden.
+std::string figureText(const TotalsRow &row, uint64_t pages, bool raw)
+{
+    return allHidden(row) ? std::string("hidden") : formatCellText(Format::Pages, countCell(pages), raw);
+}
+
 bool isRoot(const TotalsRow &row)
 {
     return row.root;
@@ -127,6 +140,15 @@ Column<TotalsRow> pagesColumn(const char *header,
     Column<TotalsRow> column = countColumn(header, key, width, member, help);
     column.format = Format::Pages;
     column.inText = std::move(known);
+    return column;
+}
+
+// The column, reading "hidden" in text where every file's residency is hidden.
+Column<TotalsRow> hiddenWhereAllAre(Column<TotalsRow> column, uint64_t WalkTotals::*member)
+{
+    column.text = [member](const TotalsRow &row, bool raw) {
+        return figureText(row, row.totals.*member, raw);
+    };
     return column;
 }
 
@@ -169,7 +191,8 @@ Table<TotalsRow> makeStatusTotalsTable()
                  return countCell(row.totals.bytes);
              }},
         countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages"),
-        pagesColumn("RESIDENT", "resident", 10, &WalkTotals::resident, "resident pages of the files whose residency is known"),
+        hiddenWhereAllAre(pagesColumn("RESIDENT", "resident", 10, &WalkTotals::resident, "resident pages of the files whose residency is known"),
+                          &WalkTotals::resident),
         {.header = "CACHED",
          .key = "cached_percent",
          .width = 7,
@@ -179,8 +202,9 @@ Table<TotalsRow> makeStatusTotalsTable()
              [](const TotalsRow &row) {
                  return percentCell(row.totals.resident, knownPages(row.totals));
              }},
-        pagesColumn("DIRTY", "dirty", 10, &WalkTotals::dirty, "dirty pages (cachestat only)", cachestat),
-        pagesColumn("WRITEBACK", "writeback", 10, &WalkTotals::writeback, "pages being written back (cachestat only)", cachestat),
+        hiddenWhereAllAre(pagesColumn("DIRTY", "dirty", 10, &WalkTotals::dirty, "dirty pages (cachestat only)", cachestat), &WalkTotals::dirty),
+        hiddenWhereAllAre(pagesColumn("WRITEBACK", "writeback", 10, &WalkTotals::writeback, "pages being written back (cachestat only)", cachestat),
+                          &WalkTotals::writeback),
         countColumn(nullptr, "evicted", 0, &WalkTotals::evicted, "pages evicted since the files were opened (cachestat only)"),
         countColumn(nullptr, "recently_evicted", 0, &WalkTotals::recentlyEvicted, "pages evicted recently (cachestat only)"),
     };
@@ -208,7 +232,7 @@ Table<TotalsRow> makeActionTotalsTable(FileAction action)
         countColumn(nullptr, "directories", 0, &WalkTotals::directories, "folders walked"),
         countColumn(nullptr, "bytes", 0, &WalkTotals::bytes, "sum of file sizes"),
         countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages"),
-        pagesColumn("BEFORE", "resident", 10, &WalkTotals::resident, "resident pages before"),
+        hiddenWhereAllAre(pagesColumn("BEFORE", "resident", 10, &WalkTotals::resident, "resident pages before"), &WalkTotals::resident),
         {.key = "cached_percent",
          .format = Format::Percent,
          .help = "resident share before, of the pages whose residency is known",
@@ -216,7 +240,16 @@ Table<TotalsRow> makeActionTotalsTable(FileAction action)
              [](const TotalsRow &row) {
                  return percentCell(row.totals.resident, knownPages(row.totals));
              }},
-        pagesColumn("AFTER", "resident_after", 10, &WalkTotals::residentAfter, "resident pages after"),
+        hiddenWhereAllAre(pagesColumn("AFTER", "resident_after", 10, &WalkTotals::residentAfter, "resident pages after"), &WalkTotals::residentAfter),
+        {.header = "PAGES",
+         .width = 21,
+         .format = Format::Text,
+         .help = "resident pages after, of the pages whose residency is known",
+         .value =
+             [](const TotalsRow &row) {
+                 return textCell(allHidden(row) ? std::string("hidden")
+                                                : std::to_string(row.totals.residentAfter) + '/' + std::to_string(knownPages(row.totals)));
+             }},
         {.header = evict ? "FREED" : "LOADED",
          .width = 10,
          .format = Format::Pages,
@@ -224,6 +257,10 @@ Table<TotalsRow> makeActionTotalsTable(FileAction action)
          .value =
              [action](const TotalsRow &row) {
                  return countCell(changeOf(row.totals, action));
+             },
+         .text =
+             [action](const TotalsRow &row, bool raw) {
+                 return figureText(row, changeOf(row.totals, action), raw);
              }},
     };
     if (evict) {

@@ -41,6 +41,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStyleOptionViewItem>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -66,10 +67,16 @@ QString cellText(const QTableView *table, int row, int column)
     return table->model()->index(row, column).data().toString();
 }
 
-// The number at the start of "27.3 ms" (in the user's locale).
+// The number at the start of "27.3 ms" or "8.09×" (in the user's locale).
 double leadingNumber(const QString &text, bool *ok)
 {
-    return QLocale().toDouble(text.section(QLatin1Char(' '), 0, 0), ok);
+    const QLocale locale;
+    qsizetype end = 0;
+    while (end < text.size()
+           && (text[end].isDigit() || text[end] == locale.decimalPoint() || text[end] == locale.groupSeparator() || text[end] == locale.negativeSign())) {
+        ++end;
+    }
+    return locale.toDouble(text.left(end), ok);
 }
 
 } // namespace
@@ -361,8 +368,15 @@ private Q_SLOTS:
             if (column == ExperimentResultsModel::FigureColumn) {
                 continue;
             }
-            const int contents = std::max(table->sizeHintForColumn(column), header->sectionSizeHint(column));
-            QVERIFY2(header->sectionSize(column) <= contents + 2,
+            int contents = header->sectionSizeHint(column);
+            QStyleOptionViewItem option;
+            option.initFrom(table);
+            for (int row = 0; row < table->model()->rowCount(); ++row) {
+                contents = std::max(contents, table->itemDelegate()->sizeHint(option, table->model()->index(row, column)).width());
+            }
+            // A few pixels for the grid and the style's margins; a column
+            // stretched across the table is hundreds too wide.
+            QVERIFY2(header->sectionSize(column) <= contents + 24,
                      qPrintable(QStringLiteral("column %1: %2 wide for %3 of contents").arg(column).arg(header->sectionSize(column)).arg(contents)));
         }
         for (int column = ExperimentResultsModel::ColumnCount; column < ExperimentResultsModel::AllColumnCount; ++column) {

@@ -132,7 +132,7 @@ protected:
         QList<BarPreset> presets;
         // What the live plot's horizontal axis counts, and what it says while empty.
         LiveKey liveKey = LiveKey::Time;
-        QString livePlaceholder;
+        QString livePlaceholder{};
     };
 
     ExperimentPage(const Identity &identity, QWidget *parent);

@@ -71,7 +71,7 @@ ExperimentsWindow::~ExperimentsWindow() = default;
 
 namespace
 {
-KConfigGroup windowState()
+KConfigGroup savedWindowState()
 {
     return KSharedConfig::openStateConfig()->group(QStringLiteral("ExperimentsWindow"));
 }
@@ -94,7 +94,7 @@ void ExperimentsWindow::fitToScreen()
     }
     const QRect available = screen->availableGeometry();
     const QSize room = (available.size() - frameAllowance).expandedTo(QSize(200, 200));
-    const QSize wanted = windowState().readEntry("Size", defaultSize);
+    const QSize wanted = savedWindowState().readEntry("Size", defaultSize);
     const QSize size = (wanted.isValid() ? wanted : defaultSize).boundedTo(room).expandedTo(minimumSizeHint().boundedTo(room));
     resize(size);
     // Centred on that screen, the frame included.
@@ -144,7 +144,7 @@ KPageWidget *ExperimentsWindow::pageWidget() const
 
 void ExperimentsWindow::closeEvent(QCloseEvent *event)
 {
-    KConfigGroup state = windowState();
+    KConfigGroup state = savedWindowState();
     state.writeEntry("Size", size());
     state.sync();
     // Closing is cancelling. A running engine still removes its files and

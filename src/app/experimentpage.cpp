@@ -116,7 +116,7 @@ void ExperimentPage::setUpPage(const Content &content)
     leftScroll->setMinimumWidth(leftPane->minimumWidth() + leftScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     m_ui->splitter->setStretchFactor(0, 0);
     m_ui->splitter->setStretchFactor(1, 1);
-    m_ui->splitter->setSizes({340, 900});
+    m_ui->splitter->setSizes({340 + leftScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent), 900});
 
     // "Bars show" under the bar chart it controls, at its full width: the
     // bar beside the table has "Compare with" and the exports, and no room
@@ -130,8 +130,9 @@ void ExperimentPage::setUpPage(const Content &content)
     m_ui->resultsBarLayout->removeWidget(m_ui->barMeasurementLabel);
     m_ui->resultsBarLayout->removeWidget(m_ui->barMeasurementCombo);
     barChoice->addWidget(m_ui->barMeasurementLabel);
-    barChoice->addWidget(m_ui->barMeasurementCombo);
-    barChoice->addStretch(1);
+    // Aligned rather than followed by a stretch: a page that draws its own
+    // plots hides both, and the empty column then takes no room.
+    barChoice->addWidget(m_ui->barMeasurementCombo, 1, Qt::AlignLeft);
     barColumn->addLayout(barChoice);
     m_ui->plotsLayout->insertLayout(barIndex, barColumn, 1);
     m_ui->plotsLayout->setStretchFactor(m_ui->livePlot, 1);

@@ -127,22 +127,31 @@ private Q_SLOTS:
     {
         const QLocale before;
         QLocale::setDefault(QLocale::c());
-        QCOMPARE(formatFigure("s", 0.027), QStringLiteral("27.0 ms"));
-        QCOMPARE(formatFigure("s", 0.00085), QStringLiteral("850 µs"));
-        QCOMPARE(formatFigure("s", 0.0000004), QStringLiteral("400 ns"));
-        QCOMPARE(formatFigure("s", 1.25), QStringLiteral("1.25 s"));
-        QCOMPARE(formatFigure("s", 90), QStringLiteral("90.0 s"));
-        QCOMPARE(formatFigure("s", 150), QStringLiteral("2.50 min"));
-        QCOMPARE(formatFigure("s", 0), QStringLiteral("0 s"));
-        QCOMPARE(formatFigure("bytes", 1.5 * (1 << 30)), QStringLiteral("1.50 GiB"));
-        QCOMPARE(formatFigure("bytes", 512), QStringLiteral("512 B"));
-        QCOMPARE(formatFigure("bytes", 20 * 1024), QStringLiteral("20.0 KiB"));
-        QCOMPARE(formatFigure("MiB/s", 2300), QStringLiteral("2.25 GiB/s"));
-        QCOMPARE(formatFigure("MiB/s", 180), QStringLiteral("180 MiB/s"));
-        QCOMPARE(formatFigure("percent", 85.24), QStringLiteral("85.2%"));
-        QCOMPARE(formatFigure("ratio", 3.2), QStringLiteral("3.20×"));
-        QCOMPARE(formatFigure("count", 4096), QStringLiteral("4096"));
-        QCOMPARE(formatFigure("pages", 12), QStringLiteral("12 pages"));
+        const struct {
+            const char *unit;
+            double value;
+            const char *shown;
+        } figures[] = {
+            {"s", 0.027, "27.0 ms"},
+            {"s", 0.00085, "850 µs"},
+            {"s", 0.0000004, "400 ns"},
+            {"s", 1.25, "1.25 s"},
+            {"s", 90, "90.0 s"},
+            {"s", 150, "2.50 min"},
+            {"s", 0, "0 s"},
+            {"bytes", 1.5 * (1 << 30), "1.50 GiB"},
+            {"bytes", 512, "512 B"},
+            {"bytes", 20 * 1024, "20.0 KiB"},
+            {"MiB/s", 2300, "2.25 GiB/s"},
+            {"MiB/s", 180, "180 MiB/s"},
+            {"percent", 85.24, "85.2%"},
+            {"ratio", 3.2, "3.20×"},
+            {"count", 4096, "4096"},
+            {"pages", 12, "12 pages"},
+        };
+        for (const auto &figure : figures) {
+            QCOMPARE(formatFigure(figure.unit, figure.value), QString::fromUtf8(figure.shown));
+        }
         // A row's interval is written in its mean's unit, to compare by eye.
         const DisplayScale scale = displayScale("s", 0.0273);
         QCOMPARE(formatScaled(0.0273, scale), QStringLiteral("27.3 ms"));
@@ -352,7 +361,8 @@ private Q_SLOTS:
             const auto *measurement = &result.variants.front().measurements.at(size_t(row));
             if (measurement->unit == "s") {
                 const QString unit = meanText.section(QLatin1Char(' '), 1);
-                QVERIFY2(QStringList({QStringLiteral("ns"), QStringLiteral("µs"), QStringLiteral("ms"), QStringLiteral("s")}).contains(unit), qPrintable(meanText));
+                QVERIFY2(QStringList({QStringLiteral("ns"), QStringLiteral("µs"), QStringLiteral("ms"), QStringLiteral("s")}).contains(unit),
+                         qPrintable(meanText));
                 QVERIFY2(mean >= 1 && mean < 1000, qPrintable(meanText)); // not 0.027 s
                 QVERIFY2(confidence.endsWith(QLatin1Char(' ') + unit), qPrintable(confidence));
                 QCOMPARE(meanText, formatFigure("s", measurement->statistics.mean));
@@ -402,8 +412,9 @@ private Q_SLOTS:
         for (const int width : {1280, 1000}) {
             window->resize(width, 760);
             QApplication::processEvents();
-            QVERIFY2(barsShow->width() >= barsShow->sizeHint().width(),
-                     qPrintable(QStringLiteral("%1 wide for %2 at a window %3 wide").arg(barsShow->width()).arg(barsShow->sizeHint().width()).arg(window->width())));
+            QVERIFY2(
+                barsShow->width() >= barsShow->sizeHint().width(),
+                qPrintable(QStringLiteral("%1 wide for %2 at a window %3 wide").arg(barsShow->width()).arg(barsShow->sizeHint().width()).arg(window->width())));
             const QRect chart(bars->mapTo(window, QPoint(0, 0)), bars->size());
             const QPoint comboCentre = barsShow->mapTo(window, barsShow->rect().center());
             QVERIFY(comboCentre.y() > chart.bottom());

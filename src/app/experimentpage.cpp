@@ -25,8 +25,8 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <QScrollArea>
-#include <QStyle>
 #include <QStandardPaths>
+#include <QStyle>
 
 #include <qcustomplot.h>
 
@@ -139,7 +139,8 @@ void ExperimentPage::setUpPage(const Content &content)
     // As wide as its longest figure's name, never squeezed.
     m_ui->barMeasurementCombo->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
 
-    m_livePlot = std::make_unique<LivePlot>(m_ui->livePlot, content.series, content.leftAxisLabel, content.rightAxisLabel, content.liveKey, content.livePlaceholder);
+    m_livePlot =
+        std::make_unique<LivePlot>(m_ui->livePlot, content.series, content.leftAxisLabel, content.rightAxisLabel, content.liveKey, content.livePlaceholder);
     m_barChart = std::make_unique<BarChart>(m_ui->barChart, m_ui->barMeasurementCombo, content.presets);
 
     QTableView *table = m_ui->resultsTable;
@@ -417,7 +418,8 @@ void ExperimentPage::runFinished(const Result &result)
         m_ui->statusLabel->clear();
         showMessage(i18nc("@info %1 is the reason", "The experiment could not run: %1", engineText(result.error)), true);
     } else if (result.cancelled) {
-        m_ui->statusLabel->setText(i18nc("@info:status %1 a duration (1.25 s)", "Cancelled after %1. Nothing was left behind.", formatDuration(result.seconds)));
+        m_ui->statusLabel->setText(
+            i18nc("@info:status %1 a duration (1.25 s)", "Cancelled after %1. Nothing was left behind.", formatDuration(result.seconds)));
     } else {
         QStringList lines;
         lines << i18nc("@info:status %1 a duration (1.25 s)", "Finished in %1.", formatDuration(result.seconds));

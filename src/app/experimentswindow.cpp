@@ -16,9 +16,9 @@
 
 #include <KConfigGroup>
 #include <KLocalizedString>
-#include <KSharedConfig>
 #include <KPageWidget>
 #include <KPageWidgetModel>
+#include <KSharedConfig>
 
 #include <QCloseEvent>
 #include <QCursor>

@@ -69,10 +69,16 @@ ColdStartPage::ColdStartPage(QWidget *parent)
         // in milliseconds still draws a point a run (memory sampled over
         // its run would draw nothing).
         {
-            {i18nc("@label plot legend", "Cold start"), PlotColors::bewareOrange, false, [](const Sample &sample) {
+            {i18nc("@label plot legend", "Cold start"),
+             PlotColors::bewareOrange,
+             false,
+             [](const Sample &sample) {
                  return sample.coldRunSeconds;
              }},
-            {i18nc("@label plot legend", "Warm start"), PlotColors::plasmaBlue, false, [](const Sample &sample) {
+            {i18nc("@label plot legend", "Warm start"),
+             PlotColors::plasmaBlue,
+             false,
+             [](const Sample &sample) {
                  return sample.warmRunSeconds;
              }},
         },

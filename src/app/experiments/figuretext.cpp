@@ -91,53 +91,57 @@ DisplayScale pickStep(const std::vector<ScaleStep> &steps, size_t baseIndex, dou
     scale.unit = steps[chosen].name.toString();
     return scale;
 }
+
+// The engines' units that are shown in a unit picked for the value, each
+// with its steps (largest first) and the step of the engine's own unit.
+struct ScaledUnit {
+    const char *unit;
+    std::vector<ScaleStep> steps;
+    size_t baseIndex;
+};
+
+const std::vector<ScaledUnit> &scaledUnits()
+{
+    static const std::vector<ScaledUnit> units = {
+        {"s",
+         {
+             {1.0 / 60, ki18nc("@item unit: minutes", "min")},
+             {1, ki18nc("@item unit: seconds", "s")},
+             {1e3, ki18nc("@item unit: milliseconds", "ms")},
+             {1e6, ki18nc("@item unit: microseconds", "µs")},
+             {1e9, ki18nc("@item unit: nanoseconds", "ns")},
+         },
+         1},
+        {"bytes",
+         {
+             {1.0 / double(1ULL << 40), ki18nc("@item unit", "TiB")},
+             {1.0 / double(1ULL << 30), ki18nc("@item unit", "GiB")},
+             {1.0 / double(1ULL << 20), ki18nc("@item unit", "MiB")},
+             {1.0 / double(1ULL << 10), ki18nc("@item unit", "KiB")},
+             {1, ki18nc("@item unit", "B")},
+         },
+         4},
+        {"MiB/s", {{1.0 / 1024, ki18nc("@item unit", "GiB/s")}, {1, ki18nc("@item unit", "MiB/s")}, {1024, ki18nc("@item unit", "KiB/s")}}, 1},
+        {"MB/s", {{1.0 / 1000, ki18nc("@item unit", "GB/s")}, {1, ki18nc("@item unit", "MB/s")}, {1000, ki18nc("@item unit", "kB/s")}}, 1},
+    };
+    return units;
+}
 } // namespace
 
 DisplayScale displayScale(const std::string &unit, double magnitude)
 {
     magnitude = std::abs(magnitude);
-    DisplayScale scale;
-    if (unit == "s") {
-        // Largest first: the first unit the value reaches one of.
-        static const std::vector<ScaleStep> steps = {
-            {1.0 / 60, ki18nc("@item unit: minutes", "min")},
-            {1, ki18nc("@item unit: seconds", "s")},
-            {1e3, ki18nc("@item unit: milliseconds", "ms")},
-            {1e6, ki18nc("@item unit: microseconds", "µs")},
-            {1e9, ki18nc("@item unit: nanoseconds", "ns")},
-        };
-        // Minutes only from two on: "90 s" reads better than "1.50 min".
-        if (magnitude < 120) {
-            return pickStep({steps.begin() + 1, steps.end()}, 0, magnitude);
+    for (const ScaledUnit &scaled : scaledUnits()) {
+        if (unit != scaled.unit) {
+            continue;
         }
-        return pickStep(steps, 1, magnitude);
+        // Minutes only from two on: "90.0 s" reads better than "1.50 min".
+        if (unit == "s" && magnitude < 120) {
+            return pickStep({scaled.steps.begin() + 1, scaled.steps.end()}, 0, magnitude);
+        }
+        return pickStep(scaled.steps, scaled.baseIndex, magnitude);
     }
-    if (unit == "bytes") {
-        static const std::vector<ScaleStep> steps = {
-            {1.0 / double(1ULL << 40), ki18nc("@item unit", "TiB")},
-            {1.0 / double(1ULL << 30), ki18nc("@item unit", "GiB")},
-            {1.0 / double(1ULL << 20), ki18nc("@item unit", "MiB")},
-            {1.0 / double(1ULL << 10), ki18nc("@item unit", "KiB")},
-            {1, ki18nc("@item unit", "B")},
-        };
-        return pickStep(steps, 4, magnitude);
-    }
-    if (unit == "MiB/s") {
-        static const std::vector<ScaleStep> steps = {
-            {1.0 / 1024, ki18nc("@item unit", "GiB/s")},
-            {1, ki18nc("@item unit", "MiB/s")},
-            {1024, ki18nc("@item unit", "KiB/s")},
-        };
-        return pickStep(steps, 1, magnitude);
-    }
-    if (unit == "MB/s") {
-        static const std::vector<ScaleStep> steps = {
-            {1.0 / 1000, ki18nc("@item unit", "GB/s")},
-            {1, ki18nc("@item unit", "MB/s")},
-            {1000, ki18nc("@item unit", "kB/s")},
-        };
-        return pickStep(steps, 1, magnitude);
-    }
+    DisplayScale scale;
     if (unit == "percent") {
         scale.unit = QStringLiteral("%");
         scale.joined = true;

@@ -383,6 +383,11 @@ void ExperimentPage::addSample(const Sample &sample)
 void ExperimentPage::addExtraWidget(QWidget *widget)
 {
     m_ui->extrasLayout->addWidget(widget);
+    // A widget that asks for the height left (the cold read's heatmap) gets
+    // it, rather than the spacer under it.
+    if (const int stretch = widget->sizePolicy().verticalStretch(); stretch > 0) {
+        m_ui->leftLayout->setStretchFactor(m_ui->extrasLayout, stretch);
+    }
 }
 
 void ExperimentPage::addResultsTab(QWidget *widget, const QString &title)

@@ -10,7 +10,9 @@
 #include "experimentpage.h"
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
+#include "experiments/figuretext.h"
 #include "experiments/folderthrashpage.h"
+#include "experiments/liveplot.h"
 #include "experiments/resultsmodel.h"
 #include "experiments/writebackpage.h"
 #include "heatmapwidget.h"
@@ -28,6 +30,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -38,6 +41,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStyleOptionViewItem>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -61,6 +65,18 @@ QStringList filesIn(const QString &folder)
 QString cellText(const QTableView *table, int row, int column)
 {
     return table->model()->index(row, column).data().toString();
+}
+
+// The number at the start of "27.3 ms" or "8.09×" (in the user's locale).
+double leadingNumber(const QString &text, bool *ok)
+{
+    const QLocale locale;
+    qsizetype end = 0;
+    while (end < text.size()
+           && (text[end].isDigit() || text[end] == locale.decimalPoint() || text[end] == locale.groupSeparator() || text[end] == locale.negativeSign())) {
+        ++end;
+    }
+    return locale.toDouble(text.left(end), ok);
 }
 
 } // namespace
@@ -103,6 +119,75 @@ private Q_SLOTS:
     {
         // Every run removes the file it made, also when cancelled.
         QCOMPARE(filesIn(m_folder), QStringList());
+    }
+
+    // Each figure in the unit that suits it, as `free -h` and KDE write
+    // them: 27 ms, not 0.027 s.
+    void figuresInTheirUnit()
+    {
+        const QLocale before;
+        QLocale::setDefault(QLocale::c());
+        const struct {
+            const char *unit;
+            double value;
+            const char *shown;
+        } figures[] = {
+            {"s", 0.027, "27.0 ms"},
+            {"s", 0.00085, "850 µs"},
+            {"s", 0.0000004, "400 ns"},
+            {"s", 1.25, "1.25 s"},
+            {"s", 90, "90.0 s"},
+            {"s", 150, "2.50 min"},
+            {"s", 0, "0 s"},
+            {"bytes", 1.5 * (1 << 30), "1.50 GiB"},
+            {"bytes", 512, "512 B"},
+            {"bytes", 20 * 1024, "20.0 KiB"},
+            {"MiB/s", 2300, "2.25 GiB/s"},
+            {"MiB/s", 180, "180 MiB/s"},
+            {"percent", 85.24, "85.2%"},
+            {"ratio", 3.2, "3.20×"},
+            {"count", 4096, "4096"},
+            {"pages", 12, "12 pages"},
+        };
+        for (const auto &figure : figures) {
+            QCOMPARE(formatFigure(figure.unit, figure.value), QString::fromUtf8(figure.shown));
+        }
+        // A row's interval is written in its mean's unit, to compare by eye.
+        const DisplayScale scale = displayScale("s", 0.0273);
+        QCOMPARE(formatScaled(0.0273, scale), QStringLiteral("27.3 ms"));
+        QCOMPARE(formatScaled(0.00041, scale), QStringLiteral("0.410 ms"));
+        QLocale::setDefault(before);
+    }
+
+    // The live plot's time axis spans the run and a little more: a 0.13 s
+    // run is not drawn on 0-1 s; it is told in ms.
+    void livePlotFitsTheRun()
+    {
+        QCustomPlot plot;
+        const LiveSeries series{QStringLiteral("Cached"), Qt::green, false, [](const Cachescope::Experiments::Sample &sample) {
+                                    return std::optional<double>(sample.seconds * 10);
+                                }};
+        LivePlot live(&plot, {series}, QStringLiteral("Memory (MiB)"), QString());
+        // Empty: it says what will come, no bare axes.
+        QVERIFY(live.placeholder());
+        QVERIFY(!live.placeholder()->text().isEmpty());
+        for (const double seconds : {0.02, 0.07, 0.13}) {
+            Cachescope::Experiments::Sample sample;
+            sample.seconds = seconds;
+            QVERIFY(live.addSample(sample));
+        }
+        QVERIFY(!live.placeholder());
+        QCOMPARE(plot.itemCount(), 0);
+        const QCPRange range = plot.xAxis->range();
+        QCOMPARE(range.lower, 0.0);
+        QVERIFY2(range.upper >= 0.13 && range.upper <= 0.13 * 1.1, qPrintable(QString::number(range.upper)));
+        QVERIFY2(plot.xAxis->label().contains(QLatin1String("ms")), qPrintable(plot.xAxis->label()));
+        // The values too: 1.3 at most, not 0-1 nor 0-10.
+        QVERIFY2(plot.yAxis->range().upper >= 1.3 && plot.yAxis->range().upper <= 1.3 * 1.2, qPrintable(QString::number(plot.yAxis->range().upper)));
+        // A new run starts empty again, with the text.
+        live.clear();
+        QVERIFY(live.placeholder());
+        QCOMPARE(plot.graph(0)->dataCount(), 0);
     }
 
     void constructsSevenPages()
@@ -257,21 +342,56 @@ private Q_SLOTS:
         QVERIFY2(result.ok(), result.error.c_str());
         QVERIFY(page->startButton()->isEnabled());
 
-        // The table: one row a figure of the variant, with numbers.
+        // The table: one row a figure of the variant, with numbers in the
+        // unit that suits each: a time of 27 ms reads "27.0 ms", its
+        // interval in ms too.
         QTableView *table = page->resultsTable();
         QVERIFY(table->model()->rowCount() >= 5);
         bool sawColdTime = false;
         for (int row = 0; row < table->model()->rowCount(); ++row) {
             QCOMPARE(cellText(table, row, ExperimentResultsModel::VariantColumn), QStringLiteral("fadvise"));
             QCOMPARE(cellText(table, row, ExperimentResultsModel::RunsColumn), QStringLiteral("2"));
+            const QString meanText = cellText(table, row, ExperimentResultsModel::MeanColumn);
             bool ok = false;
-            const double mean = QLocale().toDouble(cellText(table, row, ExperimentResultsModel::MeanColumn), &ok);
-            QVERIFY2(ok, qPrintable(cellText(table, row, ExperimentResultsModel::MeanColumn)));
+            const double mean = leadingNumber(meanText, &ok);
+            QVERIFY2(ok, qPrintable(meanText));
             QVERIFY(mean >= 0);
-            QVERIFY(!cellText(table, row, ExperimentResultsModel::ConfidenceColumn).isEmpty()); // two runs: an interval
+            const QString confidence = cellText(table, row, ExperimentResultsModel::ConfidenceColumn);
+            QVERIFY(!confidence.isEmpty()); // two runs: an interval
+            const auto *measurement = &result.variants.front().measurements.at(size_t(row));
+            if (measurement->unit == "s") {
+                const QString unit = meanText.section(QLatin1Char(' '), 1);
+                QVERIFY2(QStringList({QStringLiteral("ns"), QStringLiteral("µs"), QStringLiteral("ms"), QStringLiteral("s")}).contains(unit),
+                         qPrintable(meanText));
+                QVERIFY2(mean >= 1 && mean < 1000, qPrintable(meanText)); // not 0.027 s
+                QVERIFY2(confidence.endsWith(QLatin1Char(' ') + unit), qPrintable(confidence));
+                QCOMPARE(meanText, formatFigure("s", measurement->statistics.mean));
+            }
             sawColdTime |= cellText(table, row, ExperimentResultsModel::FigureColumn) == QStringLiteral("Cold time");
         }
         QVERIFY(sawColdTime);
+        // No column stretches across the table but the figure's name: each
+        // number column is as wide as its contents.
+        QHeaderView *header = table->horizontalHeader();
+        for (int column = 0; column < ExperimentResultsModel::ColumnCount; ++column) {
+            QVERIFY(!table->isColumnHidden(column));
+            if (column == ExperimentResultsModel::FigureColumn) {
+                continue;
+            }
+            int contents = header->sectionSizeHint(column);
+            QStyleOptionViewItem option;
+            option.initFrom(table);
+            for (int row = 0; row < table->model()->rowCount(); ++row) {
+                contents = std::max(contents, table->itemDelegate()->sizeHint(option, table->model()->index(row, column)).width());
+            }
+            // A few pixels for the grid and the style's margins; a column
+            // stretched across the table is hundreds too wide.
+            QVERIFY2(header->sectionSize(column) <= contents + 24,
+                     qPrintable(QStringLiteral("column %1: %2 wide for %3 of contents").arg(column).arg(header->sectionSize(column)).arg(contents)));
+        }
+        for (int column = ExperimentResultsModel::ColumnCount; column < ExperimentResultsModel::AllColumnCount; ++column) {
+            QVERIFY(table->isColumnHidden(column)); // the CSV's own, the unit among them
+        }
 
         // The bars: cold and warm time of the variant, with error bars.
         QCustomPlot *bars = page->barChart();
@@ -280,7 +400,26 @@ private Q_SLOTS:
         QVERIFY(barData);
         QCOMPARE(barData->data()->size(), 2);
         QVERIFY(barData->data()->at(0)->value > barData->data()->at(1)->value); // cold slower than warm
+        // In the unit that suits the tallest bar, said on the axis.
+        const double tallest = barData->data()->at(0)->value;
+        QVERIFY2(tallest >= 1 && tallest < 1000, qPrintable(QString::number(tallest)));
+        QVERIFY2(bars->yAxis->label().endsWith(QLatin1Char(')')), qPrintable(bars->yAxis->label()));
         QVERIFY(qobject_cast<QCPErrorBars *>(bars->plottable(1)));
+
+        // "Bars show" sits under the bar chart, at no less than its size
+        // hint, also in a narrow window: never a cramped field.
+        QComboBox *barsShow = page->barMeasurementCombo();
+        for (const int width : {1280, 1000}) {
+            window->resize(width, 760);
+            QApplication::processEvents();
+            QVERIFY2(
+                barsShow->width() >= barsShow->sizeHint().width(),
+                qPrintable(QStringLiteral("%1 wide for %2 at a window %3 wide").arg(barsShow->width()).arg(barsShow->sizeHint().width()).arg(window->width())));
+            const QRect chart(bars->mapTo(window, QPoint(0, 0)), bars->size());
+            const QPoint comboCentre = barsShow->mapTo(window, barsShow->rect().center());
+            QVERIFY(comboCentre.y() > chart.bottom());
+            QVERIFY(comboCentre.x() > chart.left() && comboCentre.x() < chart.right());
+        }
 
         // The live plot got the file's residency while it was read.
         QVERIFY(page->liveSampleCount() > 0);
@@ -347,11 +486,29 @@ private Q_SLOTS:
         window->showPage(page);
         const QString program = QStringLiteral("/usr/bin/true");
         page->findChild<QLineEdit *>(QStringLiteral("commandEdit"))->setText(program);
-        page->findChild<QSpinBox *>(QStringLiteral("runsSpin"))->setValue(1);
+        page->findChild<QSpinBox *>(QStringLiteral("runsSpin"))->setValue(2);
+        QCustomPlot *live = page->livePlot();
+        QVERIFY(live->itemCount() > 0); // before a run: the text of what will come
         page->startButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(!page->isRunning(), 120000);
         QVERIFY(page->currentResult());
         QVERIFY2(page->currentResult()->ok(), page->currentResult()->error.c_str());
+
+        // A program that starts in a millisecond still fills the live plot:
+        // a point a run, cold and warm, on axes that fit them.
+        QVERIFY(live->isVisibleTo(page));
+        QCOMPARE(live->graphCount(), 2);
+        QCOMPARE(live->itemCount(), 0);
+        double slowest = 0;
+        for (int graph = 0; graph < 2; ++graph) {
+            QCOMPARE(live->graph(graph)->dataCount(), 2);
+            for (int point = 0; point < 2; ++point) {
+                QVERIFY(live->graph(graph)->data()->at(point)->value > 0);
+                slowest = std::max(slowest, live->graph(graph)->data()->at(point)->value);
+            }
+        }
+        QVERIFY2(live->yAxis->range().upper >= slowest && live->yAxis->range().upper <= slowest * 1.3, qPrintable(QString::number(live->yAxis->range().upper)));
+        QCOMPARE(live->xAxis->range().upper, 2.5);
 
         QTableWidget *files = page->filesTable();
         QVERIFY(files->rowCount() >= 2); // the program and at least libc

@@ -5,7 +5,8 @@
 # Runs a command on a private Xvfb display (Qt's real xcb platform, not
 # offscreen) and stops the display afterwards, whatever happens.
 #   tests/run-under-xvfb.sh COMMAND [ARGS...]
-# Exits 77 (skipped) where there is no Xvfb.
+# Exits 77 (skipped) where there is no Xvfb. CACHESCOPE_XVFB_SCREEN sets the
+# screen (default 1280x800x24).
 set -euo pipefail
 
 command -v Xvfb >/dev/null || { echo "run-under-xvfb: no Xvfb here: skipped" >&2; exit 77; }
@@ -22,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 
 # -displayfd: Xvfb picks a free display and writes its number once it accepts clients.
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$display_file" 2>/dev/null &
+Xvfb -displayfd 3 -screen 0 "${CACHESCOPE_XVFB_SCREEN:-1280x800x24}" -nolisten tcp 3>"$display_file" 2>/dev/null &
 xvfb_pid=$!
 for _ in $(seq 200); do
     [ -s "$display_file" ] && break

@@ -7,7 +7,6 @@
 #include "experiments/experimentrunner.h"
 #include "experiments/figuretext.h"
 #include "experiments/resultsmodel.h"
-#include "procfs.h"
 
 #include "ui_ExperimentPageBase.h"
 
@@ -16,6 +15,7 @@
 #include <KShell>
 
 #include <QAbstractButton>
+#include <QBoxLayout>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -24,8 +24,9 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QStandardPaths>
-#include <QTimer>
+#include <QStyle>
 
 #include <qcustomplot.h>
 
@@ -94,18 +95,52 @@ ExperimentPage::~ExperimentPage() = default;
 
 void ExperimentPage::setUpPage(const Content &content)
 {
-    m_pageSamplesMemory = content.pageSamplesMemory;
     if (auto *folderEdit = content.parametersForm->findChild<QLineEdit *>(QStringLiteral("folderEdit"))) {
         folderEdit->setText(defaultFolder());
     }
     m_ui->parametersLayout->addWidget(content.parametersForm);
     m_ui->explanationLabel->setText(content.explanation);
     m_ui->leftPane->setMinimumWidth(300);
+    // A long explanation and form scroll rather than making the window
+    // taller than the screen.
+    auto *leftScroll = new QScrollArea;
+    leftScroll->setObjectName(QStringLiteral("leftScroll"));
+    leftScroll->setWidgetResizable(true);
+    leftScroll->setFrameShape(QFrame::NoFrame);
+    leftScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QWidget *leftPane = m_ui->splitter->replaceWidget(0, leftScroll);
+    leftScroll->setWidget(leftPane);
+    leftPane->setAutoFillBackground(false);
+    leftScroll->viewport()->setAutoFillBackground(false);
+    leftPane->show();
+    leftScroll->setMinimumWidth(leftPane->minimumWidth() + leftScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     m_ui->splitter->setStretchFactor(0, 0);
     m_ui->splitter->setStretchFactor(1, 1);
-    m_ui->splitter->setSizes({340, 900});
+    m_ui->splitter->setSizes({340 + leftScroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent), 900});
 
-    m_livePlot = std::make_unique<LivePlot>(m_ui->livePlot, content.series, content.leftAxisLabel, content.rightAxisLabel);
+    // "Bars show" under the bar chart it controls, at its full width: the
+    // bar beside the table has "Compare with" and the exports, and no room
+    // to spare for a third wide field.
+    auto *barColumn = new QVBoxLayout;
+    barColumn->setContentsMargins(0, 0, 0, 0);
+    const int barIndex = m_ui->plotsLayout->indexOf(m_ui->barChart);
+    m_ui->plotsLayout->removeWidget(m_ui->barChart);
+    barColumn->addWidget(m_ui->barChart, 1);
+    auto *barChoice = new QHBoxLayout;
+    m_ui->resultsBarLayout->removeWidget(m_ui->barMeasurementLabel);
+    m_ui->resultsBarLayout->removeWidget(m_ui->barMeasurementCombo);
+    barChoice->addWidget(m_ui->barMeasurementLabel);
+    // Aligned rather than followed by a stretch: a page that draws its own
+    // plots hides both, and the empty column then takes no room.
+    barChoice->addWidget(m_ui->barMeasurementCombo, 1, Qt::AlignLeft);
+    barColumn->addLayout(barChoice);
+    m_ui->plotsLayout->insertLayout(barIndex, barColumn, 1);
+    m_ui->plotsLayout->setStretchFactor(m_ui->livePlot, 1);
+    // As wide as its longest figure's name, never squeezed.
+    m_ui->barMeasurementCombo->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+
+    m_livePlot =
+        std::make_unique<LivePlot>(m_ui->livePlot, content.series, content.leftAxisLabel, content.rightAxisLabel, content.liveKey, content.livePlaceholder);
     m_barChart = std::make_unique<BarChart>(m_ui->barChart, m_ui->barMeasurementCombo, content.presets);
 
     QTableView *table = m_ui->resultsTable;
@@ -113,8 +148,11 @@ void ExperimentPage::setUpPage(const Content &content)
     for (int column = ExperimentResultsModel::ColumnCount; column < ExperimentResultsModel::AllColumnCount; ++column) {
         table->setColumnHidden(column, true); // the CSV's own
     }
+    // The figure's name takes the room left over; the numbers keep to their
+    // width, right beside it, as in Dolphin's details view.
+    table->horizontalHeader()->setStretchLastSection(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table->horizontalHeader()->setStretchLastSection(true);
+    table->horizontalHeader()->setSectionResizeMode(ExperimentResultsModel::FigureColumn, QHeaderView::Stretch);
 
     m_ui->startButton->setIcon(QIcon::fromTheme(QStringLiteral("media-playback-start")));
     m_ui->cancelButton->setIcon(QIcon::fromTheme(QStringLiteral("process-stop")));
@@ -128,10 +166,6 @@ void ExperimentPage::setUpPage(const Content &content)
         m_barChart->draw();
     });
     connect(m_ui->historyCombo, &QComboBox::currentIndexChanged, this, &ExperimentPage::selectHistory);
-
-    m_memoryTimer = new QTimer(this);
-    m_memoryTimer->setInterval(100);
-    connect(m_memoryTimer, &QTimer::timeout, this, &ExperimentPage::sampleMemory);
 
     reloadHistory();
 }
@@ -307,13 +341,9 @@ void ExperimentPage::start()
     m_ui->messageWidget->animatedHide();
     m_livePlot->clear();
     Q_EMIT runStarting();
-    m_startedMs = QDateTime::currentMSecsSinceEpoch();
     m_ui->statusLabel->setText(i18nc("@info:status", "Starting…"));
     m_runner->start(std::move(experiment));
     setRunning(true);
-    if (m_pageSamplesMemory) {
-        m_memoryTimer->start();
-    }
 }
 
 void ExperimentPage::cancel()
@@ -332,37 +362,20 @@ void ExperimentPage::setRunning(bool running)
     m_ui->cancelButton->setEnabled(running);
     m_ui->parametersBox->setEnabled(!running);
     m_ui->busyBar->setVisible(running);
-    if (!running) {
-        m_memoryTimer->stop();
-    }
     Q_EMIT runningChanged(running);
-}
-
-void ExperimentPage::sampleMemory()
-{
-    const auto memInfo = Cachescope::readMemInfo();
-    if (!memInfo) {
-        return;
-    }
-    Sample sample;
-    sample.seconds = double(QDateTime::currentMSecsSinceEpoch() - m_startedMs) / 1000.0;
-    sample.cached = memInfo->find("Cached");
-    sample.memFree = memInfo->find("MemFree");
-    sample.memAvailable = memInfo->find("MemAvailable");
-    addSample(sample);
 }
 
 void ExperimentPage::addSample(const Sample &sample)
 {
     if (!m_runner->isRunning()) {
-        return; // the page's own memory sample after the end
+        return; // a sample queued before the end
     }
     Q_EMIT sampleArrived(sample);
     if (sample.fsyncSeconds) {
-        m_livePlot->addMarker(sample.seconds, i18nc("@label plot marker, %1 milliseconds", "fsync %1 ms", formatNumber(*sample.fsyncSeconds * 1000)));
+        m_livePlot->addMarker(sample.seconds, i18nc("@label plot marker, %1 a duration (27.3 ms)", "fsync %1", formatDuration(*sample.fsyncSeconds)));
     }
     if (sample.syncSeconds) {
-        m_livePlot->addMarker(sample.seconds, i18nc("@label plot marker, %1 milliseconds", "sync %1 ms", formatNumber(*sample.syncSeconds * 1000)));
+        m_livePlot->addMarker(sample.seconds, i18nc("@label plot marker, %1 a duration (27.3 ms)", "sync %1", formatDuration(*sample.syncSeconds)));
     }
     (void)m_livePlot->addSample(sample);
 }
@@ -370,6 +383,11 @@ void ExperimentPage::addSample(const Sample &sample)
 void ExperimentPage::addExtraWidget(QWidget *widget)
 {
     m_ui->extrasLayout->addWidget(widget);
+    // A widget that asks for the height left (the cold read's heatmap) gets
+    // it, rather than the spacer under it.
+    if (const int stretch = widget->sizePolicy().verticalStretch(); stretch > 0) {
+        m_ui->leftLayout->setStretchFactor(m_ui->extrasLayout, stretch);
+    }
 }
 
 void ExperimentPage::addResultsTab(QWidget *widget, const QString &title)
@@ -405,10 +423,11 @@ void ExperimentPage::runFinished(const Result &result)
         m_ui->statusLabel->clear();
         showMessage(i18nc("@info %1 is the reason", "The experiment could not run: %1", engineText(result.error)), true);
     } else if (result.cancelled) {
-        m_ui->statusLabel->setText(i18nc("@info:status", "Cancelled after %1 s. Nothing was left behind.", formatNumber(result.seconds)));
+        m_ui->statusLabel->setText(
+            i18nc("@info:status %1 a duration (1.25 s)", "Cancelled after %1. Nothing was left behind.", formatDuration(result.seconds)));
     } else {
         QStringList lines;
-        lines << i18nc("@info:status", "Finished in %1 s.", formatNumber(result.seconds));
+        lines << i18nc("@info:status %1 a duration (1.25 s)", "Finished in %1.", formatDuration(result.seconds));
         lines << noteLines(result);
         m_ui->statusLabel->setText(lines.join(QLatin1Char('\n')));
         m_current = result;

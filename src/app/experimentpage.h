@@ -37,7 +37,6 @@ class QComboBox;
 class QCustomPlot;
 class QPushButton;
 class QTableView;
-class QTimer;
 
 namespace Ui
 {
@@ -131,9 +130,9 @@ protected:
         QString leftAxisLabel;
         QString rightAxisLabel; // empty: no right axis
         QList<BarPreset> presets;
-        // Engines that report no samples of their own (cold start) get
-        // memory figures read by the page while they run.
-        bool pageSamplesMemory = false;
+        // What the live plot's horizontal axis counts, and what it says while empty.
+        LiveKey liveKey = LiveKey::Time;
+        QString livePlaceholder{};
     };
 
     ExperimentPage(const Identity &identity, QWidget *parent);
@@ -200,14 +199,12 @@ private:
     void showResults();
     void storeResult(const Experiments::Result &result);
     void selectHistory(int index);
-    void sampleMemory();
     void askExportCsv();
     void askExportPng();
     void showPrivilegedOption(const PrivilegedOption &option);
 
     std::unique_ptr<Ui::ExperimentPageBase> m_ui;
     Identity m_identity;
-    bool m_pageSamplesMemory = false;
     bool m_privilegedAvailable = false;
     QString m_privilegedReason;
     QList<PrivilegedOption> m_privilegedOptions;
@@ -217,8 +214,6 @@ private:
     ExperimentResultsModel *m_resultsModel = nullptr;
     std::unique_ptr<LivePlot> m_livePlot;
     std::unique_ptr<BarChart> m_barChart;
-    QTimer *m_memoryTimer = nullptr;
-    qint64 m_startedMs = 0;
 
     std::optional<Experiments::Result> m_current;
     std::optional<Experiments::Result> m_compared;

@@ -14,12 +14,17 @@
 
 #include "privileged.h"
 
+#include <KConfigGroup>
 #include <KLocalizedString>
 #include <KPageWidget>
 #include <KPageWidgetModel>
+#include <KSharedConfig>
 
 #include <QCloseEvent>
+#include <QCursor>
+#include <QGuiApplication>
 #include <QIcon>
+#include <QScreen>
 #include <QTimer>
 
 #include <algorithm>
@@ -56,13 +61,46 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         m_pages << page;
         m_items << item;
     }
-    resize(1280, 800);
+    fitToScreen();
 
     // Asking the system bus can take a moment: not before the window shows.
     QTimer::singleShot(0, this, &ExperimentsWindow::checkHelper);
 }
 
 ExperimentsWindow::~ExperimentsWindow() = default;
+
+namespace
+{
+KConfigGroup savedWindowState()
+{
+    return KSharedConfig::openStateConfig()->group(QStringLiteral("ExperimentsWindow"));
+}
+
+// Room for the window manager's title bar and borders, which the window's
+// own size does not count.
+constexpr QSize frameAllowance{16, 48};
+} // namespace
+
+void ExperimentsWindow::fitToScreen()
+{
+    const QWidget *opener = parentWidget();
+    QScreen *screen = opener ? opener->screen() : QGuiApplication::screenAt(QCursor::pos());
+    if (!screen) {
+        screen = QGuiApplication::primaryScreen();
+    }
+    if (!screen) {
+        resize(defaultSize);
+        return;
+    }
+    const QRect available = screen->availableGeometry();
+    const QSize room = (available.size() - frameAllowance).expandedTo(QSize(200, 200));
+    const QSize wanted = savedWindowState().readEntry("Size", defaultSize);
+    const QSize size = (wanted.isValid() ? wanted : defaultSize).boundedTo(room).expandedTo(minimumSizeHint().boundedTo(room));
+    resize(size);
+    // Centred on that screen, the frame included.
+    move(available.x() + std::max(0, (available.width() - size.width() - frameAllowance.width()) / 2),
+         available.y() + std::max(0, (available.height() - size.height() - frameAllowance.height()) / 2));
+}
 
 void ExperimentsWindow::checkHelper()
 {
@@ -106,6 +144,9 @@ KPageWidget *ExperimentsWindow::pageWidget() const
 
 void ExperimentsWindow::closeEvent(QCloseEvent *event)
 {
+    KConfigGroup state = savedWindowState();
+    state.writeEntry("Size", size());
+    state.sync();
     // Closing is cancelling. A running engine still removes its files and
     // puts swap back: the window hides now and goes once every engine has
     // stopped, so that nothing is left behind and nothing waits.

@@ -8,6 +8,7 @@
 
 #include <QList>
 #include <QMainWindow>
+#include <QSize>
 
 class KPageWidget;
 class KPageWidgetItem;
@@ -33,10 +34,16 @@ public:
     void showPage(ExperimentPage *page);
     [[nodiscard]] KPageWidget *pageWidget() const;
 
+    // The size it opens at when nothing was saved.
+    static constexpr QSize defaultSize{1280, 800};
+
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // The saved size (or the default), never larger than the available
+    // geometry of the screen it opens on, and centred there.
+    void fitToScreen();
     void checkHelper();
     void deleteWhenStopped();
 

@@ -3,15 +3,14 @@
 
 #include "memorycgroup.h"
 
+#include "cgroups/cgroupfs.h"
 #include "format.h"
 #include "procfs.h"
 #include "uniquefd.h"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,15 +25,6 @@ namespace Cachescope
 namespace
 {
 
-std::optional<long long> filesystemType(const std::string &path)
-{
-    struct statfs info{};
-    if (statfs(path.c_str(), &info) != 0) {
-        return std::nullopt;
-    }
-    return static_cast<long long>(info.f_type);
-}
-
 bool hasWord(const std::string &text, const std::string &word)
 {
     std::istringstream words(text);
@@ -45,16 +35,6 @@ bool hasWord(const std::string &text, const std::string &word)
         }
     }
     return false;
-}
-
-// A cgroup2 mount whose controllers include memory.
-bool isMemoryV2(const std::string &path)
-{
-    if (filesystemType(path) != static_cast<long long>(CGROUP2_SUPER_MAGIC)) {
-        return false;
-    }
-    const std::optional<std::string> controllers = readProcFile(path + "/cgroup.controllers");
-    return controllers && hasWord(*controllers, "memory");
 }
 
 bool writeText(const std::string &path, const std::string &text, std::string *error)
@@ -122,6 +102,7 @@ std::vector<std::string> runCgroupNames(const MemoryHierarchy &hierarchy, const 
     return names;
 }
 
+// A "name value" line of cgroup.events.
 std::optional<uint64_t> statField(const std::string &stat, const std::string &key)
 {
     std::istringstream lines(stat);
@@ -151,19 +132,32 @@ std::optional<MemoryHierarchy> findMemoryHierarchy(const std::string &cgroupRoot
         }
         return std::nullopt;
     }
-    if (isMemoryV2(cgroupRoot)) {
+    // The mounts this process sees: a plain folder at one of these places is
+    // no hierarchy.
+    std::string mountError;
+    const std::vector<Cgroups::Hierarchy> mounted = Cgroups::memoryHierarchies("/proc", &mountError);
+    const auto mountedAt = [&mounted](const std::string &path, Cgroups::Version version) {
+        return std::any_of(mounted.begin(), mounted.end(), [&](const Cgroups::Hierarchy &hierarchy) {
+            return hierarchy.version == version && hierarchy.mountPoint == path;
+        });
+    };
+    const std::string v1 = cgroupRoot + "/memory";
+    const std::string unified = cgroupRoot + "/unified";
+    if (mountedAt(cgroupRoot, Cgroups::Version::V2)) {
         return MemoryHierarchy{cgroupRoot, 2};
     }
-    const std::string v1 = cgroupRoot + "/memory";
-    if (filesystemType(v1) == static_cast<long long>(CGROUP_SUPER_MAGIC) && access((v1 + "/memory.limit_in_bytes").c_str(), F_OK) == 0) {
+    if (mountedAt(v1, Cgroups::Version::V1)) {
         return MemoryHierarchy{v1, 1};
     }
-    if (isMemoryV2(cgroupRoot + "/unified")) {
-        return MemoryHierarchy{cgroupRoot + "/unified", 2};
+    if (mountedAt(unified, Cgroups::Version::V2)) {
+        return MemoryHierarchy{unified, 2};
     }
     if (error) {
         *error = "no memory cgroup controller under " + cgroupRoot
             + ": it is neither a cgroup v2 hierarchy with memory in cgroup.controllers nor holds a cgroup v1 memory hierarchy at " + v1;
+        if (mounted.empty() && !mountError.empty()) {
+            *error += " (" + mountError + ")";
+        }
     }
     return std::nullopt;
 }
@@ -293,16 +287,22 @@ std::vector<std::string> removeStaleRunCgroups(const MemoryHierarchy &hierarchy,
 
 std::optional<RunCgroupMemory> readRunCgroupMemory(const std::string &path, int version, std::string *error)
 {
-    const std::optional<std::string> stat = readProcFile(path + "/memory.stat", error);
-    const std::optional<std::string> usage = readProcFile(path + (version == 2 ? "/memory.current" : "/memory.usage_in_bytes"), error);
-    if (!stat || !usage) {
+    const std::optional<Cgroups::MemoryStats> stats = Cgroups::readMemoryStats(path, version == 2 ? Cgroups::Version::V2 : Cgroups::Version::V1, error);
+    if (!stats) {
+        return std::nullopt;
+    }
+    // The usage is what these figures are about: without it, none.
+    if (!stats->current) {
+        if (error) {
+            *error = stats->problems.empty() ? path + (version == 2 ? "/memory.current" : "/memory.usage_in_bytes") + ": missing" : stats->problems.front();
+        }
         return std::nullopt;
     }
     RunCgroupMemory memory;
-    memory.pageCache = statField(*stat, version == 2 ? "file" : "cache").value_or(0);
-    memory.dirty = statField(*stat, version == 2 ? "file_dirty" : "dirty").value_or(0);
-    memory.writeback = statField(*stat, version == 2 ? "file_writeback" : "writeback").value_or(0);
-    memory.usage = std::strtoull(usage->c_str(), nullptr, 10);
+    memory.pageCache = stats->file.value_or(0);
+    memory.dirty = stats->fileDirty.value_or(0);
+    memory.writeback = stats->fileWriteback.value_or(0);
+    memory.usage = *stats->current;
     return memory;
 }
 

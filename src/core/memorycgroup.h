@@ -43,8 +43,9 @@ struct MemoryHierarchy {
 // Where the memory controller is under cgroupRoot (normally
 // /sys/fs/cgroup): v2 when cgroupRoot (or its `unified` folder) is cgroup2
 // with `memory` in cgroup.controllers, v1 when cgroupRoot/memory is a cgroup
-// v1 hierarchy with the memory controller. Checked by file system type, so a
-// plain folder never passes. Nothing: *error names the path and says why.
+// v1 hierarchy with the memory controller. Checked against the mounts this
+// process sees (Cgroups::memoryHierarchies), so a plain folder never
+// passes. Nothing: *error names the path and says why.
 [[nodiscard]] std::optional<MemoryHierarchy> findMemoryHierarchy(const std::string &cgroupRoot, std::string *error);
 
 // v2's memory.max above memory.high: an eighth of the limit, at least
@@ -79,10 +80,10 @@ struct MemoryHierarchy {
 // returns the paths removed. Populated ones are left alone.
 [[nodiscard]] std::vector<std::string> removeStaleRunCgroups(const MemoryHierarchy &hierarchy, int minAgeSeconds);
 
-// The figures of a run cgroup shown while its command runs. A minimal
-// reader of its own (the general cgroup readers are elsewhere): v2's
-// memory.stat file, file_dirty, file_writeback and memory.current; v1's
-// cache, dirty, writeback and memory.usage_in_bytes.
+// The figures of a run cgroup shown while its command runs, read by
+// Cgroups::readMemoryStats: v2's memory.stat file, file_dirty,
+// file_writeback and memory.current; v1's cache, dirty, writeback and
+// memory.usage_in_bytes (a run cgroup has no children: its totals are its own).
 struct RunCgroupMemory {
     uint64_t pageCache = 0;
     uint64_t dirty = 0;

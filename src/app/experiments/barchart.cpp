@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace Cachescope::App
 {
@@ -161,8 +162,23 @@ void BarChart::draw()
         m_barsGroup = new QCPBarsGroup(plot);
         m_barsGroup->setSpacing(2);
     }
-    double maximum = 0;
-    QString unit;
+    // One unit for the whole axis, picked for its tallest bar: 27 ms, not 0.027 s.
+    std::string engineUnit;
+    double rawMaximum = 0;
+    const auto measurementOf = [&categories](const Result *result, int category) -> const Measurement * {
+        const QStringList parts = categories[category].split(QLatin1Char('\n'));
+        const VariantResult *variant = result->variant(parts[0].toStdString());
+        return variant && !variant->skipped ? variant->find(parts[1].toStdString()) : nullptr;
+    };
+    for (const Result *result : std::as_const(results)) {
+        for (int i = 0; i < categories.size(); ++i) {
+            if (const Measurement *measurement = measurementOf(result, i)) {
+                engineUnit = measurement->unit;
+                rawMaximum = std::max(rawMaximum, std::abs(measurement->statistics.mean) + measurement->statistics.confidenceHalfWidth);
+            }
+        }
+    }
+    const DisplayScale scale = displayScale(engineUnit, rawMaximum);
     for (int r = 0; r < results.size(); ++r) {
         auto *bars = new QCPBars(plot->xAxis, plot->yAxis);
         bars->setName(names[r]);
@@ -179,23 +195,19 @@ void BarChart::draw()
         errors->setWhiskerWidth(8);
         QVector<double> keys, values, errorValues;
         for (int i = 0; i < categories.size(); ++i) {
-            const QStringList parts = categories[i].split(QLatin1Char('\n'));
-            const VariantResult *variant = results[r]->variant(parts[0].toStdString());
-            const Measurement *measurement = variant && !variant->skipped ? variant->find(parts[1].toStdString()) : nullptr;
+            const Measurement *measurement = measurementOf(results[r], i);
             if (!measurement) {
                 continue;
             }
-            unit = displayUnit(measurement->unit);
-            const double mean = displayValue(measurement->unit, measurement->statistics.mean);
-            const double halfWidth = displayValue(measurement->unit, measurement->statistics.confidenceHalfWidth);
             keys << i + 1;
-            values << mean;
-            errorValues << halfWidth;
-            maximum = std::max(maximum, mean + halfWidth);
+            values << measurement->statistics.mean * scale.factor;
+            errorValues << measurement->statistics.confidenceHalfWidth * scale.factor;
         }
         bars->setData(keys, values, true);
         errors->setData(errorValues);
     }
+    const double maximum = rawMaximum * scale.factor;
+    const QString unit = scale.unit;
     plot->legend->setVisible(results.size() > 1);
     plot->xAxis->setRange(0.4, categories.size() + 0.6);
     plot->yAxis->setRange(0, maximum > 0 ? maximum * 1.15 : 1);

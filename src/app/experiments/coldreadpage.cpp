@@ -54,6 +54,12 @@ ColdReadPage::ColdReadPage(QWidget *parent)
     m_heatmap = new HeatmapWidget(this);
     m_heatmap->setObjectName(QStringLiteral("coldReadHeatmap"));
     m_heatmap->setMinimumHeight(170);
+    // It takes the height there is, from 170 px: its preferred 360 px would
+    // make the scrolling left pane taller than a 800-px screen has room for.
+    QSizePolicy heatmapPolicy = m_heatmap->sizePolicy();
+    heatmapPolicy.setVerticalPolicy(QSizePolicy::Ignored);
+    heatmapPolicy.setVerticalStretch(1); // the room under the form is its, not the spacer's
+    m_heatmap->setSizePolicy(heatmapPolicy);
     m_heatmap->setWhatsThis(i18nc("@info:whatsthis",
                                   "The file's pages during the cold read: each cell is a part of the file, filled as its pages arrive in the "
                                   "cache. Sequential reads fill it from the start, a little ahead of the reader (read-ahead)."));

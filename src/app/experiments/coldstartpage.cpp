@@ -65,17 +65,31 @@ ColdStartPage::ColdStartPage(QWidget *parent)
                "<emphasis>selectively cold cache</emphasis>) gives a cold start close to what people see after booting; "
                "emptying the whole cache with drop_caches makes it far slower than real, because the whole system's files must "
                "come back too.</para>"),
+        // Each run's cold and warm start as it ends: a program that starts
+        // in milliseconds still draws a point a run (memory sampled over
+        // its run would draw nothing).
         {
-            bytesSeries(i18nc("@label plot legend", "Cached"), PlotColors::cache, false, &Sample::cached),
-            bytesSeries(i18nc("@label plot legend", "Free"), PlotColors::grey, false, &Sample::memFree),
+            {i18nc("@label plot legend", "Cold start"),
+             PlotColors::bewareOrange,
+             false,
+             [](const Sample &sample) {
+                 return sample.coldRunSeconds;
+             }},
+            {i18nc("@label plot legend", "Warm start"),
+             PlotColors::plasmaBlue,
+             false,
+             [](const Sample &sample) {
+                 return sample.warmRunSeconds;
+             }},
         },
-        i18nc("@label:axis", "Memory (MiB)"),
+        i18nc("@label:axis", "Start time"),
         QString(),
         {
             {i18nc("@item:inlistbox", "Cold and warm start"), {QStringLiteral("cold_seconds"), QStringLiteral("warm_seconds")}},
             {measurementLabel("io_seconds"), {QStringLiteral("io_seconds")}},
         },
-        true, // the engine samples nothing while the program runs
+        LiveKey::Run,
+        i18nc("@info:placeholder", "Each run's cold and warm start appear here as it ends"),
     });
     addPrivilegedOption(m_form->dropCachesCheck,
                         i18nc("@info:tooltip",

@@ -12,6 +12,7 @@
 #include <QLocale>
 
 #include <cmath>
+#include <vector>
 
 namespace Cachescope::App
 {
@@ -63,26 +64,122 @@ QString measurementLabel(const std::string &name)
     return text;
 }
 
-double displayValue(const std::string &unit, double value)
+namespace
 {
-    return unit == "bytes" ? value / bytesPerMiB : value;
+// A unit and how many of it make one of the engine's unit, smallest first.
+struct ScaleStep {
+    double perBase;
+    KLocalizedString name;
+};
+
+// Steps go from the largest unit to the smallest: the first the magnitude
+// reaches one of, the smallest below them all, the base unit for 0.
+DisplayScale pickStep(const std::vector<ScaleStep> &steps, size_t baseIndex, double magnitude)
+{
+    size_t chosen = baseIndex;
+    if (magnitude > 0 && std::isfinite(magnitude)) {
+        chosen = steps.size() - 1;
+        for (size_t i = 0; i < steps.size(); ++i) {
+            if (magnitude * steps[i].perBase >= 1) {
+                chosen = i;
+                break;
+            }
+        }
+    }
+    DisplayScale scale;
+    scale.factor = steps[chosen].perBase;
+    scale.unit = steps[chosen].name.toString();
+    return scale;
 }
 
-QString displayUnit(const std::string &unit)
+// The engines' units that are shown in a unit picked for the value, each
+// with its steps (largest first) and the step of the engine's own unit.
+struct ScaledUnit {
+    const char *unit;
+    std::vector<ScaleStep> steps;
+    size_t baseIndex;
+};
+
+const std::vector<ScaledUnit> &scaledUnits()
 {
-    if (unit == "bytes") {
-        return i18nc("@item unit", "MiB");
+    static const std::vector<ScaledUnit> units = {
+        {"s",
+         {
+             {1.0 / 60, ki18nc("@item unit: minutes", "min")},
+             {1, ki18nc("@item unit: seconds", "s")},
+             {1e3, ki18nc("@item unit: milliseconds", "ms")},
+             {1e6, ki18nc("@item unit: microseconds", "µs")},
+             {1e9, ki18nc("@item unit: nanoseconds", "ns")},
+         },
+         1},
+        {"bytes",
+         {
+             {1.0 / double(1ULL << 40), ki18nc("@item unit", "TiB")},
+             {1.0 / double(1ULL << 30), ki18nc("@item unit", "GiB")},
+             {1.0 / double(1ULL << 20), ki18nc("@item unit", "MiB")},
+             {1.0 / double(1ULL << 10), ki18nc("@item unit", "KiB")},
+             {1, ki18nc("@item unit", "B")},
+         },
+         4},
+        {"MiB/s", {{1.0 / 1024, ki18nc("@item unit", "GiB/s")}, {1, ki18nc("@item unit", "MiB/s")}, {1024, ki18nc("@item unit", "KiB/s")}}, 1},
+        {"MB/s", {{1.0 / 1000, ki18nc("@item unit", "GB/s")}, {1, ki18nc("@item unit", "MB/s")}, {1000, ki18nc("@item unit", "kB/s")}}, 1},
+    };
+    return units;
+}
+} // namespace
+
+DisplayScale displayScale(const std::string &unit, double magnitude)
+{
+    magnitude = std::abs(magnitude);
+    for (const ScaledUnit &scaled : scaledUnits()) {
+        if (unit != scaled.unit) {
+            continue;
+        }
+        // Minutes only from two on: "90.0 s" reads better than "1.50 min".
+        if (unit == "s" && magnitude < 120) {
+            return pickStep({scaled.steps.begin() + 1, scaled.steps.end()}, 0, magnitude);
+        }
+        return pickStep(scaled.steps, scaled.baseIndex, magnitude);
     }
+    DisplayScale scale;
     if (unit == "percent") {
-        return QStringLiteral("%");
+        scale.unit = QStringLiteral("%");
+        scale.joined = true;
+    } else if (unit == "ratio") {
+        scale.unit = i18nc("@item unit: times as much", "×");
+        scale.joined = true;
+    } else if (unit == "pages") {
+        scale.unit = i18nc("@item unit", "pages");
+        scale.whole = true;
+    } else if (unit == "count") {
+        scale.whole = true; // the figure's name says what is counted
+    } else {
+        scale.unit = QString::fromStdString(unit);
     }
-    if (unit == "ratio") {
-        return i18nc("@item unit", "×");
+    return scale;
+}
+
+QString formatScaled(double value, const DisplayScale &scale)
+{
+    const double shown = value * scale.factor;
+    const QString number = scale.whole ? QLocale().toString(shown, 'f', shown == std::round(shown) ? 0 : 1) : formatNumber(shown);
+    if (scale.unit.isEmpty()) {
+        return number;
     }
-    if (unit == "count") {
-        return i18nc("@item unit", "faults");
+    if (scale.joined) {
+        return i18nc("@item a number and its unit without a space: 85%, 3.2×", "%1%2", number, scale.unit);
     }
-    return QString::fromStdString(unit);
+    return i18nc("@item a number and its unit: 27.3 ms", "%1 %2", number, scale.unit);
+}
+
+QString formatFigure(const std::string &unit, double value)
+{
+    return formatScaled(value, displayScale(unit, value));
+}
+
+QString formatDuration(double seconds)
+{
+    return formatFigure("s", seconds);
 }
 
 QString formatNumber(double value)

@@ -19,11 +19,26 @@ namespace Cachescope::App
 
 // "Cold time" for "cold_seconds"; an unknown name with its underscores as spaces.
 [[nodiscard]] QString measurementLabel(const std::string &name);
-// Bytes are shown in MiB: the figures of these experiments are megabytes.
-[[nodiscard]] double displayValue(const std::string &unit, double value);
-[[nodiscard]] QString displayUnit(const std::string &unit);
 // Three significant digits, in the user's locale.
 [[nodiscard]] QString formatNumber(double value);
+
+// How a figure of an engine's unit ("s", "bytes", "MiB/s", "MB/s",
+// "percent", "ratio", "pages", "count") is shown: multiplied by factor, in
+// unit. The unit is picked for a magnitude, as `free -h` and KDE do: 27 ms,
+// not 0.027 s; 1.5 GiB, not 1,536 MiB.
+struct DisplayScale {
+    double factor = 1;
+    QString unit; // empty for plain counts
+    bool joined = false; // "85%", "3.2×": no space before the unit
+    bool whole = false; // counts and pages: whole numbers with group separators
+};
+[[nodiscard]] DisplayScale displayScale(const std::string &unit, double magnitude);
+// The value in that scale, with its unit: "27.3 ms".
+[[nodiscard]] QString formatScaled(double value, const DisplayScale &scale);
+// The value with the unit that suits it best.
+[[nodiscard]] QString formatFigure(const std::string &unit, double value);
+// A duration in seconds, in the unit that suits it: "850 µs", "27.3 ms", "1.25 s", "2.50 min".
+[[nodiscard]] QString formatDuration(double seconds);
 // When the result was started, in the user's locale and time zone.
 [[nodiscard]] QString startedText(const Experiments::Result &result);
 // The engines write English text in UTF-8 (reasons, variant names, notes).

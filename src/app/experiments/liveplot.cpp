@@ -28,9 +28,54 @@ LiveSeries fileInCacheSeries(const QString &name, bool rightAxis)
     return {name, PlotColors::plasmaBlue, rightAxis, filePercent};
 }
 
-LivePlot::LivePlot(QCustomPlot *plot, const QList<LiveSeries> &series, const QString &leftAxisLabel, const QString &rightAxisLabel)
+namespace
+{
+// Tick labels of an axis whose data are seconds, written in a unit that is a
+// power of ten of them (ms, µs): the ticks stay at round numbers.
+class ScaledTicker : public QCPAxisTicker
+{
+public:
+    double factor = 1;
+
+protected:
+    QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
+    {
+        return QCPAxisTicker::getTickLabel(tick * factor, locale, formatChar, precision);
+    }
+};
+
+// The unit for an axis of seconds reaching up to `seconds`: never minutes,
+// whose factor would put the ticks at odd numbers.
+DisplayScale axisTimeScale(double seconds)
+{
+    DisplayScale scale = displayScale("s", seconds);
+    if (scale.factor < 1) {
+        scale = displayScale("s", 1);
+    }
+    return scale;
+}
+
+void setTimeScale(QCPAxis *axis, const QString &name, double seconds)
+{
+    const DisplayScale scale = axisTimeScale(seconds);
+    if (auto ticker = axis->ticker().dynamicCast<ScaledTicker>()) {
+        ticker->factor = scale.factor;
+    }
+    axis->setLabel(i18nc("@label:axis %1 what, %2 its unit", "%1 (%2)", name, scale.unit));
+}
+} // namespace
+
+LivePlot::LivePlot(QCustomPlot *plot,
+                   const QList<LiveSeries> &series,
+                   const QString &leftAxisLabel,
+                   const QString &rightAxisLabel,
+                   LiveKey key,
+                   const QString &placeholder)
     : m_plot(plot)
     , m_series(series)
+    , m_key(key)
+    , m_leftAxisLabel(leftAxisLabel)
+    , m_placeholderText(placeholder.isEmpty() ? i18nc("@info:placeholder", "Fills in while the experiment runs") : placeholder)
 {
     for (const LiveSeries &line : std::as_const(m_series)) {
         QCPGraph *graph = plot->addGraph(plot->xAxis, line.rightAxis ? plot->yAxis2 : plot->yAxis);
@@ -41,9 +86,21 @@ LivePlot::LivePlot(QCustomPlot *plot, const QList<LiveSeries> &series, const QSt
         // experiment's) is still seen, between the gaps that separate phases.
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     }
-    plot->xAxis->setLabel(i18nc("@label:axis", "Time (s)"));
+    if (m_key == LiveKey::Time) {
+        plot->xAxis->setTicker(QSharedPointer<ScaledTicker>::create());
+        setTimeScale(plot->xAxis, i18nc("@label:axis", "Time"), 1);
+        plot->yAxis->setLabel(leftAxisLabel);
+    } else {
+        // Runs are whole numbers: a tick each, none between.
+        auto runTicker = QSharedPointer<QCPAxisTickerFixed>::create();
+        runTicker->setTickStep(1);
+        runTicker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        plot->xAxis->setTicker(runTicker);
+        plot->xAxis->setLabel(i18nc("@label:axis", "Run"));
+        plot->yAxis->setTicker(QSharedPointer<ScaledTicker>::create());
+        setTimeScale(plot->yAxis, leftAxisLabel, 1);
+    }
     plot->xAxis->setRange(0, 1);
-    plot->yAxis->setLabel(leftAxisLabel);
     plot->yAxis->setRange(0, 1);
     if (!rightAxisLabel.isEmpty()) {
         plot->yAxis2->setVisible(true);
@@ -68,7 +125,10 @@ LivePlot::LivePlot(QCustomPlot *plot, const QList<LiveSeries> &series, const QSt
     PlotStyle::follow(plot, [this] {
         recolorMarkers();
     });
+    showPlaceholder();
 }
+
+LivePlot::~LivePlot() = default;
 
 void LivePlot::clear()
 {
@@ -80,6 +140,8 @@ void LivePlot::clear()
         m_plot->graph(i)->data()->clear();
     }
     m_plot->clearItems(); // the last run's markers
+    m_placeholder = nullptr;
+    showPlaceholder();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -88,10 +150,53 @@ int LivePlot::sampleCount() const
     return m_samples;
 }
 
+QCPItemText *LivePlot::placeholder() const
+{
+    return m_placeholder;
+}
+
+void LivePlot::showPlaceholder()
+{
+    // Empty axes say nothing: until there is data, they say what will come.
+    m_placeholder = new QCPItemText(m_plot);
+    m_placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_placeholder->position->setCoords(0.5, 0.5);
+    m_placeholder->setPositionAlignment(Qt::AlignCenter);
+    m_placeholder->setText(m_placeholderText);
+    m_placeholder->setSelectable(false);
+    recolorMarkers();
+}
+
+void LivePlot::removePlaceholder()
+{
+    if (m_placeholder) {
+        m_plot->removeItem(m_placeholder);
+        m_placeholder = nullptr;
+    }
+}
+
+void LivePlot::fitAxes(double lastKey)
+{
+    if (m_key == LiveKey::Time) {
+        // The run so far and a little margin: a 0.13 s run spans 0-140 ms, not 0-1 s.
+        const double upper = lastKey > 0 ? lastKey * 1.05 : 1;
+        m_plot->xAxis->setRange(0, upper);
+        setTimeScale(m_plot->xAxis, i18nc("@label:axis", "Time"), upper);
+        m_plot->yAxis->setRange(0, m_maximum > 0 ? m_maximum * 1.1 : 1);
+    } else {
+        m_plot->xAxis->setRange(0.5, lastKey + 0.5);
+        const double upper = m_maximum > 0 ? m_maximum * 1.15 : 1;
+        m_plot->yAxis->setRange(0, upper);
+        setTimeScale(m_plot->yAxis, m_leftAxisLabel, upper);
+    }
+    m_plot->yAxis2->setRange(0, m_rightMaximum > 0 ? m_rightMaximum * 1.1 : 1);
+}
+
 bool LivePlot::addSample(const Experiments::Sample &sample)
 {
     const bool newPhase = sample.phase != m_lastPhase && m_samples > 0;
     m_lastPhase = sample.phase;
+    const double key = m_key == LiveKey::Time ? sample.seconds : double(m_samples + 1);
     bool added = false;
     for (int i = 0; i < m_series.size() && i < m_plot->graphCount(); ++i) {
         const std::optional<double> value = m_series[i].value(sample);
@@ -100,9 +205,9 @@ bool LivePlot::addSample(const Experiments::Sample &sample)
         }
         if (newPhase) {
             // A new phase (the next run's read, ...): a gap, not a line joining unrelated moments.
-            m_plot->graph(i)->addData(sample.seconds, std::numeric_limits<double>::quiet_NaN());
+            m_plot->graph(i)->addData(key - (m_key == LiveKey::Run ? 0.5 : 0), std::numeric_limits<double>::quiet_NaN());
         }
-        m_plot->graph(i)->addData(sample.seconds, *value);
+        m_plot->graph(i)->addData(key, *value);
         double &maximum = m_series[i].rightAxis ? m_rightMaximum : m_maximum;
         maximum = std::max(maximum, *value);
         added = true;
@@ -111,7 +216,8 @@ bool LivePlot::addSample(const Experiments::Sample &sample)
         return false;
     }
     ++m_samples;
-    m_plot->xAxis->setRange(0, std::max(1.0, sample.seconds));
+    removePlaceholder();
+    fitAxes(key);
     // Marker texts sit right of their line, or left of it near the right
     // edge, where they would be cut off; the edge moves as time goes on.
     for (int i = 0; i < m_plot->itemCount(); ++i) {
@@ -120,8 +226,6 @@ bool LivePlot::addSample(const Experiments::Sample &sample)
             text->setPositionAlignment((nearRightEdge ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         }
     }
-    m_plot->yAxis->setRange(0, std::max(1.0, m_maximum * 1.1));
-    m_plot->yAxis2->setRange(0, std::max(1.0, m_rightMaximum * 1.1));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return true;
 }
@@ -130,6 +234,7 @@ void LivePlot::addMarker(double seconds, const QString &text)
 {
     // A dashed line at the moment, and its text at the top, staggered so
     // that two markers close together (fsync, then sync) stay readable.
+    removePlaceholder();
     auto *line = new QCPItemStraightLine(m_plot);
     line->point1->setCoords(seconds, 0);
     line->point2->setCoords(seconds, 1);
@@ -151,7 +256,9 @@ void LivePlot::recolorMarkers()
     const QPalette palette = m_plot->palette();
     const QColor color = palette.color(QPalette::WindowText);
     for (int i = 0; i < m_plot->itemCount(); ++i) {
-        if (auto *line = qobject_cast<QCPItemStraightLine *>(m_plot->item(i))) {
+        if (m_plot->item(i) == m_placeholder) {
+            m_placeholder->setColor(palette.color(QPalette::PlaceholderText));
+        } else if (auto *line = qobject_cast<QCPItemStraightLine *>(m_plot->item(i))) {
             line->setPen(QPen(color, 1, Qt::DashLine));
         } else if (auto *label = qobject_cast<QCPItemText *>(m_plot->item(i))) {
             label->setColor(color);

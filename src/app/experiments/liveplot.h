@@ -18,6 +18,7 @@
 #include <string>
 
 class QCustomPlot;
+class QCPItemText;
 
 namespace Cachescope::App
 {
@@ -35,11 +36,28 @@ struct LiveSeries {
 // The share of the experiment's file in the cache, in percent.
 [[nodiscard]] LiveSeries fileInCacheSeries(const QString &name, bool rightAxis);
 
+// What the horizontal axis counts.
+enum class LiveKey {
+    // The time since the start: the axis spans the run with a little margin,
+    // in ms for a run under a second.
+    Time,
+    // Each sample that has a value is the next run (1, 2, ...); the left
+    // axis then holds durations in seconds, shown in the unit that suits
+    // them (leftAxisLabel gets it in brackets).
+    Run,
+};
+
 class LivePlot
 {
 public:
     // An empty leftAxisLabel or rightAxisLabel leaves that axis out.
-    LivePlot(QCustomPlot *plot, const QList<LiveSeries> &series, const QString &leftAxisLabel, const QString &rightAxisLabel);
+    LivePlot(QCustomPlot *plot,
+             const QList<LiveSeries> &series,
+             const QString &leftAxisLabel,
+             const QString &rightAxisLabel,
+             LiveKey key = LiveKey::Time,
+             const QString &placeholder = QString());
+    ~LivePlot();
 
     // Empties the plot for a new run.
     void clear();
@@ -49,12 +67,21 @@ public:
     void addMarker(double seconds, const QString &text);
     // Samples that added something since clear().
     [[nodiscard]] int sampleCount() const;
+    // The text shown on the empty plot until the first sample (null once there is one).
+    [[nodiscard]] QCPItemText *placeholder() const;
 
 private:
     void recolorMarkers();
+    void showPlaceholder();
+    void removePlaceholder();
+    void fitAxes(double lastKey);
 
     QCustomPlot *m_plot;
     QList<LiveSeries> m_series;
+    LiveKey m_key;
+    QString m_leftAxisLabel;
+    QString m_placeholderText;
+    QCPItemText *m_placeholder = nullptr;
     int m_samples = 0;
     double m_maximum = 0;
     double m_rightMaximum = 0;

@@ -10,8 +10,6 @@
 
 #include <QLocale>
 
-#include <cmath>
-
 namespace Cachescope::App
 {
 
@@ -126,13 +124,13 @@ QVariant ExperimentResultsModel::data(const QModelIndex &index, int role) const
             return displayData(row, column);
         }
         if (row.measurement && column == MeanColumn) {
-            const std::string &unit = row.measurement->unit;
             const Statistics &statistics = row.measurement->statistics;
+            const DisplayScale scale = displayScale(row.measurement->unit, statistics.mean);
             return i18nc("@info:tooltip",
                          "Median %1, from %2 to %3",
-                         formatNumber(displayValue(unit, statistics.median)),
-                         formatNumber(displayValue(unit, statistics.minimum)),
-                         formatNumber(displayValue(unit, statistics.maximum)));
+                         formatScaled(statistics.median, scale),
+                         formatScaled(statistics.minimum, scale),
+                         formatScaled(statistics.maximum, scale));
         }
         return {};
     default:
@@ -158,20 +156,16 @@ QVariant ExperimentResultsModel::displayData(const Row &row, int column) const
     if (!row.measurement) {
         return {};
     }
-    const std::string &unit = row.measurement->unit;
     const Statistics &statistics = row.measurement->statistics;
+    // The mean decides the unit; its interval is written in the same one.
+    const DisplayScale scale = displayScale(row.measurement->unit, statistics.mean);
     switch (column) {
     case RunsColumn:
         return QLocale().toString(statistics.count);
     case MeanColumn:
-        if (unit == "count" || unit == "pages") {
-            return QLocale().toString(statistics.mean, 'f', statistics.mean == std::round(statistics.mean) ? 0 : 1);
-        }
-        return formatNumber(displayValue(unit, statistics.mean));
+        return formatScaled(statistics.mean, scale);
     case ConfidenceColumn:
-        return statistics.count < 2 ? QString() : formatNumber(displayValue(unit, statistics.confidenceHalfWidth));
-    case UnitColumn:
-        return displayUnit(unit);
+        return statistics.count < 2 ? QString() : formatScaled(statistics.confidenceHalfWidth, scale);
     default:
         return {};
     }
@@ -241,8 +235,6 @@ QVariant ExperimentResultsModel::headerData(int section, Qt::Orientation orienta
             return i18nc("@title:column", "Mean");
         case ConfidenceColumn:
             return i18nc("@title:column 95% confidence interval of the mean", "± 95% CI");
-        case UnitColumn:
-            return i18nc("@title:column", "Unit");
         default:
             break;
         }

@@ -7,6 +7,11 @@
 // The same rows feed the results table (DisplayRole, in the user's locale)
 // and the CSV export (CsvRole, in the C locale); the columns after
 // ColumnCount exist for the CSV only and are hidden in the table.
+//
+// The table writes each figure with its unit, picked for the mean ("27.3 ms",
+// "1.5 GiB"), and the confidence interval in the same unit as its mean, so
+// that the two compare at a glance. The CSV keeps the engines' units and
+// plain numbers: seconds and bytes, whatever the table shows.
 
 #include "experiments/experiment.h"
 
@@ -33,10 +38,10 @@ public:
         RunsColumn,
         MeanColumn,
         ConfidenceColumn,
-        UnitColumn,
         ColumnCount, // the columns of the table
         // The CSV's own columns.
-        StartedColumn = ColumnCount,
+        UnitColumn = ColumnCount,
+        StartedColumn,
         MinimumColumn,
         MaximumColumn,
         ValuesColumn,

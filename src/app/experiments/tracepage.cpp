@@ -564,7 +564,7 @@ void TracePage::showTotals()
                                                : i18nc("@item %1 a count", "%1: some pages may be missing", QLocale().toString(qulonglong(report.lostEvents))))
                      : i18nc("@item lost events", "none (no events without tracing)")});
     if (report.durationSeconds > 0) {
-        rows.append({i18nc("@label totals", "Ran for:"), i18nc("@item seconds", "%1 s", formatNumber(report.durationSeconds))});
+        rows.append({i18nc("@label totals", "Ran for:"), formatDuration(report.durationSeconds)});
     }
     for (const std::string &note : report.notes) {
         rows.append({i18nc("@label totals", "Note:"), engineText(note)});
@@ -663,10 +663,10 @@ void TracePage::replayDone(const Result &result)
         m_replayStatus->clear();
         showMessage(i18nc("@info %1 is the reason", "The replay could not run: %1", engineText(result.error)), true);
     } else if (result.cancelled) {
-        m_replayStatus->setText(i18nc("@info:status", "Replay cancelled after %1 s.", formatNumber(result.seconds)));
+        m_replayStatus->setText(i18nc("@info:status %1 a duration (1.25 s)", "Replay cancelled after %1.", formatDuration(result.seconds)));
     } else {
         QStringList lines;
-        lines << i18nc("@info:status", "Replayed in %1 s.", formatNumber(result.seconds));
+        lines << i18nc("@info:status %1 a duration (1.25 s)", "Replayed in %1.", formatDuration(result.seconds));
         lines << noteLines(result);
         m_replayStatus->setText(lines.join(QLatin1Char('\n')));
         m_replayResult = result;

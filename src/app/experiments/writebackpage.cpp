@@ -153,12 +153,12 @@ void WritebackPage::showTimes(const Sample &sample)
     const auto show = [&](QLabel *label, bool &labelAsked, double seconds) {
         if (asked) {
             labelAsked = true;
-            label->setText(i18nc("@info:status %1 milliseconds, %2 seconds since the start",
-                                 "Took %1 ms (at %2 s)",
-                                 formatNumber(seconds * 1000),
-                                 formatNumber(sample.seconds)));
+            label->setText(i18nc("@info:status %1 a duration (27.3 ms), %2 the time since the start (1.25 s)",
+                                 "Took %1 (at %2)",
+                                 formatDuration(seconds),
+                                 formatDuration(sample.seconds)));
         } else if (!labelAsked) {
-            label->setText(i18nc("@info:status %1 milliseconds", "At the end: took %1 ms", formatNumber(seconds * 1000)));
+            label->setText(i18nc("@info:status %1 a duration (27.3 ms)", "At the end: took %1", formatDuration(seconds)));
         }
     };
     if (sample.fsyncSeconds) {

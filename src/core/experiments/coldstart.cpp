@@ -287,6 +287,12 @@ private:
                 v.add("cold_seconds", "s", cold);
                 v.add("warm_seconds", "s", warm);
                 v.add("io_seconds", "s", cold - warm);
+                // For the live plot: each run's times as it ends.
+                Sample runTimes;
+                runTimes.phase = variant.name;
+                runTimes.coldRunSeconds = cold;
+                runTimes.warmRunSeconds = warm;
+                recorder.liveSample(std::move(runTimes));
                 v.runs.append(QJsonObject{{QStringLiteral("run"), run + 1},
                                           {QStringLiteral("cold_seconds"), cold},
                                           {QStringLiteral("warm_seconds"), warm},

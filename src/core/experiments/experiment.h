@@ -78,6 +78,11 @@ struct Sample {
     // How long an fsync or sync that ended just before this sample took.
     std::optional<double> fsyncSeconds;
     std::optional<double> syncSeconds;
+    // A cold start's run that just ended: how long its cold and its warm
+    // start took. Live only (Recorder::liveSample): the result's
+    // measurements keep them.
+    std::optional<double> coldRunSeconds;
+    std::optional<double> warmRunSeconds;
     // Which parts of the experiment's file are cached, in buckets over the
     // whole file (the cold read, so that a heatmap can fill in). Shared: a
     // sample is copied to every listener. Live only: not kept in the JSON.

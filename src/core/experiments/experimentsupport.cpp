@@ -69,6 +69,14 @@ void Recorder::sample(Sample sample)
     }
 }
 
+void Recorder::liveSample(Sample sample)
+{
+    sample.seconds = seconds();
+    if (m_progress.sample) {
+        m_progress.sample(sample);
+    }
+}
+
 void Recorder::event(const std::string &text)
 {
     const Event event{seconds(), text};

@@ -32,6 +32,9 @@ public:
     Recorder(Result &result, const Progress &progress);
     [[nodiscard]] double seconds() const;
     void sample(Sample sample); // stamps the time
+    // The same for the listeners only: not kept in the result (a figure its
+    // measurements already hold).
+    void liveSample(Sample sample);
     void event(const std::string &text);
 
 private:

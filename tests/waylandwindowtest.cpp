@@ -105,6 +105,8 @@ private Q_SLOTS:
         QCOMPARE(TestUtil::pagesNow(file).resident, uint64_t(0));
         QTRY_COMPARE_WITH_TIMEOUT(row.data().toString(), Cachescope::formatBytes(0, Cachescope::ByteStyle::OneDecimal, QLocale()), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(!heatmap->isComputing() && heatmap->cellResidentFraction(0) == 0.0, 30000);
+        // The message bar slides in: the screenshot shows it whole.
+        QTRY_VERIFY(!message->isShowAnimationRunning());
         save(window, QStringLiteral("wayland-evicted.png"));
     }
 

@@ -282,6 +282,25 @@ private Q_SLOTS:
         session.window()->close();
     }
 
+    // No notification service on the bus (and none to start): the window
+    // opens and says what was freed, rather than nothing saying it at all.
+    void withoutANotificationServiceTheWindowReports()
+    {
+        const std::string file = m_scratch + "/no-server.bin";
+        TestUtil::makeColdFile(file, 64 * 1024);
+        QVERIFY(m_serverBus->unregisterService(notificationsService));
+        QVERIFY(!QDBusConnection::sessionBus().interface()->isServiceRegistered(notificationsService));
+        Session session;
+        session.start({{QUrl::fromLocalFile(QString::fromStdString(file))}, true});
+        const bool registered = m_serverBus->registerService(notificationsService);
+        QVERIFY(session.window());
+        KMessageWidget *message = session.window()->messageWidget();
+        QTRY_VERIFY_WITH_TIMEOUT(message->isVisible() && message->text().startsWith(QStringLiteral("Evicted 1 file")), 30000);
+        QVERIFY(registered);
+        QVERIFY(m_server.shown.isEmpty());
+        session.window()->close();
+    }
+
     // Other URLs (sftp:, and trash:/ that KIO turns into a local file) are
     // for the window, which can resolve or refuse them with its message.
     void remoteUrlsGoToTheWindow()

@@ -14,9 +14,9 @@
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
 #include <QDBusReply>
+#include <QDir>
 #include <QFile>
 #include <QStandardPaths>
-#include <QTimer>
 
 #include <algorithm>
 
@@ -51,15 +51,6 @@ bool notificationsCanBeShown()
     return canStart;
 }
 
-std::string localPathOf(const QUrl &url)
-{
-    QByteArray bytes = QFile::encodeName(url.toLocalFile());
-    while (bytes.size() > 1 && bytes.endsWith('/')) {
-        bytes.chop(1);
-    }
-    return bytes.toStdString();
-}
-
 } // namespace
 
 bool ServiceMenuEviction::canRunWithoutWindow(const QList<QUrl> &urls)
@@ -83,7 +74,8 @@ void ServiceMenuEviction::start()
     std::vector<std::string> paths;
     paths.reserve(m_urls.size());
     for (const QUrl &url : std::as_const(m_urls)) {
-        paths.push_back(localPathOf(url));
+        // Bytes as Qt opens files; cleanPath drops a trailing "/" of a folder.
+        paths.push_back(QFile::encodeName(QDir::cleanPath(url.toLocalFile())).toStdString());
     }
     // The same walk the window's Evict runs, with the same settings.
     WalkOptions options;

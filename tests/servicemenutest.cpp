@@ -7,6 +7,7 @@
 // go to a small org.freedesktop.Notifications server of the test's own on
 // the session bus (the test runs under dbus-run-session).
 
+#include "filesmodel.h"
 #include "format.h"
 #include "mainwindow.h"
 #include "residency.h"
@@ -28,7 +29,9 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTest>
+#include <QTreeView>
 
 #include <sys/stat.h>
 
@@ -248,6 +251,43 @@ private Q_SLOTS:
         QTRY_COMPARE(done.count(), 1);
         QCOMPARE(session.runningEvictions(), 0);
         QVERIFY(!session.window());
+    }
+
+    // "Inspect in Cachescope" in the notification opens the window on the
+    // evicted files; a plain start meanwhile gets the window too.
+    void theNotificationOpensTheWindowOnItsFiles()
+    {
+        const std::string file = m_scratch + "/inspect.bin";
+        TestUtil::makeColdFile(file, 64 * 1024);
+        const QUrl url = QUrl::fromLocalFile(QString::fromStdString(file));
+        Session session;
+        session.start({{url}, true});
+        QTRY_COMPARE_WITH_TIMEOUT(m_server.shown.size(), qsizetype(1), 30000);
+        QVERIFY(!session.window());
+        const QStringList actions = m_server.shown.first().actions; // key, label, ...
+        const qsizetype label = actions.indexOf(QStringLiteral("Inspect in Cachescope"));
+        QVERIFY(label >= 1);
+        Q_EMIT m_server.ActionInvoked(1, actions.at(label - 1));
+        QTRY_VERIFY_WITH_TIMEOUT(session.window(), 10000);
+        QVERIFY(session.window()->isVisible());
+        QVERIFY(session.window()->findChild<QTreeView *>());
+        auto *list = qobject_cast<QTreeView *>(session.window()->filesSplitter()->widget(0));
+        QVERIFY(list);
+        QTRY_COMPARE(list->model()->rowCount(), 1);
+        QCOMPARE(list->model()->index(0, 0).data(FilesModel::PathRole).toByteArray(), QByteArray::fromStdString(file));
+        m_server.closeAll();
+        session.window()->close();
+
+        // A plain second start while an eviction's notification is up.
+        Session another;
+        another.start({{url}, true});
+        QTRY_COMPARE_WITH_TIMEOUT(m_server.shown.size(), qsizetype(2), 30000);
+        QVERIFY(!another.window());
+        another.activate({QStringLiteral("cachescope")}, QString::fromStdString(m_scratch));
+        QVERIFY(another.window());
+        QVERIFY(another.window()->isVisible());
+        m_server.closeAll();
+        another.window()->close();
     }
 
     // A path that is not there: the notification says so with the path and

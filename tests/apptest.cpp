@@ -3,6 +3,8 @@
 
 // The window, its memory panel and the sampler, on the offscreen platform.
 
+#include "experimentswindow.h"
+#include "filespanel.h"
 #include "mainwindow.h"
 #include "memorypanel.h"
 #include "memorysampler.h"
@@ -11,17 +13,27 @@
 
 #include <KAboutData>
 #include <KActionCollection>
+#include <KConfigGroup>
 #include <KFormat>
 #include <KMessageWidget>
+#include <KSharedConfig>
+#include <KStandardActions>
+#include <KStandardShortcut>
 #include <KToolBar>
 #include <KXMLGUIFactory>
+#include <KXmlGuiWindow>
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QFile>
 #include <QMenu>
+#include <QShortcut>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
+#include <QTreeView>
 
 #include <qcustomplot.h>
 
@@ -51,6 +63,135 @@ QString fixtureProcRoot(const char *kernel)
     return QStringLiteral(CACHESCOPE_FIXTURES "/proc/") + QLatin1String(kernel);
 }
 
+// Everything in a window a key sequence can trigger: the actions of its
+// KActionCollection (the standard ones KStandardActions and setupGUI add
+// included), every QAction and QShortcut below it, and buttons with a
+// shortcut of their own.
+struct Binding {
+    QString who; // "file_flush_evict (Flush and Evict)"
+    QKeySequence keys;
+    const QObject *source = nullptr;
+    // Set for a widget-only shortcut: it triggers only while that widget has
+    // the focus, so it cannot clash with another widget's own.
+    const QWidget *onlyIn = nullptr;
+};
+
+QString describe(const QObject *object, const QString &text)
+{
+    QString plain = text;
+    plain.remove(QLatin1Char('&'));
+    return object->objectName().isEmpty() ? plain : QStringLiteral("%1 (%2)").arg(object->objectName(), plain);
+}
+
+QList<Binding> bindingsOf(QWidget *window)
+{
+    QList<QAction *> actions = window->findChildren<QAction *>();
+    if (auto *xmlGuiWindow = qobject_cast<KXmlGuiWindow *>(window)) {
+        actions += xmlGuiWindow->actionCollection()->actions();
+    }
+    actions += window->actions();
+    std::sort(actions.begin(), actions.end());
+    actions.erase(std::unique(actions.begin(), actions.end()), actions.end());
+
+    QList<Binding> bindings;
+    for (QAction *action : std::as_const(actions)) {
+        const QWidget *onlyIn = nullptr;
+        if (action->shortcutContext() == Qt::WidgetShortcut) {
+            onlyIn = qobject_cast<const QWidget *>(action->parent());
+        }
+        for (const QKeySequence &keys : action->shortcuts()) {
+            if (!keys.isEmpty()) {
+                bindings.append({describe(action, action->text()), keys, action, onlyIn});
+            }
+        }
+    }
+    const QList<QShortcut *> shortcuts = window->findChildren<QShortcut *>();
+    for (QShortcut *shortcut : shortcuts) {
+        const QWidget *onlyIn = shortcut->context() == Qt::WidgetShortcut ? qobject_cast<const QWidget *>(shortcut->parent()) : nullptr;
+        for (const QKeySequence &keys : shortcut->keys()) {
+            if (!keys.isEmpty()) {
+                bindings.append({describe(shortcut, shortcut->whatsThis()), keys, shortcut, onlyIn});
+            }
+        }
+    }
+    const QList<QAbstractButton *> buttons = window->findChildren<QAbstractButton *>();
+    for (QAbstractButton *button : buttons) {
+        // Not the Alt+letter of a button's mnemonic: those only act on the
+        // page that shows the button, and Qt cycles through equal ones.
+        if (!button->shortcut().isEmpty() && button->shortcut() != QKeySequence::mnemonic(button->text())) {
+            bindings.append({describe(button, button->text()), button->shortcut(), button, nullptr});
+        }
+    }
+    return bindings;
+}
+
+// "Ctrl+Shift+E: file_flush_evict (Flush and Evict), memory_export_plot
+// (Export Plot…)", one line for each key sequence bound twice.
+QStringList shortcutClashes(QWidget *window)
+{
+    const QList<Binding> bindings = bindingsOf(window);
+    QStringList clashes;
+    QSet<QString> reported;
+    for (qsizetype i = 0; i < bindings.size(); ++i) {
+        QStringList who{bindings[i].who};
+        for (qsizetype j = 0; j < bindings.size(); ++j) {
+            const bool bothWidgetOnly = bindings[i].onlyIn && bindings[j].onlyIn;
+            if (j != i && bindings[j].keys == bindings[i].keys && bindings[j].source != bindings[i].source
+                && !(bothWidgetOnly && bindings[i].onlyIn != bindings[j].onlyIn)) {
+                who << bindings[j].who;
+            }
+        }
+        const QString keys = bindings[i].keys.toString(QKeySequence::PortableText);
+        if (who.size() > 1 && !reported.contains(keys)) {
+            reported.insert(keys);
+            who.sort();
+            clashes << QStringLiteral("%1: %2").arg(keys, who.join(QStringLiteral(", ")));
+        }
+    }
+    return clashes;
+}
+
+// KDE's standard shortcuts that mean something in a whole window (File, Edit,
+// View, Go, Settings, Help), with the name of the standard action that owns
+// each. Left out are those that only act inside a text field or a list
+// (completion, word and line movement, paging): a window action on one of
+// those keys is not ambiguous.
+QHash<QString, QString> windowStandardShortcuts()
+{
+    using KStandardShortcut::StandardShortcut;
+    const QSet<int> onlyInsideAField = {
+        StandardShortcut::PasteSelection,
+        StandardShortcut::DeleteWordBack,
+        StandardShortcut::DeleteWordForward,
+        StandardShortcut::BeginningOfLine,
+        StandardShortcut::EndOfLine,
+        StandardShortcut::BackwardWord,
+        StandardShortcut::ForwardWord,
+        StandardShortcut::TextCompletion,
+        StandardShortcut::PrevCompletion,
+        StandardShortcut::NextCompletion,
+        StandardShortcut::SubstringCompletion,
+        StandardShortcut::RotateUp,
+        StandardShortcut::RotateDown,
+        StandardShortcut::Prior,
+        StandardShortcut::Next,
+        StandardShortcut::Up,
+        StandardShortcut::Begin,
+        StandardShortcut::End,
+    };
+    QHash<QString, QString> owners; // portable key text -> standard shortcut name
+    for (int id = StandardShortcut::AccelNone + 1; id < StandardShortcut::StandardShortcutCount; ++id) {
+        const auto standard = StandardShortcut(id);
+        if (onlyInsideAField.contains(id)) {
+            continue;
+        }
+        for (const QKeySequence &keys : KStandardShortcut::shortcut(standard)) {
+            owners.insert(keys.toString(QKeySequence::PortableText), KStandardShortcut::name(standard));
+        }
+    }
+    return owners;
+}
+
 } // namespace
 
 class AppTest : public QObject
@@ -60,7 +201,9 @@ class AppTest : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        // Keep the window's saved size and shortcuts out of the real config.
+        // Keep the window's saved size, splitters and shortcuts out of the
+        // real config, and out of other tests' (~/.qttest is shared).
+        qputenv("HOME", QFile::encodeName(QString::fromStdString(TestUtil::scratchDir("apptest-home"))));
         QStandardPaths::setTestModeEnabled(true);
         // KXmlGui finds cachescopeui.rc by the component name.
         KAboutData about(QStringLiteral("cachescope"), QStringLiteral("Cachescope"), QStringLiteral("0"));
@@ -84,6 +227,152 @@ private Q_SLOTS:
         auto *viewMenu = qobject_cast<QMenu *>(window.guiFactory()->container(QStringLiteral("view"), &window));
         QVERIFY(viewMenu);
         QVERIFY(viewMenu->actions().contains(pause));
+    }
+
+    // Ctrl+Shift+E was Flush and Evict and Export Plot at once: KDE then asks
+    // which one was meant and runs neither. Every key sequence of a window
+    // belongs to one thing in it.
+    void noShortcutIsBoundTwice()
+    {
+        MainWindow window;
+        const QList<Binding> bindings = bindingsOf(&window);
+        // The walk sees the standard actions and the panels' own.
+        const auto bound = [&bindings](const QString &name) {
+            return std::any_of(bindings.begin(), bindings.end(), [&name](const Binding &b) {
+                return b.source->objectName() == name;
+            });
+        };
+        QVERIFY(bound(QStringLiteral("file_quit")));
+        QVERIFY(bound(QStringLiteral("options_configure_keybinding")));
+        QVERIFY(bound(QStringLiteral("file_evict")));
+        QVERIFY(bound(QStringLiteral("file_flush_evict")));
+        QVERIFY(bound(QStringLiteral("memory_export_plot")));
+        const QStringList clashes = shortcutClashes(&window);
+        QVERIFY2(clashes.isEmpty(), qPrintable(QStringLiteral("bound twice in the main window: ") + clashes.join(QStringLiteral("; "))));
+
+        ExperimentsWindow experiments;
+        const QStringList experimentClashes = shortcutClashes(&experiments);
+        QVERIFY2(experimentClashes.isEmpty(),
+                 qPrintable(QStringLiteral("bound twice in the Experiments window: ") + experimentClashes.join(QStringLiteral("; "))));
+    }
+
+    // The walk itself: a clash made on purpose is found and named.
+    void aClashIsReportedWithBothActions()
+    {
+        MainWindow window;
+        QAction *extra = window.actionCollection()->addAction(QStringLiteral("test_extra"));
+        extra->setText(QStringLiteral("&Extra"));
+        extra->setShortcut(window.actionCollection()->action(QStringLiteral("file_evict"))->shortcut());
+        const QStringList clashes = shortcutClashes(&window);
+        QCOMPARE(clashes.size(), 1);
+        QVERIFY2(clashes.first().contains(QStringLiteral("file_evict")) && clashes.first().contains(QStringLiteral("test_extra (Extra)")),
+                 qPrintable(clashes.first()));
+    }
+
+    // Cachescope's own actions keep off the keys KDE gives its standard
+    // actions in every application (Ctrl+Shift+F full screen, Ctrl+M menu
+    // bar, F2 rename ...), so that muscle memory from other KDE
+    // applications never triggers an eviction.
+    void ownShortcutsKeepOffKdeStandardOnes()
+    {
+        MainWindow window;
+        QHash<QString, KStandardShortcut::StandardShortcut> standardOfAction;
+        for (int id = KStandardActions::ActionNone + 1; id <= KStandardActions::HamburgerMenu; ++id) {
+            const QString name = KStandardActions::name(KStandardActions::StandardAction(id));
+            if (!name.isEmpty()) {
+                standardOfAction.insert(name, KStandardActions::shortcutForActionId(KStandardActions::StandardAction(id)));
+            }
+        }
+        // Actions that take a standard shortcut for the standard's meaning:
+        // Add Files opens files (Open), Refresh reloads (Reload), Remove
+        // from List deletes the selected rows (Delete, as Move to Trash).
+        standardOfAction.insert(QStringLiteral("file_add_files"), KStandardShortcut::Open);
+        standardOfAction.insert(QStringLiteral("view_refresh"), KStandardShortcut::Reload);
+        standardOfAction.insert(QStringLiteral("file_remove"), KStandardShortcut::MoveToTrash);
+        const QHash<QString, QString> owners = windowStandardShortcuts();
+        QStringList taken;
+        for (const Binding &binding : bindingsOf(&window)) {
+            const QString keys = binding.keys.toString(QKeySequence::PortableText);
+            const auto owner = owners.constFind(keys);
+            if (owner == owners.constEnd()) {
+                continue;
+            }
+            const auto standard = standardOfAction.constFind(binding.source->objectName());
+            if (standard != standardOfAction.constEnd() && KStandardShortcut::name(*standard) == *owner) {
+                continue; // the standard action itself
+            }
+            taken << QStringLiteral("%1 takes %2, KDE's %3").arg(binding.who, keys, *owner);
+        }
+        QVERIFY2(taken.isEmpty(), qPrintable(taken.join(QStringLiteral("; "))));
+    }
+
+    // At 1300x930 the list had room for six rows: the heatmap and the plots
+    // took two thirds of the height. Now the list takes what the window
+    // grows by and the panels below start near their minimum (the plots stay
+    // readable, the heatmap shows its grid and legend): at least 40 % of
+    // the window's height and 16 rows for the list.
+    void theListGetsTheRoom()
+    {
+        KSharedConfig::openStateConfig()->deleteGroup(QStringLiteral("MainWindowLayout"));
+        const std::string folder = TestUtil::scratchDir("apptest-rows");
+        QList<QUrl> files;
+        for (int i = 0; i < 40; ++i) {
+            const std::string path = folder + "/file-" + std::to_string(100 + i);
+            TestUtil::makeColdFile(path, 4096);
+            files << QUrl::fromLocalFile(QString::fromStdString(path));
+        }
+        MainWindow window;
+        window.resize(1300, 930);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.filesPanel()->inspectUrls(files);
+        auto *list = qobject_cast<QTreeView *>(window.filesSplitter()->widget(0));
+        QVERIFY(list);
+        QTRY_COMPARE(list->model()->rowCount(), 40);
+        const int rowHeight = list->visualRect(list->model()->index(0, 0)).height();
+        QVERIFY(rowHeight > 0);
+        const int rowsShown = list->viewport()->height() / rowHeight;
+        qInfo() << "at 1300x930: list" << list->viewport()->height() << "px," << rowsShown << "rows of" << rowHeight << "px; main splitter"
+                << window.splitter()->sizes() << "files splitter" << window.filesSplitter()->sizes();
+        QVERIFY2(list->viewport()->height() * 10 >= window.height() * 4, qPrintable(QString::number(list->viewport()->height())));
+        QVERIFY2(rowsShown >= 16, qPrintable(QString::number(rowsShown)));
+        // The plots and the heatmap are still there to be read.
+        QVERIFY(window.splitter()->sizes().at(1) >= window.memoryPanel()->minimumSizeHint().height());
+        QVERIFY(window.filesSplitter()->sizes().at(1) > 0);
+
+        // Growing the window grows the list; the panels below keep their height.
+        const QList<int> before = window.splitter()->sizes();
+        window.resize(1300, 1100);
+        QTRY_COMPARE(window.splitter()->sizes().at(1), before.at(1));
+        QVERIFY(window.splitter()->sizes().at(0) > before.at(0));
+    }
+
+    // Splitters moved (the heatmap collapsed, the plots made smaller) stay
+    // so in the next window, as after a restart.
+    void splittersAreRestoredInANewWindow()
+    {
+        KSharedConfig::openStateConfig()->deleteGroup(QStringLiteral("MainWindowLayout"));
+        QList<int> mainSizes;
+        {
+            MainWindow window;
+            window.resize(1300, 930);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            const int total = window.splitter()->sizes().at(0) + window.splitter()->sizes().at(1);
+            window.splitter()->setSizes({total - 300, 300});
+            mainSizes = window.splitter()->sizes();
+            const int files = window.filesSplitter()->sizes().at(0) + window.filesSplitter()->sizes().at(1);
+            window.filesSplitter()->setSizes({files, 0});
+            QCOMPARE(window.filesSplitter()->sizes().at(1), 0);
+            QVERIFY(window.close());
+        }
+        MainWindow window;
+        window.resize(1300, 930);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.splitter()->sizes(), mainSizes);
+        QCOMPARE(window.filesSplitter()->sizes().at(1), 0);
+        QVERIFY(window.filesSplitter()->sizes().at(0) > 0);
     }
 
     void liveSamplesReachThePlotAndTable()

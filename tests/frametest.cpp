@@ -625,7 +625,7 @@ private Q_SLOTS:
     {
         KDesktopFile menu(QStringLiteral(CACHESCOPE_SOURCE_DIR "/resources/servicemenus/cachescope-servicemenu.desktop"));
         QCOMPARE(menu.desktopGroup().readEntry("Type"), QStringLiteral("Service"));
-        QCOMPARE(menu.readActions(), (QStringList{QStringLiteral("inspectPageCache"), QStringLiteral("evictFromPageCache")}));
+        QCOMPARE(menu.readActions(), (QStringList{QStringLiteral("inspectPageCache"), QStringLiteral("_SEPARATOR_"), QStringLiteral("evictFromPageCache")}));
         QVERIFY(menu.desktopGroup().readXdgListEntry("MimeType").contains(QStringLiteral("inode/directory")));
         QCOMPARE(menu.actionGroup(QStringLiteral("inspectPageCache")).readEntry("Exec"), QStringLiteral("cachescope %F"));
         QCOMPARE(menu.actionGroup(QStringLiteral("evictFromPageCache")).readEntry("Exec"), QStringLiteral("cachescope --evict %F"));

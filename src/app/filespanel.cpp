@@ -259,11 +259,13 @@ FilesPanel::FilesPanel(QWidget *parent)
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName(QStringLiteral("filesSplitter"));
-    splitter->setChildrenCollapsible(false);
     splitter->addWidget(d->view);
     splitter->addWidget(bottom);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    // The list takes what the window grows by; the heatmap keeps its height
+    // and can be collapsed (the main window sets and remembers the sizes).
+    splitter->setCollapsible(0, false);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 0);
 
     // Progress of long walks, with Cancel; hidden while nothing long runs.
     d->progressRow = new QWidget(this);

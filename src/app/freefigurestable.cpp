@@ -44,6 +44,15 @@ void FreeFiguresTable::fitHeight()
     setFixedHeight(horizontalHeader()->sizeHint().height() + verticalHeader()->length() + 2 * frameWidth());
 }
 
+void FreeFiguresTable::updateGeometries()
+{
+    QTableWidget::updateGeometries();
+    const int fitting = horizontalHeader()->sizeHint().height() + verticalHeader()->length() + 2 * frameWidth();
+    if (rowCount() > 0 && height() != fitting) {
+        setFixedHeight(fitting);
+    }
+}
+
 void FreeFiguresTable::showFigures(const FreeFigures &figures)
 {
     const auto set = [this](int row, int column, uint64_t bytes) {

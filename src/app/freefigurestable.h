@@ -45,6 +45,12 @@ public:
     // Fits the height to the heading and the rows (again after font changes).
     void fitHeight();
     void showFigures(const FreeFigures &figures);
+
+protected:
+    // Rows fit their contents whenever those change (new figures, the
+    // platform's own font on Wayland): the height follows, or the last row
+    // is cut off.
+    void updateGeometries() override;
 };
 
 } // namespace Cachescope::App

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 #include "commandline.h"
-#include "mainwindow.h"
 #include "processlimits.h"
+#include "session.h"
 
 #include "cachescope_version.h"
 
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     parser.process(app);
     about.processCommandLine(&parser);
 
-    // A second start hands its arguments to the running window (below) and
+    // A second start hands its arguments to the running process (below) and
     // ends here, before it makes a window of its own.
     KDBusService service(KDBusService::Unique);
 
@@ -58,11 +58,12 @@ int main(int argc, char **argv)
         QIcon::setThemeName(QStringLiteral("breeze"));
     }
 
-    auto *window = new MainWindow;
-    window->setAttribute(Qt::WA_DeleteOnClose);
-    QObject::connect(&service, &KDBusService::activateRequested, window, &MainWindow::activate);
-    window->show();
-    window->openUrls(urlsFromArguments(parser.positionalArguments(), QDir::currentPath()), parser.isSet(QStringLiteral("evict")));
+    // The window, or for Dolphin's "Evict from Page Cache" with no window
+    // open only a notification of what was freed; later starts land here too.
+    Session session;
+    QObject::connect(&service, &KDBusService::activateRequested, &session, &Session::activate);
+    QObject::connect(&session, &Session::done, &app, &QCoreApplication::quit);
+    session.start({urlsFromArguments(parser.positionalArguments(), QDir::currentPath()), parser.isSet(QStringLiteral("evict"))});
 
     return app.exec();
 }

@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QIcon>
+#include <QShowEvent>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -38,6 +39,11 @@ namespace
 {
 
 const QString settingsDialogName = QStringLiteral("settings");
+
+// Of the window's height, what the memory panel and the selected file's
+// heatmap get before the splitters are moved: the list keeps more than half.
+constexpr double memoryShare = 0.24;
+constexpr double heatmapShare = 0.15;
 
 KConfigGroup layoutState()
 {
@@ -63,16 +69,19 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     layout->addWidget(m_messageWidget);
 
     // Files above, because they are what one works on; memory below, as the
-    // context that shows what evicting and loading did.
+    // context that shows what evicting and loading did. The list is what a
+    // person reads row by row, so it takes what the window grows by; the
+    // plots keep their height and can be dragged smaller or collapsed.
     m_splitter = new QSplitter(Qt::Vertical, central);
-    m_splitter->setChildrenCollapsible(false);
+    m_splitter->setObjectName(QStringLiteral("mainSplitter"));
     m_filesPanel = new FilesPanel(m_splitter);
     m_memoryPanel = new MemoryPanel(m_splitter);
     m_splitter->addWidget(m_filesPanel);
     m_splitter->addWidget(m_memoryPanel);
-    // About even: the plots need height to be read, the list fills any.
-    m_splitter->setStretchFactor(0, 5);
-    m_splitter->setStretchFactor(1, 4);
+    m_splitter->setCollapsible(0, false);
+    m_splitter->setCollapsible(1, true);
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 0);
     layout->addWidget(m_splitter);
     setCentralWidget(central);
 
@@ -289,19 +298,57 @@ void MainWindow::showMessage(const QString &text, bool isError)
     m_messageWidget->animatedShow();
 }
 
+QSplitter *MainWindow::filesSplitter() const
+{
+    return m_filesPanel->findChild<QSplitter *>(QStringLiteral("filesSplitter"));
+}
+
 void MainWindow::restoreLayout()
 {
-    const QByteArray state = layoutState().readEntry("Splitter", QByteArray());
-    if (!state.isEmpty()) {
-        m_splitter->restoreState(state);
+    KConfigGroup group = layoutState();
+    // "Splitter" held the sizes of the old layout, in which the plots took
+    // two thirds of the height: not carried over.
+    group.deleteEntry("Splitter");
+    const QByteArray mainState = group.readEntry("MainSplitter", QByteArray());
+    const QByteArray filesState = group.readEntry("FilesSplitter", QByteArray());
+    QSplitter *files = filesSplitter();
+    const bool mainRestored = !mainState.isEmpty() && m_splitter->restoreState(mainState);
+    const bool filesRestored = files && !filesState.isEmpty() && files->restoreState(filesState);
+    // Sizes from shares of the height the window opens with (showEvent).
+    m_defaultSplitterSizesPending = !mainRestored || !filesRestored;
+    m_restoredMainSplitter = mainRestored;
+    m_restoredFilesSplitter = filesRestored;
+    m_memoryPanel->tabs()->setCurrentIndex(group.readEntry("MemoryTab", 0));
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    KXmlGuiWindow::showEvent(event);
+    m_wasShown = true;
+    if (!m_defaultSplitterSizesPending || event->spontaneous()) {
+        return;
     }
-    m_memoryPanel->tabs()->setCurrentIndex(layoutState().readEntry("MemoryTab", 0));
+    m_defaultSplitterSizesPending = false;
+    // The panels that do not stretch keep these heights as the window grows
+    // or shrinks; the list takes the rest.
+    if (!m_restoredMainSplitter) {
+        m_splitter->setSizes({height(), int(height() * memoryShare)});
+    }
+    if (QSplitter *files = filesSplitter(); files && !m_restoredFilesSplitter) {
+        files->setSizes({height(), int(height() * heatmapShare)});
+    }
 }
 
 void MainWindow::saveLayout()
 {
     KConfigGroup group = layoutState();
-    group.writeEntry("Splitter", m_splitter->saveState());
+    // A window never shown has splitters never laid out: nothing to keep.
+    if (m_wasShown) {
+        group.writeEntry("MainSplitter", m_splitter->saveState());
+        if (const QSplitter *files = filesSplitter()) {
+            group.writeEntry("FilesSplitter", files->saveState());
+        }
+    }
     group.writeEntry("MemoryTab", m_memoryPanel->tabs()->currentIndex());
     group.sync();
 }

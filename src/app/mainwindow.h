@@ -38,7 +38,10 @@ public:
     [[nodiscard]] MemoryPanel *memoryPanel() const;
     [[nodiscard]] MemorySampler *sampler() const;
     [[nodiscard]] FilesPanel *filesPanel() const;
+    // Files above, memory below.
     [[nodiscard]] QSplitter *splitter() const;
+    // In the files panel: the list above, the selected file's heatmap below.
+    [[nodiscard]] QSplitter *filesSplitter() const;
     [[nodiscard]] KMessageWidget *messageWidget() const;
     [[nodiscard]] ApplicationsView *applicationsView() const;
 
@@ -61,6 +64,7 @@ Q_SIGNALS:
 protected:
     bool queryClose() override;
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void setUpActions();
@@ -75,6 +79,11 @@ private:
     MemorySampler *m_sampler = nullptr;
     PrivilegedActions *m_privileged = nullptr;
     ApplicationsView *m_applicationsView = nullptr;
+    // No saved splitter sizes: the first show sets them from the window's height.
+    bool m_defaultSplitterSizesPending = false;
+    bool m_restoredMainSplitter = false;
+    bool m_restoredFilesSplitter = false;
+    bool m_wasShown = false;
 };
 
 } // namespace Cachescope::App

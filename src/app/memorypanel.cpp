@@ -139,7 +139,8 @@ void MemoryPanel::setUpActions(KActionCollection *collection)
     exportPlot->setText(i18nc("@action", "Export Plot…"));
     exportPlot->setIcon(QIcon::fromTheme(QStringLiteral("document-export")));
     exportPlot->setToolTip(i18nc("@info:tooltip", "Save the plot on screen as a PNG image or a PDF document"));
-    collection->setDefaultShortcut(exportPlot, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    // Ctrl+Shift+E is Flush and Evict, beside Evict (Ctrl+E).
+    collection->setDefaultShortcut(exportPlot, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     connect(exportPlot, &QAction::triggered, this, &MemoryPanel::askExportPlot);
 
     QAction *exportSamples = collection->addAction(QStringLiteral("memory_export_samples"));

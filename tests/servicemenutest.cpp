@@ -315,7 +315,8 @@ private Q_SLOTS:
         session.start({});
         QVERIFY(session.window());
         session.activate({QStringLiteral("cachescope"), QStringLiteral("--evict"), QStringLiteral("window.bin")}, QString::fromStdString(m_scratch));
-        KMessageWidget *message = session.window()->messageWidget();
+        auto *message = session.window()->findChild<KMessageWidget *>(QStringLiteral("filesMessage")); // the files panel reports its own work
+        QVERIFY(message);
         QTRY_VERIFY_WITH_TIMEOUT(message->isVisible() && message->text().startsWith(QStringLiteral("Evicted 1 file")), 30000);
         QVERIFY(m_server.shown.isEmpty());
         QCOMPARE(session.runningEvictions(), 0);
@@ -334,7 +335,8 @@ private Q_SLOTS:
         session.start({{QUrl::fromLocalFile(QString::fromStdString(file))}, true});
         const bool registered = m_serverBus->registerService(notificationsService);
         QVERIFY(session.window());
-        KMessageWidget *message = session.window()->messageWidget();
+        auto *message = session.window()->findChild<KMessageWidget *>(QStringLiteral("filesMessage")); // the files panel reports its own work
+        QVERIFY(message);
         QTRY_VERIFY_WITH_TIMEOUT(message->isVisible() && message->text().startsWith(QStringLiteral("Evicted 1 file")), 30000);
         QVERIFY(registered);
         QVERIFY(m_server.shown.isEmpty());

@@ -100,7 +100,8 @@ private Q_SLOTS:
         QAction *evict = window.actionCollection()->action(QStringLiteral("file_evict"));
         QVERIFY(evict && evict->isEnabled());
         evict->trigger();
-        KMessageWidget *message = window.messageWidget();
+        auto *message = window.findChild<KMessageWidget *>(QStringLiteral("filesMessage")); // the files panel reports its own work
+        QVERIFY(message);
         QTRY_VERIFY_WITH_TIMEOUT(message->isVisible() && message->text().startsWith(QStringLiteral("Evicted 1 file")), 30000);
         QCOMPARE(TestUtil::pagesNow(file).resident, uint64_t(0));
         QTRY_COMPARE_WITH_TIMEOUT(row.data().toString(), Cachescope::formatBytes(0, Cachescope::ByteStyle::OneDecimal, QLocale()), 30000);

@@ -69,7 +69,7 @@ ServiceMenuEviction::ServiceMenuEviction(const QList<QUrl> &urls, QObject *paren
 
 ServiceMenuEviction::~ServiceMenuEviction() = default;
 
-void ServiceMenuEviction::start()
+void ServiceMenuEviction::start(bool flushFirst)
 {
     std::vector<std::string> paths;
     paths.reserve(m_urls.size());
@@ -81,6 +81,7 @@ void ServiceMenuEviction::start()
     WalkOptions options;
     options.followSymlinks = CachescopeSettings::followSymlinks();
     options.oneFileSystem = CachescopeSettings::oneFileSystem();
+    options.evictOptions.flushDirtyFirst = flushFirst;
     m_job = new FilesJob(FilesJob::Kind::Evict, paths, options, this);
     connect(m_job, &FilesJob::finished, this, &ServiceMenuEviction::evictionFinished);
     m_job->start();
@@ -92,7 +93,8 @@ void ServiceMenuEviction::evictionFinished(FilesJob *job)
     const bool failed = summary.errors > 0 && summary.total.files == 0;
     const QString title =
         failed ? i18nc("@title notification", "Could Not Evict from the Page Cache") : i18nc("@title notification", "Evicted from the Page Cache");
-    const QString text = FilesJobReport::evicted(*job);
+    const FilesMessage message = FilesJobReport::evicted(*job);
+    const QString &text = message.text;
     qCDebug(CACHESCOPE_APP) << "service menu eviction:" << text;
     job->deleteLater();
     m_job = nullptr;
@@ -103,7 +105,18 @@ void ServiceMenuEviction::evictionFinished(FilesJob *job)
     // Notification bodies are markup (Plasma's are): a path with & or < in
     // it must come out as written.
     notification->setText(text.toHtmlEscaped());
-    notification->setIconName(failed ? QStringLiteral("dialog-error") : QStringLiteral("edit-clear-all"));
+    const bool pagesStayed = message.type == KMessageWidget::Warning;
+    notification->setIconName(failed ? QStringLiteral("dialog-error") : pagesStayed ? QStringLiteral("dialog-warning") : QStringLiteral("edit-clear-all"));
+    if (message.offersFlushAndEvict) {
+        // Dirty pages stayed: the window's message offers Flush and Evict, so
+        // the notification does too, on the same files.
+        KNotificationAction *flushAndEvict = notification->addAction(i18nc("@action:button in a notification", "Flush and Evict"));
+        connect(flushAndEvict, &KNotificationAction::activated, this, [this, notification] {
+            // The next eviction's notification keeps this process alive.
+            disconnect(notification, &KNotification::closed, this, &ServiceMenuEviction::finished);
+            start(true);
+        });
+    }
     KNotificationAction *inspect = notification->addAction(i18nc("@action:button in a notification", "Inspect in Cachescope"));
     connect(inspect, &KNotificationAction::activated, this, [this] {
         Q_EMIT windowRequested(m_urls);

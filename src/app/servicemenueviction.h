@@ -33,8 +33,9 @@ public:
     explicit ServiceMenuEviction(const QList<QUrl> &urls, QObject *parent = nullptr);
     ~ServiceMenuEviction() override;
 
-    // Starts the eviction off the UI thread.
-    void start();
+    // Starts the eviction off the UI thread; with flushFirst, dirty pages
+    // are written back first (the notification's Flush and Evict).
+    void start(bool flushFirst = false);
 
 Q_SIGNALS:
     // The notification was sent (for tests: its title and text).

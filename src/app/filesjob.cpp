@@ -214,7 +214,12 @@ void FilesJob::onEntry(const WalkEntry &entry)
             std::lock_guard lock(a.mutex);
             KeptTree &kept = *a.kept[size_t(entry.root)];
             if (keepFile) {
-                kept.addFile(path, entry.depth == 1 ? entry.name : childBelow(root, entry.directory), entry.inode, entry.device, entry.firstLink, entry.residency);
+                kept.addFile(path,
+                             entry.depth == 1 ? entry.name : childBelow(root, entry.directory),
+                             entry.inode,
+                             entry.device,
+                             entry.firstLink,
+                             entry.residency);
             } else {
                 kept.addDirectory(path, entry.mtimeNs);
             }

@@ -163,8 +163,7 @@ void KeptTree::reread(File &file, qint64 now, int folderFd, const char *name)
         fd.reset(::openat(folderFd, name, flags));
     }
     struct stat st;
-    if (!fd.isValid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_ino) != file.inode
-        || uint64_t(st.st_dev) != file.device) {
+    if (!fd.isValid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_ino) != file.inode || uint64_t(st.st_dev) != file.device) {
         m_needsWalk = true; // removed, replaced or unreadable now: the walk tells which
         return;
     }
@@ -195,33 +194,27 @@ void KeptTree::reread(File &file, qint64 now, int folderFd, const char *name)
 
 void KeptTree::apply(const File &file, const Contribution &before, const Contribution &after)
 {
-    // Unsigned sums move by the difference: subtracting the old value and adding the new one.
-    const auto move = [](uint64_t &sum, uint64_t oldValue, uint64_t newValue) {
-        sum = sum - oldValue + newValue;
+    // Sums move by the difference: the old value out, the new one in (unsigned, so in that order).
+    const auto move = [&](uint64_t &size, uint64_t &pages, uint64_t &resident, uint64_t &dirty, uint64_t &hiddenFiles, uint64_t &hiddenPages) {
+        size = size - before.size + after.size;
+        pages = pages - before.pages + after.pages;
+        resident = resident - before.resident + after.resident;
+        dirty = dirty - before.dirty + after.dirty;
+        hiddenFiles = hiddenFiles - before.hiddenFiles + after.hiddenFiles;
+        hiddenPages = hiddenPages - before.hiddenPages + after.hiddenPages;
     };
     if (file.countsInTotal) {
         WalkTotals &t = m_scan.total;
-        move(t.bytes, before.size, after.size);
-        move(t.pages, before.pages, after.pages);
-        move(t.resident, before.resident, after.resident);
-        move(t.dirty, before.dirty, after.dirty);
-        move(t.hiddenFiles, before.hiddenFiles, after.hiddenFiles);
-        move(t.hiddenPages, before.hiddenPages, after.hiddenPages);
+        move(t.bytes, t.pages, t.resident, t.dirty, t.hiddenFiles, t.hiddenPages);
     }
     if (file.child >= 0) {
         FolderChild &child = m_scan.children[size_t(file.child)];
-        // A file right in the folder is its own child and shows its own numbers;
-        // deeper files add to their folder's, each inode once.
-        if (child.isDirectory && !file.countsInTotal) {
-            m_changed = true;
-            return;
+        // A file right in the folder is its own child and shows its own
+        // numbers, whatever its links; deeper files add to their folder's,
+        // each inode once.
+        if (!child.isDirectory || file.countsInTotal) {
+            move(child.size, child.pages, child.resident, child.dirty, child.hiddenFiles, child.hiddenPages);
         }
-        move(child.size, before.size, after.size);
-        move(child.pages, before.pages, after.pages);
-        move(child.resident, before.resident, after.resident);
-        move(child.dirty, before.dirty, after.dirty);
-        move(child.hiddenFiles, before.hiddenFiles, after.hiddenFiles);
-        move(child.hiddenPages, before.hiddenPages, after.hiddenPages);
     }
     m_changed = true;
 }

@@ -203,8 +203,8 @@ void LiveRefresh::tick()
     Q_EMIT refreshed();
     if (m_counters.ticks % 30 == 0) {
         qCDebug(CACHESCOPE_APP) << "live refresh:" << roots.size() << "folders on show," << m_counters.keptFilesRead << "kept files and"
-                                << m_counters.filesShownRead << "shown files read," << m_counters.walksStarted << "walks, oldest total"
-                                << oldestTotalsAgeMs() << "ms old";
+                                << m_counters.filesShownRead << "shown files read," << m_counters.walksStarted << "walks, oldest total" << oldestTotalsAgeMs()
+                                << "ms old";
     }
 }
 

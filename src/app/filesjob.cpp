@@ -3,6 +3,8 @@
 
 #include "filesjob.h"
 
+#include "keptfiles.h"
+
 #include <QElapsedTimer>
 #include <QThread>
 
@@ -56,6 +58,8 @@ struct FilesJob::Aggregate {
     // Scan: per root, children by name.
     std::vector<std::unordered_map<std::string, FolderChild>> children;
     std::vector<std::string> firstProblem;
+    // Scan: per root, its files and folders, for the live refresh to read again.
+    std::vector<std::shared_ptr<KeptTree>> kept;
     EvictSummary evict;
     LoadSummary load;
     std::vector<TopEntry> heap;
@@ -90,6 +94,11 @@ FilesJob::FilesJob(Kind kind, std::vector<std::string> roots, WalkOptions option
     });
     m_aggregate->children.resize(m_roots.size());
     m_aggregate->firstProblem.resize(m_roots.size());
+    if (kind == Kind::Scan) {
+        for (size_t i = 0; i < m_roots.size(); ++i) {
+            m_aggregate->kept.push_back(std::make_shared<KeptTree>());
+        }
+    }
 }
 
 FilesJob::~FilesJob()
@@ -137,6 +146,7 @@ void FilesJob::run()
 {
     QElapsedTimer timer;
     timer.start();
+    const qint64 startedMs = monotonicNowMs();
     if (!m_cancelRequested.load()) {
         m_result = m_walker->walk(m_roots);
     }
@@ -157,9 +167,14 @@ void FilesJob::run()
             }
             scan.firstProblem = std::move(a.firstProblem[i]);
             scan.elapsedMs = elapsedMs;
+            scan.readAtMs = startedMs;
             scan.children.reserve(a.children[i].size());
             for (auto &[name, child] : a.children[i]) {
                 scan.children.push_back(std::move(child));
+            }
+            if (!scan.cancelled) {
+                a.kept[i]->finish(scan, startedMs);
+                scan.kept = std::move(a.kept[i]);
             }
             scans.push_back(std::move(scan));
         }
@@ -190,10 +205,28 @@ void FilesJob::onEntry(const WalkEntry &entry)
 
     switch (m_kind) {
     case Kind::Scan: {
+        const std::string &root = m_roots[size_t(entry.root)];
+        // Kept for the live refresh: every folder (its modification time
+        // tells when to walk again) and every file whose residency was read.
+        const bool keepFile = isFile && entry.depth > 0 && entry.residency.ok() && (entry.firstLink || entry.depth == 1);
+        if (keepFile || entry.kind == EntryKind::Directory) {
+            const std::string path = entry.path();
+            std::lock_guard lock(a.mutex);
+            KeptTree &kept = *a.kept[size_t(entry.root)];
+            if (keepFile) {
+                kept.addFile(path,
+                             entry.depth == 1 ? entry.name : childBelow(root, entry.directory),
+                             entry.inode,
+                             entry.device,
+                             entry.firstLink,
+                             entry.residency);
+            } else {
+                kept.addDirectory(path, entry.mtimeNs);
+            }
+        }
         if (entry.depth == 0 || !(isFile || entry.kind == EntryKind::Directory)) {
             return;
         }
-        const std::string &root = m_roots[size_t(entry.root)];
         std::lock_guard lock(a.mutex);
         auto &children = a.children[size_t(entry.root)];
         if (entry.depth == 1) {

@@ -5,6 +5,7 @@
 
 #include "filesnaming.h"
 #include "format.h"
+#include "keptfiles.h"
 
 #include <KLocalizedString>
 
@@ -105,6 +106,15 @@ double knownFraction(const FileNode &node)
 }
 
 } // namespace
+
+QString totalsAgeText(qint64 readAtMs)
+{
+    const qint64 seconds = std::max<qint64>(0, (monotonicNowMs() - readAtMs) / 1000);
+    if (seconds < 60) {
+        return i18ncp("@info:tooltip how old the folder's totals are", "Totals from %1 second ago", "Totals from %1 seconds ago", seconds);
+    }
+    return i18ncp("@info:tooltip how old the folder's totals are", "Totals from %1 minute ago", "Totals from %1 minutes ago", seconds / 60);
+}
 
 int FileNode::row() const
 {
@@ -341,6 +351,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
         }
         if (n.cancelled) {
             lines << i18nc("@info:tooltip", "The count was cancelled: these totals are partial.");
+        }
+        if (n.isDirectory && n.known && n.totalsReadAtMs > 0) {
+            lines << totalsAgeText(n.totalsReadAtMs);
         }
         if (!n.problem.isEmpty()) {
             lines << i18nc("@info:tooltip", "Not everything could be read: %1", n.problem);
@@ -636,11 +649,26 @@ void FilesModel::applyFolderScan(const FolderScan &scan)
         }
         n->scanning = false;
         n->cancelled = scan.cancelled;
+        n->totalsReadAtMs = scan.readAtMs;
         n->problem = QString::fromStdString(scan.firstProblem);
         applyTotals(*n, scan.total);
         emitRowChanged(n);
         if (n->childState != FileNode::Children::NotAsked) {
             mergeChildren(n, scan);
+        }
+    }
+    setTotalsReadAt(scan);
+}
+
+void FilesModel::setTotalsReadAt(const FolderScan &scan)
+{
+    for (FileNode *n : nodesForPath(scan.root)) {
+        if (!n->isDirectory) {
+            continue;
+        }
+        n->totalsReadAtMs = scan.readAtMs;
+        for (const auto &child : n->children) {
+            child->totalsReadAtMs = scan.readAtMs;
         }
     }
 }

@@ -15,6 +15,8 @@
 namespace Cachescope::App
 {
 
+class KeptTree;
+
 // What a folder walk found about one entry directly inside the folder: a file
 // with its own residency, or a subfolder with the totals of its whole tree.
 struct FolderChild {
@@ -41,6 +43,10 @@ struct FolderScan {
     std::vector<FolderChild> children;
     std::string firstProblem; // "path: reason", for the tooltip
     qint64 elapsedMs = 0;
+    // When the oldest number in these totals was read (monotonicNowMs()).
+    qint64 readAtMs = 0;
+    // The walk's files, for the live refresh to read again (not for cancelled walks).
+    std::shared_ptr<KeptTree> kept;
 };
 
 // One row: an inspected file or folder, or a child of an expanded folder.
@@ -72,6 +78,7 @@ struct FileNode {
     uint64_t hiddenFiles = 0;
     uint64_t hiddenPages = 0;
     QString problem;
+    qint64 totalsReadAtMs = 0; // folders: when the oldest number in the totals was read
     // Files: resident fraction of each cell of the residency strip (and dirty).
     QList<float> strip;
     QList<float> stripDirty;
@@ -138,6 +145,9 @@ public:
     // row that shows scan.root (a folder can be both a top-level row and a child).
     void applyFolderScan(const FolderScan &scan);
     void setScanning(const std::string &folder, bool scanning);
+    // The totals of scan.root (and its children) are as they were, read again
+    // until scan.readAtMs: only their age changes (no repaint).
+    void setTotalsReadAt(const FolderScan &scan);
 
     // Every row showing this path (bytes).
     [[nodiscard]] std::vector<FileNode *> nodesForPath(const std::string &path) const;
@@ -179,5 +189,7 @@ protected:
 
 // The display text of a path given as bytes.
 [[nodiscard]] QString displayPath(const std::string &path);
+// "Totals from 12 seconds ago": how old a folder's totals are (readAtMs from monotonicNowMs()).
+[[nodiscard]] QString totalsAgeText(qint64 readAtMs);
 
 } // namespace Cachescope::App

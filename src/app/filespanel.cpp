@@ -13,6 +13,7 @@
 #include "filesview.h"
 #include "format.h"
 #include "heatmapwidget.h"
+#include "liverefresh.h"
 #include "residencydelegate.h"
 #include "topcacheddialog.h"
 #include "uniquefd.h"
@@ -77,9 +78,8 @@ struct FilesPanel::Private {
     QProgressBar *progressBar = nullptr;
     QPushButton *cancelButton = nullptr;
 
-    QTimer refreshTimer;
+    LiveRefresh *live = nullptr;
     QTimer progressTimer;
-    bool paused = false;
 
     FilesActions *actions = nullptr;
     bool privilegedHelperAvailable = false;
@@ -88,9 +88,7 @@ struct FilesPanel::Private {
     bool oneFileSystem = false;
 
     std::vector<FilesJob *> jobs; // owned by the panel (QObject children)
-    FilesJob *backgroundScan = nullptr; // the live refresh of folders: quiet
-    QElapsedTimer sinceBackgroundScan;
-    qint64 lastBackgroundMs = 0;
+    std::set<std::string> expandedForBenchmark;
     int pendingUrlJobs = 0; // KIO::mostLocalUrl jobs under way
     bool wasBusy = false;
 
@@ -154,24 +152,14 @@ struct FilesPanel::Private {
     bool scanRunningFor(const std::string &folder) const
     {
         return std::any_of(jobs.begin(), jobs.end(), [&](const FilesJob *job) {
-            return job->kind() == FilesJob::Kind::Scan && job != backgroundScan
+            return job->kind() == FilesJob::Kind::Scan && !live->isQuietScan(job)
                 && std::find(job->roots().begin(), job->roots().end(), folder) != job->roots().end();
         });
     }
 
     void readFileNow(FileNode *n)
     {
-        struct stat st;
-        int error = 0;
-        std::string errorText;
-        const UniqueFd fd(openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText));
-        if (!fd.isValid()) {
-            model->setFileError(n, QString::fromStdString(errorText));
-            return;
-        }
-        const Residency residency = residencyOfDescriptor(fd.get(), st);
-        const Histogram histogram = histogramOfDescriptor(fd.get(), st, FilesModel::stripCells);
-        model->setFileResidency(n, residency, &histogram);
+        LiveRefresh::readFileInto(model, n);
     }
 
     void updateActions()
@@ -339,7 +327,7 @@ FilesPanel::FilesPanel(QWidget *parent)
         startTopCached(folders);
     });
     connect(d->actions->refresh, &QAction::triggered, this, [this] {
-        refreshVisible(true);
+        d->live->refreshNow();
     });
     connect(d->actions->cancel, &QAction::triggered, this, &FilesPanel::cancelAll);
     connect(d->cancelButton, &QPushButton::clicked, this, &FilesPanel::cancelAll);
@@ -368,19 +356,19 @@ FilesPanel::FilesPanel(QWidget *parent)
             startScan({folder}, true);
         }
     });
-    // A row that becomes visible by expanding or scrolling gets its numbers at once.
-    connect(d->view, &QTreeView::expanded, this, [this] {
-        QTimer::singleShot(0, this, [this] {
-            refreshVisible(false);
-        });
+    // The live refresh: only while someone looks, only what shows.
+    d->live = new LiveRefresh(d->model, d->proxy, d->view, this, this);
+    d->live->setScanRunning([this](const std::string &folder) {
+        return d->scanRunningFor(folder);
     });
-
-    d->refreshTimer.setInterval(1000);
-    connect(&d->refreshTimer, &QTimer::timeout, this, [this] {
-        refreshVisible(false);
-        d->heatmap->refresh();
+    d->live->setScanStarter([this](const std::vector<std::string> &folders) {
+        auto *job = new FilesJob(FilesJob::Kind::Scan, folders, d->walkOptions(), this);
+        job->showsProgress = false;
+        return startJob(job);
     });
-    d->refreshTimer.start();
+    connect(d->live, &LiveRefresh::refreshed, d->heatmap, &HeatmapWidget::refresh);
+    // A row that becomes visible by expanding gets its numbers at once.
+    connect(d->view, &QTreeView::expanded, d->live, &LiveRefresh::refreshSoon);
 
     // The progress row shows up only for walks that last: short ones would flicker.
     d->progressTimer.setInterval(250);
@@ -619,14 +607,13 @@ void FilesPanel::jobFinished(FilesJob *job)
             d->model->applyFolderScan(scan);
         }
         qCDebug(CACHESCOPE_APP) << (cancelled ? "scan cancelled" : "scan finished") << "after" << job->elapsedMs << "ms";
-        if (job == d->backgroundScan) {
-            d->backgroundScan = nullptr;
-            d->lastBackgroundMs = job->elapsedMs;
-        } else if (cancelled) {
+        if (cancelled && !d->live->isQuietScan(job)) {
             Q_EMIT message(i18nc("@info", "Counting was cancelled: the totals shown are partial (marked ≥)."), false);
         }
+        d->live->scanFinished(job);
+        expandForBenchmark(job);
         // Files just listed get their residency strips now, not a second later.
-        refreshVisibleFiles();
+        d->live->refreshFilesShown();
         break;
     case FilesJob::Kind::Evict:
         qCDebug(CACHESCOPE_APP) << "evict finished:" << job->evict.total.files << "files," << job->evict.freedPages << "pages freed," << job->evict.hiddenFiles
@@ -689,61 +676,23 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
     d->heatmap->refresh();
 }
 
-void FilesPanel::refreshVisibleFiles()
+void FilesPanel::expandForBenchmark(FilesJob *job)
 {
-    for (const QModelIndex &row : d->view->visibleRows()) {
-        FileNode *n = d->model->node(d->proxy->mapToSource(row));
-        if (!n->isDirectory) {
-            d->readFileNow(n);
-        }
-    }
-}
-
-void FilesPanel::refreshVisible(bool force)
-{
-    // Files: one open and a few cachestat calls each, cheap enough for the UI
-    // thread. Folders: a walk, on a worker, and never more often than their
-    // last walk allows (a big tree is counted less often than every second).
-    std::set<std::string> folders;
-    for (const QModelIndex &row : d->view->visibleRows()) {
-        FileNode *n = d->model->node(d->proxy->mapToSource(row));
-        if (!n->isDirectory) {
-            d->readFileNow(n);
-        } else if (n->parent && !n->parent->parent) {
-            folders.insert(n->path);
-        }
-        if (n->parent && n->parent->parent) {
-            folders.insert(n->parent->path);
-        }
-    }
-    if (folders.empty() || d->backgroundScan) {
+    static const bool wanted = qEnvironmentVariableIntValue("CACHESCOPE_EXPAND_FOLDERS") == 1;
+    if (!wanted || job->wasCancelled()) {
         return;
     }
-    // A walk may take at most a twentieth of the time: /usr (0.5 s a walk) is
-    // counted every 10 s, a small project every interval.
-    const qint64 due = std::max<qint64>(d->refreshTimer.interval(), 20 * d->lastBackgroundMs);
-    if (!force && d->sinceBackgroundScan.isValid() && d->sinceBackgroundScan.elapsed() < due) {
-        return;
-    }
-    std::vector<std::string> roots;
-    for (const std::string &folder : folders) {
-        if (!d->scanRunningFor(folder)) {
-            roots.push_back(folder);
+    for (const std::string &root : job->roots()) {
+        const QModelIndex top = d->model->findTopLevel(root);
+        if (top.isValid() && d->expandedForBenchmark.insert(root).second) {
+            d->view->expand(d->proxy->mapFromSource(top));
         }
     }
-    if (roots.empty()) {
-        return;
-    }
-    auto *job = new FilesJob(FilesJob::Kind::Scan, roots, d->walkOptions(), this);
-    job->showsProgress = false;
-    d->backgroundScan = job;
-    d->sinceBackgroundScan.start();
-    startJob(job);
 }
 
 void FilesPanel::setRefreshInterval(int milliseconds)
 {
-    d->refreshTimer.setInterval(std::clamp(milliseconds, 100, 10000));
+    d->live->setInterval(milliseconds);
 }
 
 void FilesPanel::setHeatmapCells(int cells)
@@ -770,12 +719,7 @@ void FilesPanel::setOneFileSystem(bool stay)
 
 void FilesPanel::setPaused(bool paused)
 {
-    d->paused = paused;
-    if (paused) {
-        d->refreshTimer.stop();
-    } else {
-        d->refreshTimer.start();
-    }
+    d->live->setPaused(paused);
 }
 
 void FilesPanel::setPrivilegedHelperAvailable(bool available, const QString &unavailableReason)

@@ -90,8 +90,9 @@ private:
     void updateProgress();
     void emitBusyIfChanged();
     void refreshAfterChange(const std::vector<std::string> &roots);
-    void refreshVisible(bool force);
-    void refreshVisibleFiles();
+    // For tools/bench/window: CACHESCOPE_EXPAND_FOLDERS=1 expands every
+    // top-level folder once its first walk is done, as a person would.
+    void expandForBenchmark(FilesJob *job);
 
     struct Private;
     std::unique_ptr<Private> d;

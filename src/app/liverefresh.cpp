@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "liverefresh.h"
+
+#include "cachescope_app_debug.h"
+#include "filesjob.h"
+#include "filesmodel.h"
+#include "filesview.h"
+#include "keptfiles.h"
+#include "residency.h"
+#include "uniquefd.h"
+
+#include <QEvent>
+#include <QWidget>
+#include <QWindow>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+
+namespace Cachescope::App
+{
+
+LiveRefresh::LiveRefresh(FilesModel *model, FilesSortProxyModel *proxy, FilesView *view, QWidget *watched, QObject *parent)
+    : QObject(parent)
+    , m_model(model)
+    , m_proxy(proxy)
+    , m_view(view)
+    , m_watched(watched)
+{
+    m_timer.setInterval(1000);
+    connect(&m_timer, &QTimer::timeout, this, &LiveRefresh::tick);
+    // The panel's own show and hide; its window's are hooked once it has one.
+    m_watched->installEventFilter(this);
+    updateWatching();
+}
+
+LiveRefresh::~LiveRefresh() = default;
+
+void LiveRefresh::setScanStarter(std::function<FilesJob *(const std::vector<std::string> &)> start)
+{
+    m_startScan = std::move(start);
+}
+
+void LiveRefresh::setScanRunning(std::function<bool(const std::string &)> running)
+{
+    m_scanRunning = std::move(running);
+}
+
+void LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
+{
+    struct stat st;
+    int error = 0;
+    std::string errorText;
+    const UniqueFd fd(openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText));
+    if (!fd.isValid()) {
+        model->setFileError(n, QString::fromStdString(errorText));
+        return;
+    }
+    const Residency residency = residencyOfDescriptor(fd.get(), st);
+    const Histogram histogram = histogramOfDescriptor(fd.get(), st, FilesModel::stripCells);
+    model->setFileResidency(n, residency, &histogram);
+}
+
+void LiveRefresh::setInterval(int milliseconds)
+{
+    m_timer.setInterval(std::clamp(milliseconds, 100, 10000));
+}
+
+int LiveRefresh::interval() const
+{
+    return m_timer.interval();
+}
+
+void LiveRefresh::setPaused(bool paused)
+{
+    m_paused = paused;
+    updateWatching();
+}
+
+void LiveRefresh::setSweepPeriod(qint64 milliseconds)
+{
+    m_sweepPeriodMs = std::max<qint64>(milliseconds, 100);
+}
+
+bool LiveRefresh::isWatching() const
+{
+    if (m_paused || !m_watched || !m_watched->isVisible()) {
+        return false;
+    }
+    const QWidget *window = m_watched->window();
+    if (window->isMinimized()) {
+        return false;
+    }
+    // The compositor may say more than the widget (a minimized or unmapped window).
+    if (const QWindow *handle = window->windowHandle()) {
+        const QWindow::Visibility visibility = handle->visibility();
+        if (visibility == QWindow::Hidden || visibility == QWindow::Minimized) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void LiveRefresh::updateWatching()
+{
+    if (m_watched) {
+        QWidget *window = m_watched->window();
+        if (window != m_watchedWindow && window != m_watched) {
+            if (m_watchedWindow) {
+                m_watchedWindow->removeEventFilter(this);
+            }
+            m_watchedWindow = window;
+            window->installEventFilter(this);
+        }
+        if (window->windowHandle() && !window->windowHandle()->property("cachescopeWatched").toBool()) {
+            window->windowHandle()->setProperty("cachescopeWatched", true);
+            connect(window->windowHandle(), &QWindow::visibilityChanged, this, &LiveRefresh::updateWatching);
+        }
+    }
+    const bool watching = isWatching();
+    if (watching == m_watching) {
+        return;
+    }
+    m_watching = watching;
+    qCDebug(CACHESCOPE_APP) << "live refresh" << (watching ? "runs" : "stops: nobody looks");
+    if (watching) {
+        m_timer.start();
+        // The totals are as old as the time away: bring what shows up to date at once.
+        QTimer::singleShot(0, this, &LiveRefresh::tick);
+    } else {
+        m_timer.stop();
+    }
+}
+
+bool LiveRefresh::eventFilter(QObject *watched, QEvent *event)
+{
+    switch (event->type()) {
+    case QEvent::Show:
+    case QEvent::Hide:
+    case QEvent::WindowStateChange:
+    case QEvent::ParentChange:
+        // Looked at once the event is done: visibility flags change around it.
+        QMetaObject::invokeMethod(this, &LiveRefresh::updateWatching, Qt::QueuedConnection);
+        break;
+    default:
+        break;
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+void LiveRefresh::refreshSoon()
+{
+    if (m_watching) {
+        QTimer::singleShot(0, this, &LiveRefresh::tick);
+    }
+}
+
+void LiveRefresh::refreshFilesShown()
+{
+    for (const QModelIndex &row : m_view->visibleRows()) {
+        FileNode *n = m_model->node(m_proxy->mapToSource(row));
+        if (!n->isDirectory) {
+            readFileInto(m_model, n);
+            ++m_counters.filesShownRead;
+        }
+    }
+}
+
+std::vector<std::string> LiveRefresh::rootsOnShow()
+{
+    // Files on show: one open and a few cachestat calls each, read at once.
+    // Folders on show: the walk that gives their totals is their own (top
+    // level) or their parent's (children of an expanded folder).
+    std::set<std::string> roots;
+    for (const QModelIndex &row : m_view->visibleRows()) {
+        FileNode *n = m_model->node(m_proxy->mapToSource(row));
+        if (!n->isDirectory) {
+            readFileInto(m_model, n);
+            ++m_counters.filesShownRead;
+        } else if (n->parent && !n->parent->parent) {
+            roots.insert(n->path);
+        }
+        if (n->parent && n->parent->parent) {
+            roots.insert(n->parent->path);
+        }
+    }
+    return {roots.begin(), roots.end()};
+}
+
+void LiveRefresh::tick()
+{
+    if (!isWatching()) {
+        updateWatching();
+        return;
+    }
+    ++m_counters.ticks;
+    const std::vector<std::string> roots = rootsOnShow();
+    sweep(roots, false);
+    Q_EMIT refreshed();
+    if (m_counters.ticks % 30 == 0) {
+        qCDebug(CACHESCOPE_APP) << "live refresh:" << roots.size() << "folders on show," << m_counters.keptFilesRead << "kept files and"
+                                << m_counters.filesShownRead << "shown files read," << m_counters.walksStarted << "walks, oldest total" << oldestTotalsAgeMs()
+                                << "ms old";
+    }
+}
+
+void LiveRefresh::refreshNow()
+{
+    sweep(rootsOnShow(), true);
+    Q_EMIT refreshed();
+}
+
+void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
+{
+    if (roots != m_lastRoots) {
+        // Trees of folders no longer in the list go; those scrolled away stay
+        // (walking them again would cost more than keeping them).
+        for (auto it = m_trees.begin(); it != m_trees.end();) {
+            it = m_model->nodesForPath(it->first).empty() ? m_trees.erase(it) : std::next(it);
+        }
+        m_lastRoots = roots;
+    }
+
+    std::vector<std::string> toWalk;
+    const qint64 now = monotonicNowMs();
+    const qint64 interval = m_timer.interval();
+    for (const std::string &root : roots) {
+        auto it = m_trees.find(root);
+        if (walkNow || it == m_trees.end() || it->second->needsWalk()) {
+            if (!m_quietScan && !(m_scanRunning && m_scanRunning(root))) {
+                toWalk.push_back(root);
+            }
+            if (it == m_trees.end()) {
+                continue;
+            }
+        }
+        KeptTree &tree = *it->second;
+        // A slice of the files each tick, so that all of them are read within
+        // the sweep period; a tree left alone for longer (scrolled away,
+        // window hidden) catches up in a few ticks.
+        const bool behind = now - tree.oldestReadMs() > m_sweepPeriodMs + m_sweepPeriodMs / 20 + interval;
+        const auto slice = [&](size_t count) {
+            const size_t even = size_t((uint64_t(count) * uint64_t(interval) + uint64_t(m_sweepPeriodMs) - 1) / uint64_t(m_sweepPeriodMs));
+            return std::max<size_t>(1, behind ? std::max(even, count / 3 + 1) : even);
+        };
+        m_counters.keptFilesRead += tree.rereadNext(slice(tree.fileCount()));
+        tree.checkNextDirectories(slice(tree.directoryCount()));
+        if (tree.takeChanged()) {
+            m_model->applyFolderScan(tree.scan());
+        } else {
+            m_model->setTotalsReadAt(tree.scan());
+        }
+    }
+
+    if (toWalk.empty() || !m_startScan) {
+        return;
+    }
+    // A folder that keeps changing (a build under way) is walked again at
+    // most a twentieth of the time.
+    const qint64 due = std::max<qint64>(interval, 20 * m_lastWalkMs);
+    if (!walkNow && m_sinceWalk.isValid() && m_sinceWalk.elapsed() < due) {
+        return;
+    }
+    m_quietScan = m_startScan(toWalk);
+    m_sinceWalk.start();
+    ++m_counters.walksStarted;
+    qCDebug(CACHESCOPE_APP) << "live refresh walks" << toWalk.size() << "folders again";
+}
+
+void LiveRefresh::scanFinished(FilesJob *job)
+{
+    if (job == m_quietScan) {
+        m_quietScan = nullptr;
+        m_lastWalkMs = job->elapsedMs;
+    }
+    for (const FolderScan &scan : job->scans) {
+        if (scan.kept) {
+            m_trees[scan.root] = scan.kept;
+        }
+    }
+}
+
+bool LiveRefresh::isQuietScan(const FilesJob *job) const
+{
+    return job && job == m_quietScan;
+}
+
+const LiveRefresh::Counters &LiveRefresh::counters() const
+{
+    return m_counters;
+}
+
+qint64 LiveRefresh::oldestTotalsAgeMs() const
+{
+    qint64 oldest = -1;
+    const qint64 now = monotonicNowMs();
+    for (const std::string &root : m_lastRoots) {
+        if (auto it = m_trees.find(root); it != m_trees.end()) {
+            oldest = std::max(oldest, now - it->second->oldestReadMs());
+        }
+    }
+    return oldest;
+}
+
+size_t LiveRefresh::keptFileCount() const
+{
+    size_t files = 0;
+    for (const auto &[root, tree] : m_trees) {
+        files += tree->fileCount();
+    }
+    return files;
+}
+
+} // namespace Cachescope::App

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The live refresh of the file list on a real X display (Xvfb), against the
+// real kernel: folders are read again from the files their walk kept (no new
+// walk while nothing changes), a change in a folder makes it walked again,
+// nothing is read while the window is hidden or minimized, and the tooltip
+// says how old a folder's totals are. What it costs in CPU time is measured
+// by tools/bench/window, not here.
+
+#include "liverefresh.h"
+#include "filesmodel.h"
+#include "filespanel.h"
+#include "format.h"
+#include "keptfiles.h"
+#include "residency.h"
+#include "testutil.h"
+
+#include <KActionCollection>
+
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeView>
+
+#include <filesystem>
+
+using namespace Cachescope;
+using namespace Cachescope::App;
+
+namespace
+{
+
+constexpr int longWaitMs = 60000;
+constexpr int intervalMs = 100;
+
+QString shownBytes(uint64_t bytes)
+{
+    return formatBytes(bytes, ByteStyle::OneDecimal, QLocale());
+}
+
+// A folder of three subfolders with four files each, all cold.
+struct Tree {
+    std::string root;
+    std::vector<std::string> files;
+
+    explicit Tree(const char *name)
+    {
+        root = TestUtil::scratchDir(name) + "/tree";
+        for (int d = 0; d < 3; ++d) {
+            const std::string sub = root + "/sub" + std::to_string(d);
+            std::filesystem::create_directories(sub);
+            for (int f = 0; f < 4; ++f) {
+                files.push_back(sub + "/file" + std::to_string(f) + ".bin");
+                TestUtil::makeColdFile(files.back(), 16 * pageSize());
+            }
+        }
+    }
+};
+
+struct Window {
+    FilesPanel panel;
+    KActionCollection collection{&panel, QStringLiteral("cachescope")};
+    QTreeView *view = nullptr;
+    QAbstractItemModel *model = nullptr;
+    LiveRefresh *live = nullptr;
+
+    Window()
+    {
+        panel.setUpActions(&collection);
+        panel.setRefreshInterval(intervalMs);
+        panel.resize(1000, 700);
+        panel.show();
+        view = panel.findChild<QTreeView *>(QStringLiteral("filesView"));
+        model = view->model();
+        live = panel.findChild<LiveRefresh *>();
+        live->setSweepPeriod(1000);
+    }
+
+    QModelIndex topRow() const
+    {
+        return model->index(0, 0);
+    }
+    double cachedPages(const QModelIndex &row) const
+    {
+        return row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble();
+    }
+    // Listed, walked, expanded and walked again: what the refresh then keeps.
+    void inspect(const std::string &folder)
+    {
+        panel.inspectUrls({QUrl::fromLocalFile(QString::fromStdString(folder))});
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy() && topRow().isValid(), longWaitMs);
+        view->expand(topRow());
+        QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(topRow()), 3, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(live->keptFileCount() == 12, longWaitMs);
+    }
+};
+
+} // namespace
+
+class LiveRefreshTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // The totals bound the tooltip promises follows from the sweep.
+        static_assert(LiveRefresh::sweepPeriodMs + 2 * 1000 <= LiveRefresh::maxTotalsAgeMs);
+    }
+
+    // Pages that come into the cache show in the folder's total and in its
+    // child's, read again from the kept files: no new walk.
+    void foldersFollowWithoutWalking()
+    {
+        const Tree tree("liverefresh-follow");
+        Window w;
+        w.inspect(tree.root);
+        QCOMPARE(w.cachedPages(w.topRow()), 0.0);
+        const quint64 walks = w.live->counters().walksStarted;
+        const quint64 read = w.live->counters().keptFilesRead;
+
+        const TestUtil::HeldPages held(tree.files[5], 0, 8 * pageSize()); // sub1/file1.bin
+        QTRY_COMPARE_WITH_TIMEOUT(w.cachedPages(w.topRow()), 8.0, longWaitMs);
+        QModelIndex sub1;
+        for (int row = 0; row < 3; ++row) {
+            if (w.model->index(row, 0, w.topRow()).data().toString() == QStringLiteral("sub1")) {
+                sub1 = w.model->index(row, 0, w.topRow());
+            }
+        }
+        QVERIFY(sub1.isValid());
+        QTRY_COMPARE_WITH_TIMEOUT(sub1.siblingAtColumn(FilesModel::CachedColumn).data().toString(), shownBytes(8 * pageSize()), longWaitMs);
+        QVERIFY(w.live->counters().keptFilesRead > read);
+        QCOMPARE(w.live->counters().walksStarted, walks);
+    }
+
+    // Every kept file is read again within one sweep: ticks enough for a
+    // sweep read at least every file once more.
+    void everyFileWithinASweep()
+    {
+        const Tree tree("liverefresh-sweep");
+        Window w;
+        w.inspect(tree.root);
+        const quint64 ticks = w.live->counters().ticks;
+        const quint64 read = w.live->counters().keptFilesRead;
+        const quint64 ticksPerSweep = 1000 / intervalMs;
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().ticks >= ticks + ticksPerSweep, longWaitMs);
+        // The top folder's walk and its expanded children's walk share the same 12 files.
+        QVERIFY2(w.live->counters().keptFilesRead - read >= 12,
+                 qPrintable(QStringLiteral("%1 files read in a sweep").arg(w.live->counters().keptFilesRead - read)));
+        QVERIFY(w.live->oldestTotalsAgeMs() >= 0);
+    }
+
+    // A file made in a folder changes the folder's modification time: the
+    // folder is walked again and the new file counts.
+    void changedFolderIsWalkedAgain()
+    {
+        const Tree tree("liverefresh-changed");
+        Window w;
+        w.inspect(tree.root);
+        const quint64 walks = w.live->counters().walksStarted;
+        const std::string added = tree.root + "/sub2/added.bin";
+        TestUtil::makeColdFile(added, 4 * pageSize());
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().walksStarted > walks, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.topRow().data(Qt::ToolTipRole).toString().contains(QStringLiteral("13 files")), longWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(w.live->keptFileCount(), size_t(13), longWaitMs);
+    }
+
+    // Hidden or minimized: no refresh at all. Shown again: one at once.
+    void nothingWhileNobodyLooks_data()
+    {
+        QTest::addColumn<bool>("minimize");
+        QTest::newRow("hidden") << false;
+        QTest::newRow("minimized") << true;
+    }
+    void nothingWhileNobodyLooks()
+    {
+        QFETCH(bool, minimize);
+        const Tree tree(minimize ? "liverefresh-minimized" : "liverefresh-hidden");
+        Window w;
+        w.inspect(tree.root);
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().ticks > 0, longWaitMs);
+        if (minimize) {
+            w.panel.showMinimized();
+        } else {
+            w.panel.hide();
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!w.live->isWatching(), longWaitMs);
+        QCoreApplication::processEvents();
+        const LiveRefresh::Counters before = w.live->counters();
+        // Ten intervals: time enough for ten refreshes, were any to run.
+        QTest::qWait(10 * intervalMs);
+        const LiveRefresh::Counters after = w.live->counters();
+        QCOMPARE(after.ticks, before.ticks);
+        QCOMPARE(after.keptFilesRead, before.keptFilesRead);
+        QCOMPARE(after.filesShownRead, before.filesShownRead);
+        QCOMPARE(after.walksStarted, before.walksStarted);
+
+        w.panel.showNormal();
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->isWatching(), longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().keptFilesRead > after.keptFilesRead, longWaitMs);
+    }
+
+    // The tooltip says how old a folder's totals are, and that is never more
+    // than the bound while the refresh runs.
+    void tooltipSaysHowOld()
+    {
+        const Tree tree("liverefresh-age");
+        Window w;
+        w.inspect(tree.root);
+        const QRegularExpression age(QStringLiteral("Totals from (\\d+) seconds? ago"));
+        for (const QModelIndex &row : {w.topRow(), w.model->index(0, 0, w.topRow())}) {
+            const QString tip = row.data(Qt::ToolTipRole).toString();
+            const QRegularExpressionMatch match = age.match(tip);
+            QVERIFY2(match.hasMatch(), qPrintable(tip));
+            QVERIFY2(match.captured(1).toLongLong() * 1000 <= LiveRefresh::maxTotalsAgeMs, qPrintable(tip));
+        }
+        // The words for older totals.
+        QCOMPARE(totalsAgeText(monotonicNowMs() - 12500), QStringLiteral("Totals from 12 seconds ago"));
+        QCOMPARE(totalsAgeText(monotonicNowMs() - 1000), QStringLiteral("Totals from 1 second ago"));
+        QCOMPARE(totalsAgeText(monotonicNowMs() - 185000), QStringLiteral("Totals from 3 minutes ago"));
+    }
+};
+
+QTEST_MAIN(LiveRefreshTest)
+
+#include "liverefreshtest.moc"

@@ -24,6 +24,7 @@
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeView>
+#include <QScopeGuard>
 #include <QTreeWidget>
 
 #include <fcntl.h>
@@ -498,6 +499,37 @@ private Q_SLOTS:
         QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(folder + "/sub/most.bin"));
         QCOMPARE(list->topLevelItem(0)->text(1), shownBytes(48 * page));
         QCOMPARE(list->topLevelItem(1)->text(0), QString::fromStdString(folder + "/little.bin"));
+    }
+
+    // A newcomer's first step: with an empty list, Top Cached Files looks in
+    // the home folder, and the empty list says so.
+    void topCachedOfHomeWhenNothingIsSelected()
+    {
+        const std::string home = TestUtil::scratchDir("filespanel-home");
+        const uint64_t page = pageSize();
+        TestUtil::makeColdFile(home + "/letter.odt", 64 * page);
+        const TestUtil::HeldPages held(home + "/letter.odt", 0, 16 * page);
+        const QByteArray oldHome = qgetenv("HOME");
+        qputenv("HOME", QByteArray::fromStdString(home));
+        const auto restoreHome = qScopeGuard([&] {
+            qputenv("HOME", oldHome);
+        });
+
+        PanelUnderTest t;
+        QCOMPARE(t.model->rowCount(), 0);
+        QAction *top = t.action("file_top_cached");
+        QVERIFY(top->isEnabled());
+        top->trigger();
+        QTreeWidget *list = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((list = t.panel.findChild<QTreeWidget *>(QStringLiteral("topCachedList"))), longWaitMs);
+        QCOMPARE(list->topLevelItemCount(), 1);
+        QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(home + "/letter.odt"));
+        QCOMPARE(list->topLevelItem(0)->text(1), shownBytes(16 * page));
+        // A file selected instead: Top Cached has no folder to look in.
+        t.panel.inspectUrls({urlOf(home + "/letter.odt")});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy() && t.rowOf(home + "/letter.odt").isValid(), longWaitMs);
+        t.view->setCurrentIndex(t.rowOf(home + "/letter.odt"));
+        QVERIFY(!top->isEnabled());
     }
 
     // Residency the kernel hides is shown as "hidden", never as a number.

@@ -294,7 +294,47 @@ private Q_SLOTS:
         MainWindow window;
         QCOMPARE(window.sampler()->interval(), 2500ms);
         QCOMPARE(window.memoryPanel()->historySeconds(), 180.0);
-        QCOMPARE(window.memoryPanel()->plot()->xAxis->range().lower, -180.0);
+        // The axis spans what there is, never more than the history.
+        QVERIFY(window.memoryPanel()->plot()->xAxis->range().lower >= -180.0);
+    }
+
+    // A new window's plot fills its width with the samples it has, up to the
+    // history, instead of a thin column at the right of a ten-minute axis;
+    // the activity panes follow, and the labels say seconds or minutes.
+    void plotFillsItsWidthWithWhatItHas_data()
+    {
+        QTest::addColumn<double>("secondsOfSamples");
+        QTest::addColumn<double>("expectedSpan");
+        QTest::newRow("one sample: ten seconds") << 0.0 << 10.0;
+        QTest::newRow("twenty seconds") << 20.0 << 20.0;
+        QTest::newRow("five minutes") << 300.0 << 300.0;
+        QTest::newRow("longer than the history") << 900.0 << 600.0;
+    }
+
+    void plotFillsItsWidthWithWhatItHas()
+    {
+        QFETCH(double, secondsOfSamples);
+        QFETCH(double, expectedSpan);
+        MemoryPanel panel;
+        panel.setHistoryMinutes(10);
+        for (double t = 0; t <= secondsOfSamples; t += 1.0) {
+            panel.addSample(makeSample(1000.0 + t, 4));
+        }
+        QCOMPARE(panel.plot()->xAxis->range().lower, -expectedSpan);
+        QCOMPARE(panel.plot()->xAxis->range().upper, 0.0);
+        for (QCPAxisRect *rect : panel.ratesPlot()->axisRects()) {
+            QCOMPARE(rect->axis(QCPAxis::atBottom)->range().lower, -expectedSpan);
+        }
+        // Labels the way people say it, at every tick on show.
+        QCPAxis *axis = panel.plot()->xAxis;
+        QVector<double> ticks;
+        QVector<QString> labels;
+        axis->ticker()->generate(axis->range(), QLocale(), QLatin1Char('g'), 0, ticks, nullptr, &labels);
+        QVERIFY(labels.size() >= 2);
+        QVERIFY(labels.contains(QStringLiteral("now")));
+        for (const QString &label : std::as_const(labels)) {
+            QVERIFY2(label == QStringLiteral("now") || label.endsWith(QStringLiteral(" ago")), qPrintable(label));
+        }
     }
 
     void settingsOutOfRangeAreClamped_data()

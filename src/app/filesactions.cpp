@@ -51,7 +51,7 @@ FilesActions::FilesActions(QWidget *panel)
     , topCached(makeAction(panel,
                            "view-sort-descending",
                            i18nc("@action", "Top Cached Files…"),
-                           i18nc("@info:tooltip", "List the files with the most pages in the page cache in the selected folders")))
+                           i18nc("@info:tooltip", "List the files with the most pages in the page cache in the selected folders, or in your home folder when nothing is selected")))
     , refresh(makeAction(panel, "view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now")))
     , cancel(makeAction(panel, "process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load")))
     , showPrivileged(makeAction(panel,
@@ -88,7 +88,8 @@ void FilesActions::updateEnabled(const Selection &selection, bool busy, bool pri
     evict->setEnabled(selection.any);
     flushAndEvict->setEnabled(selection.any);
     load->setEnabled(selection.any);
-    topCached->setEnabled(selection.anyFolder);
+    // With nothing selected it looks in the home folder: a first thing to try.
+    topCached->setEnabled(selection.anyFolder || !selection.any);
     cancel->setEnabled(busy);
     showPrivileged->setEnabled(privilegedHelperAvailable && selection.currentIsHidden);
 }

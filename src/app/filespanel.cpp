@@ -26,6 +26,7 @@
 #include <QAction>
 #include <QDebug>
 #include <QElapsedTimer>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -319,10 +320,14 @@ FilesPanel::FilesPanel(QWidget *parent)
     });
     connect(d->actions->topCached, &QAction::triggered, this, [this] {
         std::vector<std::string> folders;
-        for (const FileNode *n : d->selectedNodes()) {
+        const auto selected = d->selectedNodes();
+        for (const FileNode *n : selected) {
             if (n->isDirectory) {
                 folders.push_back(n->path);
             }
+        }
+        if (selected.empty()) {
+            folders.push_back(QFile::encodeName(QDir::homePath()).toStdString());
         }
         startTopCached(folders);
     });

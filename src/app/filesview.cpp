@@ -97,7 +97,8 @@ void FilesView::paintEvent(QPaintEvent *event)
         painter.drawText(viewport()->rect().adjusted(20, 20, -20, -20),
                          Qt::AlignCenter | Qt::TextWordWrap,
                          i18nc("@info placeholder of the empty list",
-                               "Drop files or folders here from Dolphin, or use Add Files… and Add Folder…, to see how much of them is in the page cache."));
+                               "Drop files or folders here from Dolphin, or use Add Files… and Add Folder…, to see how much of them is in the page cache.\n\n"
+                               "To see which of your files fill the cache, use Top Cached Files…: with nothing selected it looks in your home folder."));
     }
 }
 

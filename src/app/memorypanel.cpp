@@ -3,6 +3,8 @@
 
 #include "memorypanel.h"
 
+#include "agoticker.h"
+
 #include "format.h"
 #include "freefigurestable.h"
 #include "memoryexport.h"
@@ -307,40 +309,35 @@ void MemoryPanel::setUpRatesPlot()
 
 void MemoryPanel::setUpTimeAxis()
 {
-    // Seconds relative to the newest sample, labelled the way people say it,
-    // with about five labels whatever the length.
-    const int minutes = static_cast<int>(std::lround(m_historySeconds / 60.0));
-    auto timeTicker = QSharedPointer<QCPAxisTickerText>::create();
-    if (minutes <= 1) {
-        timeTicker->addTick(-60.0, i18ncp("@label:axis time", "%1 minute ago", "%1 minutes ago", 1));
-        timeTicker->addTick(-30.0, i18ncp("@label:axis time", "%1 second ago", "%1 seconds ago", 30));
-    } else {
-        const int step = minutes <= 6 ? 1 : minutes <= 12 ? 2 : minutes <= 30 ? 5 : 10;
-        for (int ago = step; ago <= minutes; ago += step) {
-            timeTicker->addTick(-60.0 * ago, i18ncp("@label:axis time", "%1 minute ago", "%1 minutes ago", ago));
-        }
-    }
-    timeTicker->addTick(0, i18nc("@label:axis time", "now"));
-    timeTicker->setSubTickCount(1);
-    m_ui->plot->xAxis->setTicker(timeTicker);
-    m_ui->plot->xAxis->setRange(-m_historySeconds, 0);
-
-    // The activity panes are a third as wide: short labels, about three of them.
-    auto shortTicker = QSharedPointer<QCPAxisTickerText>::create();
-    if (minutes <= 1) {
-        shortTicker->addTick(-30.0, i18nc("@label:axis time, short", "−%1 s", 30));
-    } else {
-        const int wanted = (minutes + 2) / 3;
-        const int step = wanted <= 1 ? 1 : wanted <= 2 ? 2 : wanted <= 5 ? 5 : wanted <= 10 ? 10 : 20;
-        for (int ago = step; ago <= minutes; ago += step) {
-            shortTicker->addTick(-60.0 * ago, i18nc("@label:axis time, short", "−%1 min", ago));
-        }
-    }
-    shortTicker->addTick(0, i18nc("@label:axis time", "now"));
-    shortTicker->setSubTickCount(1);
+    // Seconds relative to the newest sample, labelled the way people say it;
+    // the activity panes are a third as wide and take short labels.
+    m_ui->plot->xAxis->setTicker(QSharedPointer<AgoTicker>::create(AgoTicker::Style::Long));
+    auto shortTicker = QSharedPointer<AgoTicker>::create(AgoTicker::Style::Short);
     for (QCPAxisRect *rect : m_ui->ratesPlot->axisRects()) {
         bottomAxis(rect)->setTicker(shortTicker);
-        bottomAxis(rect)->setRange(-m_historySeconds, 0);
+    }
+    applyTimeSpan();
+}
+
+double MemoryPanel::shownSeconds() const
+{
+    // What there is, up to the history: the plots fill their width from the
+    // first sample on instead of drawing a thin column at the right of an
+    // empty history. Ten seconds at least, so the first samples are not
+    // stretched across the whole plot.
+    constexpr double shortest = 10.0;
+    if (m_samples.empty()) {
+        return m_historySeconds;
+    }
+    return std::clamp(m_samples.back().time - m_samples.front().time, std::min(shortest, m_historySeconds), m_historySeconds);
+}
+
+void MemoryPanel::applyTimeSpan()
+{
+    const double span = shownSeconds();
+    m_ui->plot->xAxis->setRange(-span, 0);
+    for (QCPAxisRect *rect : m_ui->ratesPlot->axisRects()) {
+        bottomAxis(rect)->setRange(-span, 0);
     }
 }
 
@@ -428,6 +425,7 @@ void MemoryPanel::replot()
     m_writebackGraph->setData(keys, writeback, true);
 
     m_markers->place(now, m_historySeconds);
+    applyTimeSpan();
 
     const double totalGiB = m_samples.back().figures.total / bytesPerGiB;
     m_ui->plot->yAxis->setRange(0, totalGiB > 0 ? totalGiB : 1);

@@ -110,6 +110,10 @@ private:
     void setUpPlot();
     void setUpRatesPlot();
     void setUpTimeAxis();
+    // The seconds the time axes span: from the oldest sample kept to now,
+    // at least 10 s and at most the history.
+    [[nodiscard]] double shownSeconds() const;
+    void applyTimeSpan();
     void applyPalette();
     void replot();
     void replotRates();

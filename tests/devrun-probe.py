@@ -73,7 +73,7 @@ def find_window():
     owned = [str(n) for n in session.list_names() if str(n).startswith("org.kde.cachescope")]
     if not owned:
         return None
-    window = session.get_object(owned[0], "/cachescope/MainWindow_1")
+    window = session.get_object(owned[0], "/cachescope/MainWindow_1", introspect=False)
     names = window.actions(dbus_interface="org.kde.KMainWindow")
     return window if "memory_drop_caches" in names else None
 
@@ -86,17 +86,17 @@ if disabled:
 note("enabled in the window: " + ", ".join(ACTIONS))
 
 # --- The window's rows through AT-SPI ---------------------------------------------
-a11y_address = session.get_object("org.a11y.Bus", "/org/a11y/bus").GetAddress(dbus_interface="org.a11y.Bus")
+a11y_address = session.get_object("org.a11y.Bus", "/org/a11y/bus", introspect=False).GetAddress(dbus_interface="org.a11y.Bus")
 a11y = dbus.bus.BusConnection(str(a11y_address))
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 
 
 def accessible_name(bus_name, object_path):
-    return str(a11y.get_object(bus_name, object_path).Get(ACCESSIBLE, "Name", dbus_interface="org.freedesktop.DBus.Properties"))
+    return str(a11y.get_object(bus_name, object_path, introspect=False).Get(ACCESSIBLE, "Name", dbus_interface="org.freedesktop.DBus.Properties", timeout=5))
 
 
 def children(bus_name, object_path):
-    return [(str(b), str(p)) for b, p in a11y.get_object(bus_name, object_path).GetChildren(dbus_interface=ACCESSIBLE)]
+    return [(str(b), str(p)) for b, p in a11y.get_object(bus_name, object_path, introspect=False).GetChildren(dbus_interface=ACCESSIBLE, timeout=5)]
 
 
 def application_roots():
@@ -136,7 +136,9 @@ def row_of_file():
         for index, text in enumerate(names):
             if text == name or text.endswith("/" + name):
                 try:
-                    columns = int(a11y.get_object(*node).Get("org.a11y.atspi.Table", "NColumns", dbus_interface="org.freedesktop.DBus.Properties"))
+                    columns = int(
+                        a11y.get_object(*node, introspect=False).Get("org.a11y.atspi.Table", "NColumns", dbus_interface="org.freedesktop.DBus.Properties", timeout=5)
+                    )
                 except dbus.DBusException:
                     columns = 8
                 return names[index : index + max(columns, 2)]

@@ -35,6 +35,9 @@ chmod 0755 "$folder"
 file=$folder/host-file.bin
 dd if=/dev/urandom of="$file" bs=1M count=16 status=none
 chmod 0644 "$file"
+# Owned by the window's user: the kernel shows a file's residency to its owner
+# (and to writers); a root-owned file would say "hidden" (mincore, cachestat).
+chown 4201:4201 "$file"
 # Dirty pages are not evicted: the probe's "half held" needs them written.
 sync "$file"
 

@@ -12,6 +12,8 @@
 #   - tests/devrun-probe.py checks that Drop Caches, Swap and the experiment
 #     swap file are enabled and that the window's row for the file follows
 #     its residency (half held: about 50%; all held: 100%);
+#   - a file of root's, whose residency the kernel hides from that user, says
+#     "hidden", and "Show with Administrator Rights" gets it from the helper;
 #   - afterwards nothing of it is left on the host: no process inside the
 #     root, the same mounts, the same swap areas.
 # Exit 77 (skipped) where it cannot run: not root (in CI as root it must run).
@@ -38,8 +40,13 @@ chmod 0644 "$file"
 # Owned by the window's user: the kernel shows a file's residency to its owner
 # (and to writers); a root-owned file would say "hidden" (mincore, cachestat).
 chown 4201:4201 "$file"
+# Root's file, readable by all: the kernel hides its residency from
+# cachescope-user, and "Show with Administrator Rights" asks the helper.
+roots_file=$folder/roots-file.bin
+dd if=/dev/urandom of="$roots_file" bs=1M count=8 status=none
+chmod 0644 "$roots_file"
 # Dirty pages are not evicted: the probe's "half held" needs them written.
-sync "$file"
+sync "$file" "$roots_file"
 
 # The host as it is before (mounts and swap are global; processes inside the
 # root show by their root directory).
@@ -54,7 +61,9 @@ mounts_before=$(wc -l </proc/self/mountinfo)
 swaps_before=$(cat /proc/swaps)
 
 status=0
-"$checkout/tools/dev" run --headless --user cachescope-user --probe "$checkout/tests/devrun-probe.py" "$file" || status=1
+for probed in "$file" "$roots_file"; do
+    "$checkout/tools/dev" run --headless --user cachescope-user --probe "$checkout/tests/devrun-probe.py" "$probed" || status=1
+done
 
 mounts_after=$(wc -l </proc/self/mountinfo)
 if [ "$mounts_before" != "$mounts_after" ]; then

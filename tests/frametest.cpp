@@ -305,7 +305,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<double>("secondsOfSamples");
         QTest::addColumn<double>("expectedSpan");
-        QTest::newRow("one sample: ten seconds") << 0.0 << 10.0;
+        QTest::newRow("one sample: two seconds") << 0.0 << 2.0;
+        QTest::newRow("three seconds") << 3.0 << 3.0;
         QTest::newRow("twenty seconds") << 20.0 << 20.0;
         QTest::newRow("five minutes") << 300.0 << 300.0;
         QTest::newRow("longer than the history") << 900.0 << 600.0;

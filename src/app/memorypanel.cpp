@@ -323,9 +323,8 @@ double MemoryPanel::shownSeconds() const
 {
     // What there is, up to the history: the plots fill their width from the
     // first sample on instead of drawing a thin column at the right of an
-    // empty history. Ten seconds at least, so the first samples are not
-    // stretched across the whole plot.
-    constexpr double shortest = 10.0;
+    // empty history. Two seconds at least: one sample alone has no span.
+    constexpr double shortest = 2.0;
     if (m_samples.empty()) {
         return m_historySeconds;
     }

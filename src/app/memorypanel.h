@@ -111,7 +111,7 @@ private:
     void setUpRatesPlot();
     void setUpTimeAxis();
     // The seconds the time axes span: from the oldest sample kept to now,
-    // at least 10 s and at most the history.
+    // at least 2 s and at most the history.
     [[nodiscard]] double shownSeconds() const;
     void applyTimeSpan();
     void applyPalette();

@@ -2,14 +2,19 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // Help > Cachescope Handbook: the window's help menu has the action, it is
-// enabled, and triggering it asks to open help:/cachescope/index.html, the
-// URL under which the handbook is installed (docs/handbook/CMakeLists.txt:
-// share/doc/HTML/en/cachescope/). The help: scheme is caught with
-// QDesktopServices::setUrlHandler, where KHelpClient hands the URL over.
+// enabled, and triggering it opens help:/ for this application (KHelpMenu
+// hands "help:/" to QDesktopServices; the desktop's handler, as Plasma's
+// does, asks KHelpClient for the application's handbook). KHelpClient then
+// names help:/cachescope/index.html, which is where the handbook is
+// installed (docs/handbook/CMakeLists.txt: share/doc/HTML/en/cachescope/),
+// and the desktop file's X-DocPath says the same. The help: scheme is caught
+// with QDesktopServices::setUrlHandler.
 
 #include "mainwindow.h"
 
 #include <KAboutData>
+#include <KDesktopFile>
+#include <KHelpClient>
 #include <KActionCollection>
 #include <KXMLGUIFactory>
 
@@ -67,7 +72,17 @@ private Q_SLOTS:
         handbook->trigger();
         QDesktopServices::unsetUrlHandler(QStringLiteral("help"));
         QCOMPARE(catcher.urls.size(), 1);
-        QCOMPARE(catcher.urls.first(), QUrl(QStringLiteral("help:/cachescope/index.html")));
+        QCOMPARE(catcher.urls.first().scheme(), QStringLiteral("help"));
+
+        // What help:/ becomes for this application.
+        QDesktopServices::setUrlHandler(QStringLiteral("help"), &catcher, "openUrl");
+        KHelpClient::invokeHelp(QString(), KAboutData::applicationData().componentName());
+        QDesktopServices::unsetUrlHandler(QStringLiteral("help"));
+        QCOMPARE(catcher.urls.size(), 2);
+        QCOMPARE(catcher.urls.last(), QUrl(QStringLiteral("help:/cachescope/index.html")));
+        // Help centres and KService find it through the desktop file.
+        const KDesktopFile desktopFile(QStringLiteral(CACHESCOPE_DESKTOP_FILE));
+        QCOMPARE(desktopFile.readDocPath(), QStringLiteral("cachescope/index.html"));
     }
 };
 

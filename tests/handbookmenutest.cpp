@@ -13,9 +13,9 @@
 #include "mainwindow.h"
 
 #include <KAboutData>
+#include <KActionCollection>
 #include <KDesktopFile>
 #include <KHelpClient>
-#include <KActionCollection>
 #include <KXMLGUIFactory>
 
 #include <QAction>

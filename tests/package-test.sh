@@ -147,6 +147,7 @@ mount --bind "$root/proc/sys" "$root/proc/sys"
 mount -o remount,bind,ro "$root/proc/sys"
 # ... except the one the helper's drop caches writes.
 mount --bind "$root/proc/sys/vm/drop_caches" "$root/proc/sys/vm/drop_caches"
+mount -o remount,bind,rw "$root/proc/sys/vm/drop_caches"
 mount -t sysfs -o ro sysfs "$root/sys"
 mount --rbind /dev "$root/dev"
 mount -t tmpfs -o mode=0755 tmpfs "$root/run"

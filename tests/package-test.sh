@@ -192,7 +192,7 @@ say "installed: $(wc -l <"$work/files.txt") paths"
 expect_file() { # PATH
     [ -f "$root$1" ] || fail "the package did not install $1"
 }
-helper=$(grep '/cachescope-helper$' "$work/files.txt" | head -n 1)
+helper=$(grep -m 1 '/cachescope-helper$' "$work/files.txt" || true)
 [ -n "$helper" ] || fail "the package has no cachescope-helper"
 for path in /usr/bin/cachescope /usr/bin/cachescope-cli "$helper" \
     /usr/share/dbus-1/system.d/org.kde.cachescope.conf \
@@ -216,9 +216,10 @@ grep -qx "Exec=$helper" "$root/usr/share/dbus-1/system-services/org.kde.cachesco
 # The handbook: every image the document names is installed beside it, and
 # the cached HTML that help:/cachescope serves names them too.
 handbook=/usr/share/doc/HTML/en/cachescope
+handbook_html=$(bzcat "$root$handbook/index.cache.bz2") || fail "cannot read $handbook/index.cache.bz2"
 for image in $(grep -o 'fileref="[^"]*"' "$root$handbook/index.docbook" | cut -d'"' -f2 | sort -u); do
     expect_file "$handbook/$image"
-    bzcat "$root$handbook/index.cache.bz2" | grep -q "$image" || fail "the handbook's index.cache.bz2 does not show $image"
+    grep -qF "src=\"$image\"" <<<"$handbook_html" || fail "the handbook's index.cache.bz2 does not show $image"
 done
 
 # Dolphin reads service menus from <GenericDataLocation>/kio/servicemenus;
@@ -231,7 +232,8 @@ while read -r program; do
 done < <(sed -n 's/^Exec=\([^ ]*\).*/\1/p' "$menu" | sort -u)
 [ -n "$(sed -n 's/^Exec=//p' "$menu")" ] || fail "the service menu has no Exec= line"
 
-in_root cachescope-cli --version | grep -q "$(dpkg-deb -f "$deb" Version)" || fail "cachescope-cli --version does not say the package's version"
+cli_version=$(in_root cachescope-cli --version) || fail "cachescope-cli --version failed"
+grep -qF "$(dpkg-deb -f "$deb" Version)" <<<"$cli_version" || fail "cachescope-cli --version does not say the package's version: $cli_version"
 in_root cachescope --version >/dev/null 2>&1 || {
     in_root env QT_QPA_PLATFORM=offscreen cachescope --version || fail "cachescope --version failed"
 }
@@ -250,9 +252,11 @@ chroot "$root" runuser -u cachescope-user -- env -i PATH=/usr/bin:/bin HOME=/hom
 window_pid=$!
 # Mapped: a top-level window of class cachescope that X says is viewable.
 window_mapped() {
-    local id
+    local id info
     for id in $(in_root env DISPLAY=:77 xwininfo -root -tree 2>/dev/null | grep -i '("cachescope"' | awk '{ print $1 }'); do
-        in_root env DISPLAY=:77 xwininfo -id "$id" 2>/dev/null | grep -q 'Map State: IsViewable' && return 0
+        # Whole output first: grep -q would close the pipe early (pipefail).
+        info=$(in_root env DISPLAY=:77 xwininfo -id "$id" 2>/dev/null) || continue
+        grep -q 'Map State: IsViewable' <<<"$info" && return 0
     done
     return 1
 }
@@ -266,7 +270,7 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 [ "$mapped" = 1 ] || { cat "$work/window.log" >&2; fail "the installed window did not map"; }
-in_root env DISPLAY=:77 xwininfo -root -tree | grep -i '("cachescope"' | head -n 3 >&2
+in_root env DISPLAY=:77 xwininfo -root -tree | grep -i '("cachescope"' | sed -n 1,3p >&2
 kill "$window_pid" 2>/dev/null || true
 wait "$window_pid" 2>/dev/null || true
 
@@ -298,7 +302,7 @@ chown 4201:4201 "$work/probe"
 probe=/srv/probe/probe.bin
 as_user cachescope-user dd if=/dev/urandom of="$probe" bs=1M count=8 status=none
 in_root sync
-resident() { as_user cachescope-user cachescope-cli status --json "$probe" | grep -o '"resident": *[0-9]*' | head -n 1 | grep -o '[0-9]*$'; }
+resident() { as_user cachescope-user cachescope-cli status --json "$probe" | grep -o '"resident": *[0-9]*' | sed -n 1p | grep -o '[0-9]*$'; }
 as_user cachescope-user cat "$probe" >/dev/null
 before=$(resident)
 [ -n "$before" ] && [ "$before" -gt 0 ] || fail "the probe file is not in the cache after reading it (resident pages: '$before')"

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// Help > Cachescope Handbook: the window's help menu has the action, it is
+// enabled, and triggering it opens help:/ for this application (KHelpMenu
+// hands "help:/" to QDesktopServices; the desktop's handler, as Plasma's
+// does, asks KHelpClient for the application's handbook). KHelpClient then
+// names help:/cachescope/index.html, which is where the handbook is
+// installed (docs/handbook/CMakeLists.txt: share/doc/HTML/en/cachescope/),
+// and the desktop file's X-DocPath says the same. The help: scheme is caught
+// with QDesktopServices::setUrlHandler.
+
+#include "mainwindow.h"
+
+#include <KAboutData>
+#include <KActionCollection>
+#include <KDesktopFile>
+#include <KHelpClient>
+#include <KXMLGUIFactory>
+
+#include <QAction>
+#include <QDesktopServices>
+#include <QMenu>
+#include <QStandardPaths>
+#include <QTest>
+#include <QUrl>
+
+using namespace Cachescope::App;
+
+class HelpUrlCatcher : public QObject
+{
+    Q_OBJECT
+public:
+    QList<QUrl> urls;
+
+public Q_SLOTS:
+    void openUrl(const QUrl &url)
+    {
+        urls.append(url);
+    }
+};
+
+class HandbookMenuTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // As main.cpp sets it up: the component name names the handbook's folder.
+        KAboutData about(QStringLiteral("cachescope"), QStringLiteral("Cachescope"), QStringLiteral("0"));
+        about.setDesktopFileName(QStringLiteral("org.kde.cachescope"));
+        KAboutData::setApplicationData(about);
+    }
+
+    void helpMenuOpensTheHandbook()
+    {
+        MainWindow window;
+        QAction *handbook = window.actionCollection()->action(QStringLiteral("help_contents"));
+        QVERIFY2(handbook, "the window has no help_contents action (Help > Cachescope Handbook)");
+        QCOMPARE(handbook->text().remove(QLatin1Char('&')), QStringLiteral("Cachescope Handbook"));
+        QVERIFY(handbook->isEnabled());
+
+        // It is in the Help menu the user sees, not only in the collection.
+        auto *helpMenu = qobject_cast<QMenu *>(window.guiFactory()->container(QStringLiteral("help"), &window));
+        QVERIFY2(helpMenu, "the window has no Help menu");
+        QVERIFY(helpMenu->actions().contains(handbook));
+
+        HelpUrlCatcher catcher;
+        QDesktopServices::setUrlHandler(QStringLiteral("help"), &catcher, "openUrl");
+        handbook->trigger();
+        QDesktopServices::unsetUrlHandler(QStringLiteral("help"));
+        QCOMPARE(catcher.urls.size(), 1);
+        QCOMPARE(catcher.urls.first().scheme(), QStringLiteral("help"));
+
+        // What help:/ becomes for this application.
+        QDesktopServices::setUrlHandler(QStringLiteral("help"), &catcher, "openUrl");
+        KHelpClient::invokeHelp(QString(), KAboutData::applicationData().componentName());
+        QDesktopServices::unsetUrlHandler(QStringLiteral("help"));
+        QCOMPARE(catcher.urls.size(), 2);
+        QCOMPARE(catcher.urls.last(), QUrl(QStringLiteral("help:/cachescope/index.html")));
+        // Help centres and KService find it through the desktop file.
+        const KDesktopFile desktopFile(QStringLiteral(CACHESCOPE_DESKTOP_FILE));
+        QCOMPARE(desktopFile.readDocPath(), QStringLiteral("cachescope/index.html"));
+    }
+};
+
+QTEST_MAIN(HandbookMenuTest)
+#include "handbookmenutest.moc"

@@ -91,8 +91,20 @@ if [ -z "${CACHESCOPE_PACKAGE_TEST_INSIDE:-}" ]; then
         rm -rf "$base.tmp"
         # --mode=root inside this namespace: maintainer scripts run in a
         # chroot whose PID 1 is outside it, with a read-only /proc.
-        mmdebstrap --quiet --mode=root --variant=minbase --include="$base_packages" trixie "$base.tmp" ||
-            fail "mmdebstrap failed"
+        mkdir -p "$work"
+        # Without the descriptors this script inherited (ctest's, tools/dev's
+        # lock): mmdebstrap hands apt its lowest free descriptor for a hook
+        # that dash runs as `cat >&N`, and dash reads no N above 9.
+        if ! (
+            for fd in /proc/$BASHPID/fd/*; do
+                fd=${fd##*/}
+                [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+            done
+            exec mmdebstrap --mode=root --variant=minbase --include="$base_packages" trixie "$base.tmp" >"$work/mmdebstrap.log" 2>&1
+        ); then
+            grep -v '^I: \|^Get:' "$work/mmdebstrap.log" | tail -40 >&2
+            fail "mmdebstrap failed (its log: $work/mmdebstrap.log)"
+        fi
         touch "$base.tmp/.ready"
         mv "$base.tmp" "$base"
         for old in "$cache"/base-*; do

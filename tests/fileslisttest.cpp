@@ -362,11 +362,9 @@ private Q_SLOTS:
         TestUtil::makeColdFile(path, 64 * pageSize());
         QCOMPARE(chmod(dir.c_str(), 0755), 0);
         QCOMPARE(chmod(path.c_str(), 0644), 0);
-        for (std::filesystem::path p = std::filesystem::path(dir).parent_path(); p != p.root_path(); p = p.parent_path()) {
-            struct stat st;
-            if (stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
-                QSKIP("a folder above the scratch folder is closed to other users");
-            }
+        // The user must reach the file through every folder above it.
+        if (const std::string closed = TestUtil::whyOthersCannotReach(dir); !closed.empty()) {
+            QSKIP(closed.c_str());
         }
         TestUtil::readRange(path, 0, 64 * pageSize());
         const TestUtil::RunResult r = TestUtil::run(QStringLiteral("runuser"),

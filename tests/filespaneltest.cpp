@@ -590,11 +590,8 @@ private Q_SLOTS:
         QCOMPARE(chmod(dir.c_str(), 0755), 0);
         QCOMPARE(chmod(path.c_str(), 0644), 0);
         // The user must reach the file through every folder above it.
-        for (std::filesystem::path p = std::filesystem::path(dir).parent_path(); p != p.root_path(); p = p.parent_path()) {
-            struct stat st;
-            if (stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
-                QSKIP("a folder above the scratch folder is closed to other users");
-            }
+        if (const std::string closed = TestUtil::whyOthersCannotReach(dir); !closed.empty()) {
+            QSKIP(closed.c_str());
         }
         const TestUtil::RunResult r = TestUtil::run(QStringLiteral("runuser"),
                                                     {QStringLiteral("-u"),

@@ -16,6 +16,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -330,6 +331,17 @@ std::optional<uint32_t> testUserUid()
         return std::nullopt;
     }
     return pw->pw_uid;
+}
+
+std::string whyOthersCannotReach(const std::string &folder)
+{
+    for (std::filesystem::path p = std::filesystem::path(folder).parent_path(); p != p.root_path(); p = p.parent_path()) {
+        struct stat st;
+        if (stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
+            return "a folder above the scratch folder is closed to other users: " + p.string();
+        }
+    }
+    return {};
 }
 
 bool becomeUser(uid_t uid)

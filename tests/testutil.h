@@ -111,6 +111,10 @@ struct RunResult {
 [[nodiscard]] std::optional<uint32_t> testUserUid();
 inline constexpr const char *testUserName = "cachescope-user";
 
+// Why another user cannot reach files in folder: a folder above it that
+// others may not search. Empty when they can.
+[[nodiscard]] std::string whyOthersCannotReach(const std::string &folder);
+
 // Becomes uid for good: no supplementary groups, the uid as group, real,
 // effective and saved ids alike. For a forked child; false with errno set.
 [[nodiscard]] bool becomeUser(uid_t uid);

@@ -20,11 +20,11 @@
 
 #include <QAction>
 #include <QMimeData>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTreeView>
-#include <QScopeGuard>
 #include <QTreeWidget>
 
 #include <fcntl.h>

@@ -48,10 +48,12 @@ FilesActions::FilesActions(QWidget *panel)
                       "document-import",
                       i18nc("@action", "Load into Page Cache"),
                       i18nc("@info:tooltip", "Read the selected files and folders into the page cache")))
-    , topCached(makeAction(panel,
-                           "view-sort-descending",
-                           i18nc("@action", "Top Cached Files…"),
-                           i18nc("@info:tooltip", "List the files with the most pages in the page cache in the selected folders, or in your home folder when nothing is selected")))
+    , topCached(
+          makeAction(panel,
+                     "view-sort-descending",
+                     i18nc("@action", "Top Cached Files…"),
+                     i18nc("@info:tooltip",
+                           "List the files with the most pages in the page cache in the selected folders, or in your home folder when nothing is selected")))
     , refresh(makeAction(panel, "view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now")))
     , cancel(makeAction(panel, "process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load")))
     , showPrivileged(makeAction(panel,

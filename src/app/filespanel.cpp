@@ -25,8 +25,8 @@
 
 #include <QAction>
 #include <QDebug>
-#include <QElapsedTimer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>

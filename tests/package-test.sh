@@ -255,19 +255,29 @@ in_root useradd --create-home --uid 4202 --shell /bin/bash cachescope-other
 
 # The window, started from the installed files, maps on Xvfb.
 say "starting the installed window on Xvfb"
-in_root Xvfb :77 -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-for _ in $(seq 100); do [ -e "$root/tmp/.X11-unix/X77" ] && break; sleep 0.1; done
-[ -e "$root/tmp/.X11-unix/X77" ] || fail "Xvfb did not start (log: $work/xvfb.log)"
+# -displayfd: Xvfb picks a display no one uses and writes its number only
+# once it accepts clients. A fixed number raced the server's start, and the
+# abstract X socket is shared with the host's network namespace, so a host X
+# server on the same number made this one fail.
+in_root Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+xvfb_pid=$!
+for _ in $(seq 300); do
+    [ -s "$work/display" ] && break
+    kill -0 "$xvfb_pid" 2>/dev/null || break
+    sleep 0.1
+done
+[ -s "$work/display" ] || { cat "$work/xvfb.log" >&2; fail "Xvfb gave no display within 30 s"; }
+display=":$(head -n1 "$work/display")"
 in_root sh -c 'command -v dbus-run-session' >/dev/null || fail "dbus-run-session is not installed: the package's Recommends should bring dbus"
-chroot "$root" runuser -u cachescope-user -- env -i PATH=/usr/bin:/bin HOME=/home/cachescope-user LANG=C.UTF-8 DISPLAY=:77 \
+chroot "$root" runuser -u cachescope-user -- env -i PATH=/usr/bin:/bin HOME=/home/cachescope-user LANG=C.UTF-8 DISPLAY="$display" \
     dbus-run-session -- cachescope >"$work/window.log" 2>&1 &
 window_pid=$!
 # Mapped: a top-level window of class cachescope that X says is viewable.
 window_mapped() {
     local id info
-    for id in $(in_root env DISPLAY=:77 xwininfo -root -tree 2>/dev/null | grep -i '("cachescope"' | awk '{ print $1 }'); do
+    for id in $(in_root env DISPLAY="$display" xwininfo -root -tree 2>/dev/null | grep -i '("cachescope"' | awk '{ print $1 }'); do
         # Whole output first: grep -q would close the pipe early (pipefail).
-        info=$(in_root env DISPLAY=:77 xwininfo -id "$id" 2>/dev/null) || continue
+        info=$(in_root env DISPLAY="$display" xwininfo -id "$id" 2>/dev/null) || continue
         grep -q 'Map State: IsViewable' <<<"$info" && return 0
     done
     return 1
@@ -282,7 +292,7 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 [ "$mapped" = 1 ] || { cat "$work/window.log" >&2; fail "the installed window did not map"; }
-in_root env DISPLAY=:77 xwininfo -root -tree | grep -i '("cachescope"' | sed -n 1,3p >&2
+in_root env DISPLAY="$display" xwininfo -root -tree | grep -i '("cachescope"' | sed -n 1,3p >&2
 kill "$window_pid" 2>/dev/null || true
 wait "$window_pid" 2>/dev/null || true
 

@@ -386,6 +386,10 @@ private Q_SLOTS:
         add("top", QStringLiteral("top --json -n 3 {tree} {file}"));
         add("top-missing", QStringLiteral("top --json {missing} {tree}"));
         add("top-hidden", QStringLiteral("top --json {roottree}"), RunAs::TestUser);
+        // map
+        add("map", QStringLiteral("map --json -d 3 {tree}"));
+        add("map-file", QStringLiteral("map --json {file} {tree}"));
+        add("map-hidden", QStringLiteral("map --json {roottree}"), RunAs::TestUser);
         // apps
         add("apps", QStringLiteral("apps --json --cgroup-root {cgroups}"));
         add("apps-watch", QStringLiteral("apps --json --watch 0.1 --count 2 --cgroup-root {cgroups}"));

@@ -30,6 +30,7 @@ struct Command {
 [[nodiscard]] Command evictCommand();
 [[nodiscard]] Command loadCommand();
 [[nodiscard]] Command topCommand();
+[[nodiscard]] Command mapCommand();
 [[nodiscard]] Command meminfoCommand();
 [[nodiscard]] Command appsCommand();
 [[nodiscard]] std::vector<Command> snapshotCommands(); // save, diff, restore

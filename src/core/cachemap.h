@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// The cache map: how much of the page cache each folder of a tree holds,
+// built from the streaming walker. One record a folder, none a file, so that
+// memory grows with the number of folders (a few hundred bytes each), not
+// with the number of files. The window draws it while the walk goes on; the
+// CLI prints it (cachescope-cli map).
+
+#include "walker.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace Cachescope
+{
+
+struct FolderTotals {
+    uint64_t files = 0; // regular files, each inode once
+    uint64_t folders = 0; // subfolders (in `own`: the direct ones)
+    uint64_t bytes = 0; // file sizes
+    uint64_t pages = 0; // file pages of the files whose residency is known
+    uint64_t resident = 0; // resident pages of those files
+    uint64_t dirty = 0;
+    // Files whose residency the kernel hides from this user: counted here,
+    // never in pages or resident (their sizes are in bytes).
+    uint64_t hiddenFiles = 0;
+    uint64_t hiddenBytes = 0;
+    uint64_t problems = 0; // entries that failed or were skipped
+
+    void add(const FolderTotals &other);
+    [[nodiscard]] bool operator==(const FolderTotals &other) const = default;
+};
+
+struct CacheMapFolder {
+    static constexpr uint32_t NoParent = UINT32_MAX;
+
+    std::string path; // as the walker names it: the root as given, then joined names
+    uint32_t parent = NoParent; // index in CacheMapTree::folders; NoParent for a root
+    int root = 0; // index into the roots given to the walk
+    uint64_t device = 0;
+    // On another file system than its parent (or the root's own device): a mount point.
+    bool mountPoint = false;
+    FolderTotals own; // the files directly in this folder
+    FolderTotals tree; // own plus every subfolder's (CacheMapTree only)
+    std::vector<uint32_t> children; // most resident first (CacheMapTree only)
+
+    // The last component of path ("/" for "/"; the path itself for a root).
+    [[nodiscard]] std::string_view name() const;
+};
+
+// A copy of the map at one moment: folders in creation order (every parent
+// before its children), tree totals and children filled in.
+struct CacheMapTree {
+    std::vector<CacheMapFolder> folders;
+    std::vector<uint32_t> roots; // indices of the roots' folders, in the order given
+    FolderTotals total; // every root's tree
+    bool complete = false; // the walk ended (not cancelled)
+
+    [[nodiscard]] const CacheMapFolder *find(std::string_view path) const;
+};
+
+// Collects a walk's entries into folders. add() and addProblem() are called
+// from the walker's threads; snapshot() from any thread, at any time.
+class CacheMapBuilder
+{
+public:
+    CacheMapBuilder();
+    ~CacheMapBuilder();
+    CacheMapBuilder(const CacheMapBuilder &) = delete;
+    CacheMapBuilder &operator=(const CacheMapBuilder &) = delete;
+
+    // Wires the walker's callbacks to this builder (and to problems, when set,
+    // for the caller's own report) and asks it for folder entries.
+    void attach(Walker &walker, Walker::ProblemCallback problems = {});
+    [[nodiscard]] static WalkOptions walkOptions(WalkOptions options);
+
+    void add(const WalkEntry &entry);
+    void addProblem(const WalkProblem &problem);
+
+    [[nodiscard]] CacheMapTree snapshot(bool complete = false) const;
+    [[nodiscard]] size_t folderCount() const;
+    // The bytes the builder holds for its folders (for the figures in the README).
+    [[nodiscard]] size_t memoryBytes() const;
+
+private:
+    uint32_t folderLocked(std::string_view path, int root, uint64_t device);
+
+    mutable std::mutex m_mutex;
+    std::deque<CacheMapFolder> m_folders; // stable addresses: m_index points into their paths
+    std::unordered_map<std::string_view, uint32_t> m_index;
+    std::vector<uint32_t> m_roots;
+    uint64_t m_generation = 0;
+};
+
+struct CacheMapResult {
+    CacheMapTree tree;
+    WalkResult walk;
+};
+
+// Walks the roots and returns their map (residency only: nothing changes).
+[[nodiscard]] CacheMapResult mapCache(const std::vector<std::string> &roots, WalkOptions options = {}, Walker::ProblemCallback problems = {});
+
+} // namespace Cachescope

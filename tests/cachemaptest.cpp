@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The cache map (src/core/cachemap.*) and `cachescope-cli map`, on real
+// files in a disk-backed scratch folder: folder totals against the pages the
+// test made resident (held mapped, so that the kernel's idle pageout cannot
+// change them mid-test), hidden files, mount points, problems, a walk cut
+// short, and memory that grows with folders, not files.
+
+#include "cachemap.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+#include <mutex>
+#include <thread>
+
+using namespace Cachescope;
+
+namespace
+{
+const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
+
+struct Planned {
+    const char *name;
+    uint64_t pages; // file size in pages
+    uint64_t resident; // pages made resident (and held)
+};
+
+// Resident counts chosen so that no two folders tie.
+const Planned planned[] = {
+    {"top", 16, 4},
+    {"big/a", 64, 40},
+    {"big/b", 32, 2},
+    {"big/deep/c", 20, 20},
+    {"small/d", 50, 7},
+    {"cold/e", 30, 0},
+};
+} // namespace
+
+class CacheMapTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::string m_dir;
+    std::vector<std::unique_ptr<TestUtil::HeldPages>> m_held;
+
+    const CacheMapFolder &folder(const CacheMapTree &tree, const std::string &relative)
+    {
+        const CacheMapFolder *found = tree.find(relative.empty() ? m_dir : m_dir + '/' + relative);
+        if (!found) {
+            qFatal("no folder %s in the map", relative.c_str());
+        }
+        return *found;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_held.clear();
+        m_dir = TestUtil::scratchDir("cachemap");
+        for (const char *sub : {"/big", "/big/deep", "/small", "/cold", "/empty"}) {
+            QCOMPARE(mkdir((m_dir + sub).c_str(), 0755), 0);
+        }
+        for (const Planned &file : planned) {
+            const std::string path = m_dir + '/' + file.name;
+            TestUtil::makeColdFile(path, file.pages * page);
+            if (file.resident > 0) {
+                m_held.push_back(std::make_unique<TestUtil::HeldPages>(path, 0, file.resident * page));
+            }
+        }
+    }
+
+    void cleanup()
+    {
+        m_held.clear();
+    }
+
+    void foldersAddUpTheirTrees()
+    {
+        // A second name of big/a: its pages count once (in the same folder:
+        // which name the walk meets first is not fixed).
+        QCOMPARE(link((m_dir + "/big/a").c_str(), (m_dir + "/big/a-again").c_str()), 0);
+        const CacheMapResult result = mapCache({m_dir});
+        const CacheMapTree &tree = result.tree;
+        QVERIFY(tree.complete);
+        QCOMPARE(tree.roots.size(), size_t(1));
+
+        const CacheMapFolder &root = folder(tree, "");
+        QCOMPARE(root.parent, CacheMapFolder::NoParent);
+        QCOMPARE(root.own.files, uint64_t(1));
+        QCOMPARE(root.own.resident, uint64_t(4));
+        QCOMPARE(root.own.folders, uint64_t(4));
+        QCOMPARE(root.tree.files, uint64_t(std::size(planned)));
+        QCOMPARE(root.tree.folders, uint64_t(5));
+        QCOMPARE(root.tree.resident, uint64_t(4 + 40 + 2 + 20 + 7));
+        QCOMPARE(root.tree.pages, uint64_t(16 + 64 + 32 + 20 + 50 + 30));
+        QCOMPARE(root.tree.bytes, root.tree.pages * page);
+        QCOMPARE(tree.total, root.tree);
+
+        const CacheMapFolder &big = folder(tree, "big");
+        QCOMPARE(big.own.resident, uint64_t(42));
+        QCOMPARE(big.tree.resident, uint64_t(62));
+        QCOMPARE(big.tree.files, uint64_t(3));
+        QCOMPARE(folder(tree, "big/deep").tree.resident, uint64_t(20));
+        QCOMPARE(folder(tree, "small").tree.resident, uint64_t(7));
+        QCOMPARE(folder(tree, "small").tree.files, uint64_t(1));
+        QCOMPARE(folder(tree, "cold").tree.resident, uint64_t(0));
+        QCOMPARE(folder(tree, "empty").tree, FolderTotals());
+        QCOMPARE(std::string(folder(tree, "big/deep").name()), std::string("deep"));
+
+        // Children: the most resident first, ties by path.
+        QStringList order;
+        for (uint32_t child : root.children) {
+            order << QString::fromStdString(std::string(tree.folders[child].name()));
+        }
+        QCOMPARE(order, QStringList({QStringLiteral("big"), QStringLiteral("small"), QStringLiteral("cold"), QStringLiteral("empty")}));
+        // The same figures as the walk's own totals.
+        QCOMPARE(root.tree.resident, result.walk.total.resident);
+        QCOMPARE(root.tree.files, result.walk.total.files);
+    }
+
+    void hiddenFilesAreCountedNeverNumbered()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev");
+        }
+        const std::string unreachable = TestUtil::whyOthersCannotReach(m_dir);
+        if (!unreachable.empty()) {
+            QSKIP(qPrintable(QString::fromStdString(unreachable)));
+        }
+        // Root's files, readable by all: the kernel hides their residency from the test user.
+        for (const Planned &file : planned) {
+            QCOMPARE(chmod((m_dir + '/' + file.name).c_str(), 0644), 0);
+        }
+        struct Answer {
+            uint64_t files, hiddenFiles, hiddenBytes, resident, pages, bigHidden;
+        };
+        QString failure;
+        const std::optional<Answer> answer = TestUtil::valueFromChild<Answer>(
+            [this] {
+                const CacheMapTree tree = mapCache({m_dir}).tree;
+                const CacheMapFolder &root = folder(tree, "");
+                return Answer{root.tree.files,
+                              root.tree.hiddenFiles,
+                              root.tree.hiddenBytes,
+                              root.tree.resident,
+                              root.tree.pages,
+                              folder(tree, "big").tree.hiddenFiles};
+            },
+            *uid,
+            &failure,
+            30000);
+        QVERIFY2(answer, qPrintable(failure));
+        QCOMPARE(answer->files, uint64_t(std::size(planned)));
+        QCOMPARE(answer->hiddenFiles, uint64_t(std::size(planned)));
+        QCOMPARE(answer->bigHidden, uint64_t(3));
+        QCOMPARE(answer->hiddenBytes, uint64_t(16 + 64 + 32 + 20 + 50 + 30) * page);
+        QCOMPARE(answer->resident, uint64_t(0));
+        QCOMPARE(answer->pages, uint64_t(0));
+    }
+
+    void mountPointsAreMarked()
+    {
+        // /dev holds other file systems (devpts, shm, mqueue) wherever this runs.
+        struct stat devStat{};
+        QCOMPARE(stat("/dev", &devStat), 0);
+        std::string mounted;
+        for (const char *candidate : {"/dev/pts", "/dev/shm", "/dev/mqueue"}) {
+            struct stat st{};
+            if (stat(candidate, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev != devStat.st_dev) {
+                mounted = candidate;
+                break;
+            }
+        }
+        if (mounted.empty()) {
+            QSKIP("no file system mounted under /dev here");
+        }
+        const CacheMapTree tree = mapCache({"/dev"}).tree;
+        const CacheMapFolder *marked = tree.find(mounted);
+        QVERIFY2(marked, mounted.c_str());
+        QVERIFY(marked->mountPoint);
+        QVERIFY(!tree.folders[tree.roots.front()].mountPoint);
+
+        WalkOptions oneFileSystem;
+        oneFileSystem.oneFileSystem = true;
+        QVERIFY(!mapCache({"/dev"}, oneFileSystem).tree.find(mounted));
+    }
+
+    void problemsStayInTheirFolder()
+    {
+        QCOMPARE(mkfifo((m_dir + "/small/fifo").c_str(), 0644), 0);
+        std::vector<WalkProblem> problems;
+        std::mutex mutex;
+        const CacheMapTree tree = mapCache({m_dir}, {}, [&](const WalkProblem &problem) {
+                                      std::lock_guard lock(mutex);
+                                      problems.push_back(problem);
+                                  }).tree;
+        QCOMPARE(problems.size(), size_t(1)); // the caller still hears of it
+        QCOMPARE(folder(tree, "small").own.problems, uint64_t(1));
+        QCOMPARE(folder(tree, "").tree.problems, uint64_t(1));
+        QCOMPARE(folder(tree, "big").tree.problems, uint64_t(0));
+    }
+
+    void snapshotsDuringTheWalk()
+    {
+        // Many folders, so that the walk is still going when the first snapshot comes.
+        const std::string wide = m_dir + "/wide";
+        QCOMPARE(mkdir(wide.c_str(), 0755), 0);
+        for (int i = 0; i < 400; ++i) {
+            const std::string sub = wide + "/f" + std::to_string(i);
+            QCOMPARE(mkdir(sub.c_str(), 0755), 0);
+            QCOMPARE(close(open((sub + "/x").c_str(), O_CREAT | O_WRONLY, 0644)), 0);
+        }
+        CacheMapBuilder builder;
+        Walker walker(CacheMapBuilder::walkOptions({}));
+        builder.attach(walker);
+        WalkResult result;
+        std::thread walking([&] {
+            result = walker.walk({m_dir});
+        });
+        // Every snapshot is a consistent tree: each folder's tree holds its own.
+        size_t snapshots = 0;
+        while (snapshots < 1000) {
+            const CacheMapTree partial = builder.snapshot();
+            QVERIFY(!partial.complete);
+            for (const CacheMapFolder &f : partial.folders) {
+                QVERIFY(f.tree.files >= f.own.files);
+                QVERIFY(f.parent == CacheMapFolder::NoParent || f.parent < uint32_t(&f - partial.folders.data()));
+            }
+            ++snapshots;
+            if (builder.folderCount() >= 406) {
+                break;
+            }
+        }
+        walking.join();
+        QVERIFY(!result.cancelled);
+        const CacheMapTree full = builder.snapshot(true);
+        QCOMPARE(full.folders.size(), size_t(1 + 5 + 1 + 400));
+        QCOMPARE(folder(full, "wide").tree.files, uint64_t(400));
+        QCOMPARE(folder(full, "").tree.files, uint64_t(std::size(planned) + 400));
+    }
+
+    void aCancelledMapIsIncomplete()
+    {
+        CacheMapBuilder builder;
+        Walker walker(CacheMapBuilder::walkOptions({}));
+        builder.attach(walker);
+        // Cancelled at the first entry it meets.
+        walker.setEntryCallback([&](const WalkEntry &entry) {
+            builder.add(entry);
+            walker.cancel();
+        });
+        const WalkResult result = walker.walk({m_dir});
+        QVERIFY(result.cancelled);
+        QVERIFY(!builder.snapshot(!result.cancelled).complete);
+    }
+
+    void memoryGrowsWithFoldersNotFiles()
+    {
+        const auto bytesFor = [this](const char *name, int files) {
+            const std::string dir = m_dir + '/' + name;
+            mkdir(dir.c_str(), 0755);
+            for (int i = 0; i < files; ++i) {
+                close(open((dir + "/file-with-a-long-name-" + std::to_string(i)).c_str(), O_CREAT | O_WRONLY, 0644));
+            }
+            CacheMapBuilder builder;
+            Walker walker(CacheMapBuilder::walkOptions({}));
+            builder.attach(walker);
+            (void)walker.walk({dir});
+            return builder.memoryBytes();
+        };
+        const size_t few = bytesFor("aaaa", 3);
+        const size_t many = bytesFor("bbbb", 3000);
+        QCOMPARE(many, few);
+        QVERIFY(few < 1024);
+    }
+
+    void cliPrintsTheTreeAsTextAndJson()
+    {
+        const auto text =
+            TestUtil::run(TestUtil::cliPath(), {QStringLiteral("map"), QString::fromStdString(m_dir), QStringLiteral("--depth"), QStringLiteral("1")});
+        QCOMPARE(text.exitCode, 0);
+        const QStringList lines = QString::fromUtf8(text.out).split(QLatin1Char('\n'));
+        QVERIFY2(lines.value(0).contains(QLatin1String("RESIDENT")) && lines.value(0).contains(QLatin1String("FOLDER")), text.out.constData());
+        QVERIFY(lines.value(1).endsWith(QString::fromStdString(m_dir)));
+        // Indented under the root, the most resident first; deep is below --depth.
+        QVERIFY2(lines.value(2).endsWith(QLatin1String("  big")), text.out.constData());
+        QVERIFY2(lines.value(3).endsWith(QLatin1String("  small")), text.out.constData());
+        QVERIFY(!text.out.contains("deep"));
+
+        const auto json =
+            TestUtil::run(TestUtil::cliPath(),
+                          {QStringLiteral("--json"), QStringLiteral("map"), QString::fromStdString(m_dir), QStringLiteral("-d"), QStringLiteral("2")});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonObject document = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(document.value(QLatin1String("command")).toString(), QStringLiteral("map"));
+        QVERIFY(document.value(QLatin1String("complete")).toBool());
+        const QJsonArray folders = document.value(QLatin1String("folders")).toArray();
+        QCOMPARE(folders.size(), 6); // the root, its 4 folders, big/deep
+        const QJsonObject root = folders.at(0).toObject();
+        QCOMPARE(root.value(QLatin1String("path")).toString(), QString::fromStdString(m_dir));
+        QCOMPARE(root.value(QLatin1String("resident")).toInteger(), qint64(73));
+        QCOMPARE(root.value(QLatin1String("share_percent")).toDouble(), 100.0);
+        QCOMPARE(root.value(QLatin1String("files")).toInteger(), qint64(std::size(planned)));
+        const QJsonObject big = folders.at(1).toObject();
+        QCOMPARE(big.value(QLatin1String("path")).toString(), QString::fromStdString(m_dir + "/big"));
+        QCOMPARE(big.value(QLatin1String("depth")).toInteger(), qint64(1));
+        QCOMPARE(big.value(QLatin1String("resident")).toInteger(), qint64(62));
+        QCOMPARE(folders.at(2).toObject().value(QLatin1String("path")).toString(), QString::fromStdString(m_dir + "/big/deep"));
+        QCOMPARE(document.value(QLatin1String("total")).toObject().value(QLatin1String("resident")).toInteger(), qint64(73));
+    }
+
+    void cliBadInput_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a file") << QStringList{QStringLiteral("map"), QStringLiteral("@/top")} << 1 << QStringLiteral("@/top: a file, not a folder");
+        QTest::newRow("missing") << QStringList{QStringLiteral("map"), QStringLiteral("@/nothing-here")} << 1 << QStringLiteral("@/nothing-here");
+        QTest::newRow("bad depth") << QStringList{QStringLiteral("map"), QStringLiteral("@"), QStringLiteral("--depth"), QStringLiteral("two")} << 2
+                                   << QStringLiteral("--depth");
+        QTest::newRow("no folder") << QStringList{QStringLiteral("map")} << 2 << QStringLiteral("map");
+    }
+
+    void cliBadInput()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const QString dir = QString::fromStdString(m_dir);
+        for (QString &argument : arguments) {
+            argument.replace(QLatin1Char('@'), dir);
+        }
+        const auto result = TestUtil::run(TestUtil::cliPath(), arguments, 30000);
+        QVERIFY(!result.timedOut);
+        QCOMPARE(result.exitCode, exitCode);
+        QVERIFY2(QString::fromUtf8(result.err).contains(message.replace(QLatin1Char('@'), dir)), result.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(CacheMapTest)
+#include "cachemaptest.moc"

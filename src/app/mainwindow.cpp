@@ -5,6 +5,7 @@
 
 #include "applicationsview.h"
 #include "cachelimitdialog.h"
+#include "cachemapview.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
 #include "experimentswindow.h"
@@ -99,6 +100,14 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     connect(m_sampler, &MemorySampler::applicationsSampled, m_applicationsView, &ApplicationsView::setReport);
     connect(m_applicationsView, &ApplicationsView::message, this, &MainWindow::showMessage);
     connect(m_applicationsView, &ApplicationsView::refreshRequested, m_sampler, &MemorySampler::sampleNow);
+
+    // The cache map: which folders hold the cache. It walks when first shown
+    // and on request; its actions go through the files panel, as drops do.
+    m_cacheMapView = new CacheMapView(m_memoryPanel);
+    m_cacheMapView->setObjectName(QStringLiteral("cacheMapView"));
+    m_memoryPanel->tabs()->addTab(m_cacheMapView, QIcon::fromTheme(QStringLiteral("office-chart-area-focus-peak-node")), i18nc("@title:tab", "Cache Map"));
+    connect(m_cacheMapView, &CacheMapView::evictRequested, m_filesPanel, &FilesPanel::evictUrls);
+    connect(m_cacheMapView, &CacheMapView::inspectRequested, m_filesPanel, &FilesPanel::inspectUrls);
 
     // What needs root (drop caches, swap, hidden residency) goes through the
     // privileged helper; its effects are marked on the memory plot.
@@ -286,6 +295,8 @@ void MainWindow::applySettings()
     m_filesPanel->setHeatmapCells(settings->heatmapCells());
     m_filesPanel->setFollowSymlinks(settings->followSymlinks());
     m_filesPanel->setOneFileSystem(settings->oneFileSystem());
+    m_cacheMapView->setOneFileSystem(settings->oneFileSystem());
+    m_cacheMapView->setColors(settings->emptyColor(), settings->residentColor());
     // The residency strips of the list and the heatmap take the same colours.
     m_filesPanel->setColors(settings->residentColor(), settings->dirtyColor(), settings->emptyColor());
 }

@@ -15,6 +15,7 @@ namespace Cachescope::App
 {
 
 class ApplicationsView;
+class CacheMapView;
 class PrivilegedActions;
 class FilesPanel;
 class MemoryPanel;
@@ -79,6 +80,7 @@ private:
     MemorySampler *m_sampler = nullptr;
     PrivilegedActions *m_privileged = nullptr;
     ApplicationsView *m_applicationsView = nullptr;
+    CacheMapView *m_cacheMapView = nullptr;
     // No saved splitter sizes: the first show sets them from the window's height.
     bool m_defaultSplitterSizesPending = false;
     bool m_restoredMainSplitter = false;

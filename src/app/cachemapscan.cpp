@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "cachemapscan.h"
+
+#include <QMetaObject>
+#include <QPointer>
+
+namespace Cachescope::App
+{
+
+CacheMapScan::CacheMapScan(QObject *parent)
+    : QObject(parent)
+{
+    m_snapshots.setInterval(snapshotIntervalMs);
+    connect(&m_snapshots, &QTimer::timeout, this, [this] {
+        if (m_builder) {
+            Q_EMIT snapshotReady(std::make_shared<const CacheMapTree>(m_builder->snapshot()));
+        }
+    });
+}
+
+CacheMapScan::~CacheMapScan()
+{
+    stop();
+}
+
+void CacheMapScan::stop()
+{
+    if (m_cancelRequested) {
+        m_cancelRequested->store(true);
+    }
+    if (m_walker) {
+        m_walker->cancel();
+    }
+    if (m_thread.joinable()) {
+        m_thread.join();
+    }
+    m_snapshots.stop();
+    m_running = false;
+}
+
+void CacheMapScan::start(const std::string &root, const WalkOptions &options)
+{
+    stop();
+    const uint64_t generation = ++m_generation;
+    m_builder = std::make_unique<CacheMapBuilder>();
+    m_walker = std::make_unique<Walker>(CacheMapBuilder::walkOptions(options));
+    m_builder->attach(*m_walker);
+    Walker *walker = m_walker.get();
+    CacheMapBuilder *builder = m_builder.get();
+    auto cancelRequested = std::make_shared<std::atomic<bool>>(false);
+    m_cancelRequested = cancelRequested;
+    m_walker->setEntryCallback([walker, builder, cancelRequested](const WalkEntry &entry) {
+        if (cancelRequested->load(std::memory_order_relaxed)) {
+            walker->cancel();
+            return;
+        }
+        builder->add(entry);
+    });
+    m_running = true;
+    m_snapshots.start();
+    QPointer<CacheMapScan> self(this);
+    m_thread = std::thread([walker, root, self, generation, cancelRequested, this] {
+        WalkResult result;
+        if (!cancelRequested->load()) {
+            result = walker->walk({root});
+        }
+        result.cancelled = result.cancelled || cancelRequested->load();
+        // Back on the GUI thread; `self` is checked there (the destructor
+        // joins this thread, so the object outlives the walk itself).
+        QMetaObject::invokeMethod(
+            this,
+            [self, generation, cancelled = result.cancelled] {
+                if (self && self->m_generation == generation) {
+                    self->walkEnded(cancelled);
+                }
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void CacheMapScan::walkEnded(bool cancelled)
+{
+    if (m_thread.joinable()) {
+        m_thread.join();
+    }
+    m_snapshots.stop();
+    m_running = false;
+    Q_EMIT finished(std::make_shared<const CacheMapTree>(m_builder->snapshot(!cancelled)), !cancelled);
+}
+
+void CacheMapScan::cancel()
+{
+    if (m_walker && m_running) {
+        m_cancelRequested->store(true);
+        m_walker->cancel();
+    }
+}
+
+bool CacheMapScan::isRunning() const
+{
+    return m_running;
+}
+
+uint64_t CacheMapScan::entriesSeen() const
+{
+    return m_walker ? m_walker->entriesSeen() : 0;
+}
+
+size_t CacheMapScan::memoryBytes() const
+{
+    return m_builder ? m_builder->memoryBytes() : 0;
+}
+
+} // namespace Cachescope::App

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "cachemapview.h"
+
+#include "cachemapscan.h"
+#include "cachemapwidget.h"
+
+#include "format.h"
+#include "residency.h"
+
+#include <KLocalizedString>
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <unordered_map>
+
+namespace Cachescope::App
+{
+
+struct CacheMapView::Private {
+    CacheMapScan *scan = nullptr;
+    CacheMapWidget *map = nullptr;
+    QToolButton *backButton = nullptr;
+    QToolButton *upButton = nullptr;
+    QLabel *location = nullptr;
+    QPushButton *wholeSystemButton = nullptr;
+    QPushButton *folderButton = nullptr;
+    QPushButton *refreshButton = nullptr;
+    QProgressBar *progress = nullptr;
+    QPushButton *cancelButton = nullptr;
+    QLabel *summary = nullptr;
+    QTimer *progressTimer = nullptr;
+
+    std::shared_ptr<const CacheMapTree> tree;
+    std::unordered_map<std::string, uint32_t> index; // path -> folder in tree
+    QString root;
+    QString current; // the folder shown, by path: kept across snapshots
+    QStringList history; // for Back
+    bool oneFileSystem = false;
+    bool complete = false;
+    bool shownOnce = false;
+    QElapsedTimer walkTime;
+};
+
+CacheMapView::CacheMapView(QWidget *parent)
+    : QWidget(parent)
+    , d(std::make_unique<Private>())
+{
+    d->scan = new CacheMapScan(this);
+    d->map = new CacheMapWidget(this);
+    d->map->setObjectName(QStringLiteral("cacheMapWidget"));
+
+    d->backButton = new QToolButton(this);
+    d->backButton->setIcon(QIcon::fromTheme(QStringLiteral("go-previous")));
+    d->backButton->setToolTip(i18nc("@info:tooltip", "Back to the folder shown before"));
+    d->backButton->setAutoRaise(true);
+    d->upButton = new QToolButton(this);
+    d->upButton->setIcon(QIcon::fromTheme(QStringLiteral("go-up")));
+    d->upButton->setToolTip(i18nc("@info:tooltip", "The folder above"));
+    d->upButton->setAutoRaise(true);
+    d->location = new QLabel(this);
+    d->location->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    d->location->setObjectName(QStringLiteral("cacheMapLocation"));
+    d->wholeSystemButton = new QPushButton(QIcon::fromTheme(QStringLiteral("drive-harddisk-root")), i18nc("@action:button", "Whole System"), this);
+    d->wholeSystemButton->setToolTip(i18nc("@info:tooltip", "Map the page cache of every folder from /"));
+    d->folderButton = new QPushButton(QIcon::fromTheme(QStringLiteral("folder-open")), i18nc("@action:button", "Map Folder…"), this);
+    d->refreshButton = new QPushButton(QIcon::fromTheme(QStringLiteral("view-refresh")), i18nc("@action:button", "Refresh"), this);
+    d->refreshButton->setToolTip(i18nc("@info:tooltip", "Walk the map's folder again: the map is a picture of one moment"));
+
+    auto *header = new QHBoxLayout;
+    header->addWidget(d->backButton);
+    header->addWidget(d->upButton);
+    header->addWidget(d->location, 1);
+    header->addWidget(d->wholeSystemButton);
+    header->addWidget(d->folderButton);
+    header->addWidget(d->refreshButton);
+
+    d->progress = new QProgressBar(this);
+    d->progress->setRange(0, 0);
+    d->progress->setTextVisible(true);
+    d->cancelButton = new QPushButton(QIcon::fromTheme(QStringLiteral("dialog-cancel")), i18nc("@action:button", "Cancel"), this);
+    auto *progressRow = new QHBoxLayout;
+    progressRow->addWidget(d->progress, 1);
+    progressRow->addWidget(d->cancelButton);
+
+    d->summary = new QLabel(this);
+    d->summary->setWordWrap(true);
+    d->summary->setObjectName(QStringLiteral("cacheMapSummary"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(header);
+    layout->addLayout(progressRow);
+    layout->addWidget(d->map, 1);
+    auto *legend = new QLabel(i18nc("@info the cache map's legend",
+                                    "Area: share of the page cache · Colour: stronger where more of a folder's files is cached · "
+                                    "Hatched: files directly in a folder · Dashed frame: a mount point"),
+                              this);
+    legend->setWordWrap(true);
+    legend->setEnabled(false); // the secondary colour of the style, as hints are
+    layout->addWidget(d->summary);
+    layout->addWidget(legend);
+
+    d->progressTimer = new QTimer(this);
+    d->progressTimer->setInterval(200);
+    connect(d->progressTimer, &QTimer::timeout, this, [this] {
+        d->progress->setFormat(i18nc("@info:progress", "Walking %1: %2 entries", d->root, QLocale().toString(qulonglong(d->scan->entriesSeen()))));
+    });
+
+    connect(d->backButton, &QToolButton::clicked, this, &CacheMapView::back);
+    connect(d->upButton, &QToolButton::clicked, this, &CacheMapView::up);
+    connect(d->wholeSystemButton, &QPushButton::clicked, this, [this] {
+        mapFolder(QStringLiteral("/"));
+    });
+    connect(d->folderButton, &QPushButton::clicked, this, &CacheMapView::chooseFolder);
+    connect(d->refreshButton, &QPushButton::clicked, this, &CacheMapView::refresh);
+    connect(d->cancelButton, &QPushButton::clicked, this, &CacheMapView::cancel);
+    connect(d->map, &CacheMapWidget::folderActivated, this, [this](quint32 folder) {
+        showFolder(folder, true);
+    });
+    connect(d->map, &CacheMapWidget::contextMenuRequested, this, &CacheMapView::contextMenuFor);
+    connect(d->scan, &CacheMapScan::snapshotReady, this, &CacheMapView::setTree);
+    connect(d->scan, &CacheMapScan::finished, this, [this](std::shared_ptr<const CacheMapTree> tree, bool complete) {
+        d->complete = complete;
+        d->progressTimer->stop();
+        setTree(std::move(tree));
+        Q_EMIT mappingChanged(false);
+    });
+    updateHeader();
+}
+
+CacheMapView::~CacheMapView() = default;
+
+void CacheMapView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    // The first look maps the whole system; later ones keep the picture.
+    if (!d->shownOnce) {
+        d->shownOnce = true;
+        if (d->root.isEmpty()) {
+            mapFolder(QStringLiteral("/"));
+        }
+    }
+}
+
+void CacheMapView::mapFolder(const QString &root)
+{
+    d->root = root;
+    d->current = root;
+    d->history.clear();
+    d->complete = false;
+    d->tree.reset();
+    d->index.clear();
+    d->map->setTree(nullptr, CacheMapFolder::NoParent);
+    WalkOptions options;
+    options.oneFileSystem = d->oneFileSystem;
+    d->scan->start(root.toStdString(), options);
+    d->walkTime.start();
+    d->progressTimer->start();
+    d->progress->setFormat(i18nc("@info:progress", "Walking %1…", root));
+    Q_EMIT mappingChanged(true);
+    updateHeader();
+}
+
+void CacheMapView::refresh()
+{
+    if (d->root.isEmpty()) {
+        return;
+    }
+    const QString keep = d->current;
+    const QStringList history = d->history;
+    mapFolder(d->root);
+    d->current = keep;
+    d->history = history;
+}
+
+void CacheMapView::cancel()
+{
+    d->scan->cancel();
+}
+
+void CacheMapView::setOneFileSystem(bool stay)
+{
+    d->oneFileSystem = stay;
+}
+
+void CacheMapView::setColors(const QColor &empty, const QColor &full)
+{
+    d->map->setColors(empty, full);
+}
+
+QString CacheMapView::currentPath() const
+{
+    return d->current;
+}
+
+QString CacheMapView::rootPath() const
+{
+    return d->root;
+}
+
+bool CacheMapView::isMapping() const
+{
+    return d->scan->isRunning();
+}
+
+bool CacheMapView::isComplete() const
+{
+    return d->complete;
+}
+
+CacheMapWidget *CacheMapView::mapWidget() const
+{
+    return d->map;
+}
+
+QString CacheMapView::summaryText() const
+{
+    return d->summary->text();
+}
+
+size_t CacheMapView::mapMemoryBytes() const
+{
+    return d->scan->memoryBytes();
+}
+
+uint32_t CacheMapView::indexOf(const QString &path) const
+{
+    const auto found = d->index.find(path.toStdString());
+    return found == d->index.end() ? CacheMapFolder::NoParent : found->second;
+}
+
+void CacheMapView::setTree(std::shared_ptr<const CacheMapTree> tree)
+{
+    d->tree = std::move(tree);
+    d->index.clear();
+    d->index.reserve(d->tree->folders.size());
+    for (size_t i = 0; i < d->tree->folders.size(); ++i) {
+        d->index.emplace(d->tree->folders[i].path, uint32_t(i));
+    }
+    uint32_t shown = indexOf(d->current);
+    if (shown == CacheMapFolder::NoParent && !d->tree->roots.empty()) {
+        // Not walked yet (a refresh): the root until it is.
+        shown = d->tree->roots.front();
+    }
+    if (shown != CacheMapFolder::NoParent) {
+        d->map->setTree(d->tree, shown);
+    }
+    updateHeader();
+}
+
+void CacheMapView::showFolder(uint32_t index, bool remember)
+{
+    if (!d->tree || index >= d->tree->folders.size()) {
+        return;
+    }
+    const QString path = QString::fromStdString(d->tree->folders[index].path);
+    if (remember && path != d->current) {
+        d->history.append(d->current);
+    }
+    d->current = path;
+    d->map->setTree(d->tree, index);
+    updateHeader();
+}
+
+void CacheMapView::open(const QString &folder)
+{
+    showFolder(indexOf(folder), true);
+}
+
+void CacheMapView::back()
+{
+    if (d->history.isEmpty()) {
+        return;
+    }
+    const QString previous = d->history.takeLast();
+    showFolder(indexOf(previous), false);
+}
+
+void CacheMapView::up()
+{
+    const uint32_t index = indexOf(d->current);
+    if (index == CacheMapFolder::NoParent || d->tree->folders[index].parent == CacheMapFolder::NoParent) {
+        return;
+    }
+    showFolder(d->tree->folders[index].parent, true);
+}
+
+void CacheMapView::evictFolder(const QString &folder)
+{
+    Q_EMIT evictRequested({QUrl::fromLocalFile(folder)});
+}
+
+void CacheMapView::showInFileList(const QString &folder)
+{
+    Q_EMIT inspectRequested({QUrl::fromLocalFile(folder)});
+}
+
+void CacheMapView::contextMenuFor(quint32 folder, const QPoint &globalPos)
+{
+    if (!d->tree || folder >= d->tree->folders.size()) {
+        return;
+    }
+    const QString path = QString::fromStdString(d->tree->folders[folder].path);
+    QMenu menu(this);
+    menu.addAction(QIcon::fromTheme(QStringLiteral("folder-open")), i18nc("@action:inmenu", "Open in the Map"), this, [this, folder] {
+        showFolder(folder, true);
+    });
+    menu.addAction(QIcon::fromTheme(QStringLiteral("view-list-details")), i18nc("@action:inmenu", "Show in File List"), this, [this, path] {
+        showInFileList(path);
+    });
+    menu.addSeparator();
+    menu.addAction(QIcon::fromTheme(QStringLiteral("edit-clear")), i18nc("@action:inmenu", "Evict from Page Cache"), this, [this, path] {
+        evictFolder(path);
+    });
+    menu.addAction(QIcon::fromTheme(QStringLiteral("edit-copy")), i18nc("@action:inmenu", "Copy Path"), this, [path] {
+        QApplication::clipboard()->setText(path);
+    });
+    menu.exec(globalPos);
+}
+
+void CacheMapView::chooseFolder()
+{
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, i18nc("@title:window", "Map a Folder's Page Cache"), d->root.isEmpty() ? QDir::homePath() : d->root);
+    if (!folder.isEmpty()) {
+        mapFolder(folder);
+    }
+}
+
+void CacheMapView::updateHeader()
+{
+    const bool mapping = d->scan->isRunning();
+    d->progress->setVisible(mapping);
+    d->cancelButton->setVisible(mapping);
+    d->backButton->setEnabled(!d->history.isEmpty());
+    const uint32_t index = indexOf(d->current);
+    d->upButton->setEnabled(index != CacheMapFolder::NoParent && d->tree->folders[index].parent != CacheMapFolder::NoParent);
+    d->refreshButton->setEnabled(!d->root.isEmpty());
+    d->location->setText(d->current.isEmpty() ? i18nc("@info", "No folder mapped yet") : d->current);
+    if (!d->tree || index == CacheMapFolder::NoParent) {
+        d->summary->clear();
+        return;
+    }
+    const FolderTotals &totals = d->tree->folders[index].tree;
+    QString text = i18nc("@info %1 bytes, %2 files, %3 folders, %4 a path",
+                         "%1 in the page cache from %2 files in %3 folders under %4",
+                         formatBytes(totals.resident * pageSize(), ByteStyle::OneDecimal, QLocale()),
+                         QLocale().toString(qulonglong(totals.files)),
+                         QLocale().toString(qulonglong(totals.folders)),
+                         d->current);
+    if (totals.hiddenFiles > 0) {
+        text += QStringLiteral("; ")
+            + i18ncp("@info",
+                     "%1 file hidden by the kernel, not counted (run as its owner or use administrator rights)",
+                     "%1 files hidden by the kernel, not counted (run as their owner or use administrator rights)",
+                     qulonglong(totals.hiddenFiles));
+    }
+    if (mapping) {
+        text += QStringLiteral(" ") + i18nc("@info", "(so far: still walking)");
+    } else if (!d->complete) {
+        text += QStringLiteral(" ") + i18nc("@info", "(partial: the walk was cancelled)");
+    }
+    d->summary->setText(text);
+}
+
+} // namespace Cachescope::App

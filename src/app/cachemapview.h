@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+#include "cachemap.h"
+
+#include <QUrl>
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QToolButton;
+
+namespace Cachescope::App
+{
+
+class CacheMapScan;
+class CacheMapWidget;
+
+// The Cache Map tab: which folders of the whole system (or of one folder)
+// hold the page cache, as a treemap. It walks when asked (and the first time
+// it is shown), draws while walking, and costs nothing afterwards: the map is
+// a picture of one moment, refreshed on request.
+class CacheMapView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit CacheMapView(QWidget *parent = nullptr);
+    ~CacheMapView() override;
+
+    // Walks root and shows it (cancelling a walk under way).
+    void mapFolder(const QString &root);
+    void refresh();
+    void cancel();
+    void setOneFileSystem(bool stay);
+    void setColors(const QColor &empty, const QColor &full);
+
+    // Where the view is: the folder shown, and the map's root.
+    [[nodiscard]] QString currentPath() const;
+    [[nodiscard]] QString rootPath() const;
+    [[nodiscard]] bool isMapping() const;
+    [[nodiscard]] bool isComplete() const;
+    [[nodiscard]] CacheMapWidget *mapWidget() const;
+    [[nodiscard]] QString summaryText() const;
+    // The bytes the map holds for its folders (it holds nothing a file).
+    [[nodiscard]] size_t mapMemoryBytes() const;
+
+    // Navigation, as the buttons and a click do.
+    void open(const QString &folder);
+    void back();
+    void up();
+    // The context menu's actions on a folder of the map.
+    void evictFolder(const QString &folder);
+    void showInFileList(const QString &folder);
+
+Q_SIGNALS:
+    void evictRequested(const QList<QUrl> &urls);
+    void inspectRequested(const QList<QUrl> &urls);
+    void mappingChanged(bool mapping);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    void setTree(std::shared_ptr<const CacheMapTree> tree);
+    void showFolder(uint32_t index, bool remember);
+    void updateHeader();
+    void contextMenuFor(quint32 folder, const QPoint &globalPos);
+    void chooseFolder();
+    [[nodiscard]] uint32_t indexOf(const QString &path) const;
+
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace Cachescope::App

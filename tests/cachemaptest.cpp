@@ -245,6 +245,7 @@ private Q_SLOTS:
         }
         walking.join();
         QVERIFY(!result.cancelled);
+        builder.finish();
         const CacheMapTree full = builder.snapshot(true);
         QCOMPARE(full.folders.size(), size_t(1 + 5 + 1 + 400));
         QCOMPARE(folder(full, "wide").tree.files, uint64_t(400));
@@ -278,6 +279,7 @@ private Q_SLOTS:
             Walker walker(CacheMapBuilder::walkOptions({}));
             builder.attach(walker);
             (void)walker.walk({dir});
+            builder.finish();
             return builder.memoryBytes();
         };
         const size_t few = bytesFor("aaaa", 3);

@@ -61,11 +61,12 @@ void CacheMapScan::start(const std::string &root, const WalkOptions &options)
     m_running = true;
     m_snapshots.start();
     QPointer<CacheMapScan> self(this);
-    m_thread = std::thread([walker, root, self, generation, cancelRequested, this] {
+    m_thread = std::thread([walker, builder, root, self, generation, cancelRequested, this] {
         WalkResult result;
         if (!cancelRequested->load()) {
             result = walker->walk({root});
         }
+        builder->finish();
         result.cancelled = result.cancelled || cancelRequested->load();
         // Back on the GUI thread; `self` is checked there (the destructor
         // joins this thread, so the object outlives the walk itself).

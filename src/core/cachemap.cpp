@@ -137,8 +137,18 @@ void CacheMapBuilder::add(const WalkEntry &entry)
     }
     // A root that is a file stands in a folder of its own name.
     const std::string_view folderPath = entry.directory.empty() ? entry.name : entry.directory;
-    std::lock_guard lock(m_mutex);
-    FolderTotals &own = m_folders[folderLocked(folderPath, entry.root, entry.directory.empty() ? entry.device : 0)].own;
+    FolderTotals single;
+    ThreadTotals *pending = threadTotals();
+    if (pending && (!pending->used || pending->directory != folderPath || pending->root != entry.root)) {
+        if (pending->used) {
+            std::lock_guard lock(m_mutex);
+            flushLocked(*pending);
+        }
+        pending->directory.assign(folderPath);
+        pending->root = entry.root;
+        pending->used = true;
+    }
+    FolderTotals &own = pending ? pending->totals : single;
     ++own.files;
     own.bytes += entry.size;
     if (entry.residency.known()) {
@@ -150,6 +160,51 @@ void CacheMapBuilder::add(const WalkEntry &entry)
         own.hiddenBytes += entry.size;
     } else {
         ++own.problems;
+    }
+    if (!pending || entry.directory.empty()) {
+        // No slot left (more threads than slots), or a root that is a file (its device names the folder).
+        std::lock_guard lock(m_mutex);
+        if (pending) {
+            flushLocked(*pending);
+        } else {
+            m_folders[folderLocked(folderPath, entry.root, 0)].own.add(single);
+        }
+    }
+}
+
+CacheMapBuilder::ThreadTotals *CacheMapBuilder::threadTotals()
+{
+    const std::thread::id me = std::this_thread::get_id();
+    for (ThreadTotals &slot : m_threads) {
+        if (slot.owner.load(std::memory_order_relaxed) == me) {
+            return &slot;
+        }
+    }
+    for (ThreadTotals &slot : m_threads) {
+        std::thread::id free{};
+        if (slot.owner.compare_exchange_strong(free, me)) {
+            return &slot;
+        }
+    }
+    return nullptr;
+}
+
+void CacheMapBuilder::flushLocked(ThreadTotals &pending)
+{
+    if (!pending.used) {
+        return;
+    }
+    m_folders[folderLocked(pending.directory, pending.root, 0)].own.add(pending.totals);
+    pending.totals = FolderTotals();
+    pending.used = false;
+}
+
+void CacheMapBuilder::finish()
+{
+    std::lock_guard lock(m_mutex);
+    for (ThreadTotals &slot : m_threads) {
+        flushLocked(slot);
+        slot.owner.store(std::thread::id());
     }
 }
 
@@ -227,6 +282,7 @@ CacheMapResult mapCache(const std::vector<std::string> &roots, WalkOptions optio
     builder.attach(walker, std::move(problems));
     CacheMapResult result;
     result.walk = walker.walk(roots);
+    builder.finish();
     result.tree = builder.snapshot(!result.walk.cancelled);
     return result;
 }

@@ -10,12 +10,15 @@
 
 #include "walker.h"
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -84,6 +87,9 @@ public:
 
     void add(const WalkEntry &entry);
     void addProblem(const WalkProblem &problem);
+    // After the walk returned (every thread of it done): adds what the
+    // threads still hold. attach() callers and mapCache() call it.
+    void finish();
 
     [[nodiscard]] CacheMapTree snapshot(bool complete = false) const;
     [[nodiscard]] size_t folderCount() const;
@@ -91,13 +97,26 @@ public:
     [[nodiscard]] size_t memoryBytes() const;
 
 private:
+    // Each walking thread adds up the files of the folder it is in on its
+    // own and takes the lock once a folder, not once a file: a lock and a
+    // hash a file cost more than the walk's own work per file.
+    struct ThreadTotals {
+        std::atomic<std::thread::id> owner{};
+        std::string directory;
+        int root = 0;
+        bool used = false;
+        FolderTotals totals;
+    };
+    ThreadTotals *threadTotals();
+    void flushLocked(ThreadTotals &pending);
     uint32_t folderLocked(std::string_view path, int root, uint64_t device);
+
+    std::array<ThreadTotals, 64> m_threads;
 
     mutable std::mutex m_mutex;
     std::deque<CacheMapFolder> m_folders; // stable addresses: m_index points into their paths
     std::unordered_map<std::string_view, uint32_t> m_index;
     std::vector<uint32_t> m_roots;
-    uint64_t m_generation = 0;
 };
 
 struct CacheMapResult {

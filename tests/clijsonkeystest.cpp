@@ -390,6 +390,8 @@ private Q_SLOTS:
         add("map", QStringLiteral("map --json -d 3 {tree}"));
         add("map-file", QStringLiteral("map --json {file} {tree}"));
         add("map-hidden", QStringLiteral("map --json {roottree}"), RunAs::TestUser);
+        // lock (refused: a lock that succeeds holds until killed)
+        add("lock-missing", QStringLiteral("lock --json {file} {missing}"));
         // apps
         add("apps", QStringLiteral("apps --json --cgroup-root {cgroups}"));
         add("apps-watch", QStringLiteral("apps --json --watch 0.1 --count 2 --cgroup-root {cgroups}"));

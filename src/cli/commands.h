@@ -31,6 +31,7 @@ struct Command {
 [[nodiscard]] Command loadCommand();
 [[nodiscard]] Command topCommand();
 [[nodiscard]] Command mapCommand();
+[[nodiscard]] Command lockCommand();
 [[nodiscard]] Command meminfoCommand();
 [[nodiscard]] Command appsCommand();
 [[nodiscard]] std::vector<Command> snapshotCommands(); // save, diff, restore

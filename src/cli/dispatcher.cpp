@@ -145,7 +145,7 @@ int runCli(int argc, char **argv)
         return usageError({}, "unknown option '" + arg + "'");
     }
     if (next == args.size()) {
-        return usageError({}, "no command given (status, evict, load, top, map, meminfo, snapshot, drop-caches, swap)");
+        return usageError({}, "no command given (status, evict, load, top, map, lock, meminfo, snapshot, drop-caches, swap)");
     }
     std::string name = args[next++];
     if (name == "help") {
@@ -185,7 +185,7 @@ int runCli(int argc, char **argv)
     }
     const Command *command = findCommand(name);
     if (!command) {
-        return usageError({}, "unknown command '" + name + "' (status, evict, load, top, map, meminfo, snapshot, drop-caches, swap)");
+        return usageError({}, "unknown command '" + name + "' (status, evict, load, top, map, lock, meminfo, snapshot, drop-caches, swap)");
     }
 
     std::vector<std::string> rest = globalOptions;

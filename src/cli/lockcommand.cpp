@@ -288,7 +288,7 @@ int runLock(Context &context, const ParsedArgs &args)
     // All or nothing: a path that could not be named or walked locks nothing.
     if (context.anyFailed() || requests.empty()) {
         PinResult refused;
-        refused.error = requests.empty() && !context.anyFailed() ? "the folders hold no file with data" : "every path must be lockable (see above)";
+        refused.error = requests.empty() && !context.anyFailed() ? "no file with data in the paths given" : "every path must be lockable (see above)";
         refused.limits = currentLockLimits();
         context.out.buffer += refusal(context, refused);
         context.out.flush();

@@ -158,9 +158,8 @@ void CacheMapBuilder::add(const WalkEntry &entry)
     } else if (entry.residency.hidden) {
         ++own.hiddenFiles;
         own.hiddenBytes += entry.size;
-    } else {
-        ++own.problems;
     }
+    // A file whose residency failed is counted by addProblem(): the walker reports it there too.
     if (!pending || entry.directory.empty()) {
         // No slot left (more threads than slots), or a root that is a file (its device names the folder).
         std::lock_guard lock(m_mutex);

@@ -48,6 +48,11 @@ FilesActions::FilesActions(QWidget *panel)
                       "document-import",
                       i18nc("@action", "Load into Page Cache"),
                       i18nc("@info:tooltip", "Read the selected files and folders into the page cache")))
+    , keepInMemory(makeAction(
+          panel,
+          "window-pin",
+          i18nc("@action", "Keep in Memory"),
+          i18nc("@info:tooltip", "Lock the selected files' pages in memory (mlock) while Cachescope runs: no eviction or memory pressure takes them")))
     , topCached(
           makeAction(panel,
                      "view-sort-descending",
@@ -62,6 +67,7 @@ FilesActions::FilesActions(QWidget *panel)
                                 i18nc("@info:tooltip", "The privileged helper is not available")))
 {
     showPrivileged->setEnabled(false);
+    keepInMemory->setCheckable(true);
 }
 
 void FilesActions::addTo(KActionCollection *collection)
@@ -78,6 +84,7 @@ void FilesActions::addTo(KActionCollection *collection)
     add("file_evict", evict, {QKeySequence(Qt::CTRL | Qt::Key_E)});
     add("file_flush_evict", flushAndEvict, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)});
     add("file_load", load, {QKeySequence(Qt::CTRL | Qt::Key_L)});
+    add("file_keep_in_memory", keepInMemory);
     add("file_top_cached", topCached, {QKeySequence(Qt::CTRL | Qt::Key_T)});
     add("view_refresh", refresh, KStandardShortcut::reload());
     add("file_cancel", cancel, {QKeySequence(Qt::Key_Escape)});
@@ -90,6 +97,9 @@ void FilesActions::updateEnabled(const Selection &selection, bool busy, bool pri
     evict->setEnabled(selection.any);
     flushAndEvict->setEnabled(selection.any);
     load->setEnabled(selection.any);
+    // Files only: a folder's files are many and change; lock takes named files.
+    keepInMemory->setEnabled(selection.any && !selection.anyFolder && !selection.keeping);
+    keepInMemory->setChecked(selection.any && selection.allKept);
     // With nothing selected it looks in the home folder: a first thing to try.
     topCached->setEnabled(selection.anyFolder || !selection.any);
     cancel->setEnabled(busy);
@@ -100,7 +110,7 @@ void FilesActions::fillContextMenu(QMenu &menu, bool currentIsHidden) const
 {
     menu.addActions({addFiles, addFolder});
     menu.addSeparator();
-    menu.addActions({evict, flushAndEvict, load, topCached});
+    menu.addActions({evict, flushAndEvict, load, keepInMemory, topCached});
     menu.addSeparator();
     menu.addActions({refresh, remove});
     if (currentIsHidden) {

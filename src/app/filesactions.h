@@ -25,8 +25,8 @@ public:
 
     // Registers them under their names (before KXmlGuiWindow::setupGUI):
     // file_add_files, file_add_folder, file_remove, file_evict,
-    // file_flush_evict, file_load, file_top_cached, view_refresh,
-    // file_cancel, file_show_privileged.
+    // file_flush_evict, file_load, file_keep_in_memory, file_top_cached,
+    // view_refresh, file_cancel, file_show_privileged.
     void addTo(KActionCollection *collection);
 
     // What is selected decides what can be done.
@@ -35,6 +35,8 @@ public:
         bool anyTopLevel = false; // only the list's own rows can be removed
         bool anyFolder = false;
         bool currentIsHidden = false;
+        bool allKept = false; // every selected file is kept in memory
+        bool keeping = false; // a Keep in Memory is locking files now
     };
     void updateEnabled(const Selection &selection, bool busy, bool privilegedHelperAvailable);
 
@@ -47,6 +49,7 @@ public:
     QAction *const evict;
     QAction *const flushAndEvict;
     QAction *const load;
+    QAction *const keepInMemory; // checkable: checked when the selected files are kept
     QAction *const topCached;
     QAction *const refresh;
     QAction *const cancel;

@@ -317,6 +317,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::DecorationRole:
+        if (column == NameColumn && m_isKept && !n.isDirectory && m_isKept(n.path)) {
+            return QIcon::fromTheme(QStringLiteral("window-pin"));
+        }
         if (column == NameColumn) {
             return iconFor(n);
         }
@@ -348,6 +351,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
                             "The kernel hides the page cache of %1 file from you: it is not counted.",
                             "The kernel hides the page cache of %1 files from you: they are not counted.",
                             n.hiddenFiles);
+        }
+        if (m_isKept && !n.isDirectory && m_isKept(n.path)) {
+            lines << i18nc("@info:tooltip", "Kept in memory: its pages are locked until you release it or quit Cachescope.");
         }
         if (n.cancelled) {
             lines << i18nc("@info:tooltip", "The count was cancelled: these totals are partial.");
@@ -461,6 +467,11 @@ void FilesModel::removeTopLevel(const QModelIndexList &indexes)
         endRemoveRows();
     }
     labelTopLevel();
+}
+
+void FilesModel::setKeptCheck(std::function<bool(const std::string &)> isKept)
+{
+    m_isKept = std::move(isKept);
 }
 
 void FilesModel::clear()

@@ -8,6 +8,7 @@
 #include <QAbstractItemModel>
 #include <QSortFilterProxyModel>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -149,6 +150,9 @@ public:
     // until scan.readAtMs: only their age changes (no repaint).
     void setTotalsReadAt(const FolderScan &scan);
 
+    // Which files are kept in memory (Keep in Memory): they show a pin.
+    void setKeptCheck(std::function<bool(const std::string &)> isKept);
+
     // Every row showing this path (bytes).
     [[nodiscard]] std::vector<FileNode *> nodesForPath(const std::string &path) const;
     // Every row whose path is path or lies below it.
@@ -165,6 +169,7 @@ Q_SIGNALS:
     void folderScanWanted(const std::string &folder);
 
 private:
+    std::function<bool(const std::string &)> m_isKept;
     // Top-level rows show what tells them apart: "usr/lib" and "local/lib".
     void labelTopLevel();
     void emitRowChanged(FileNode *node);

@@ -14,6 +14,7 @@
 #include "format.h"
 #include "heatmapwidget.h"
 #include "liverefresh.h"
+#include "memorypins.h"
 #include "residencydelegate.h"
 #include "topcacheddialog.h"
 #include "uniquefd.h"
@@ -74,6 +75,7 @@ struct FilesPanel::Private {
     QLabel *heatmapTitle = nullptr;
     EvictDropZone *dropZone = nullptr;
     FilesMessageBar *messageBar = nullptr;
+    MemoryPins *pins = nullptr;
     QWidget *progressRow = nullptr;
     QLabel *progressLabel = nullptr;
     QProgressBar *progressBar = nullptr;
@@ -175,6 +177,10 @@ struct FilesPanel::Private {
             return n->isDirectory;
         });
         selection.currentIsHidden = currentIsHidden();
+        selection.allKept = std::all_of(nodes.begin(), nodes.end(), [this](const FileNode *n) {
+            return !n->isDirectory && pins->isKept(n->path);
+        });
+        selection.keeping = pins->isBusy();
         actions->updateEnabled(selection, busy(), privilegedHelperAvailable);
     }
 
@@ -301,10 +307,31 @@ FilesPanel::FilesPanel(QWidget *parent)
             inspectUrls({url});
         }
     });
+    // Keep in Memory: the locks live while the window does, or until released.
+    d->pins = new MemoryPins(this);
+    d->model->setKeptCheck([pins = d->pins](const std::string &path) {
+        return pins->isKept(path);
+    });
+    connect(d->pins, &MemoryPins::message, this, &FilesPanel::message);
+    connect(d->pins, &MemoryPins::changed, this, [this] {
+        d->view->viewport()->update();
+        d->updateActions();
+    });
+    connect(d->actions->keepInMemory, &QAction::triggered, this, [this](bool keep) {
+        if (keep) {
+            d->pins->keep(d->selectedPaths());
+        } else {
+            d->pins->release(d->selectedPaths());
+        }
+        d->updateActions();
+    });
     connect(d->actions->remove, &QAction::triggered, this, [this] {
         QModelIndexList sourceRows;
         for (const QModelIndex &row : d->view->selectionModel()->selectedRows()) {
             sourceRows.append(d->proxy->mapToSource(row));
+            if (!sourceRows.last().parent().isValid()) { // only top-level rows leave the list
+                d->pins->releaseUnder(d->model->node(sourceRows.last())->path);
+            }
         }
         d->model->removeTopLevel(sourceRows);
         d->showCurrentInHeatmap();

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "memorypins.h"
+
+#include "format.h"
+#include "pin.h"
+
+#include <KLocalizedString>
+
+#include <QtConcurrentRun>
+
+namespace Cachescope::App
+{
+
+MemoryPins::MemoryPins(QObject *parent)
+    : QObject(parent)
+{
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &MemoryPins::finished);
+}
+
+MemoryPins::~MemoryPins()
+{
+    // A lock under way finishes first (its pins are then dropped with the result).
+    m_watcher.waitForFinished();
+}
+
+void MemoryPins::keep(const std::vector<std::string> &paths)
+{
+    if (m_watcher.isRunning()) {
+        Q_EMIT message(i18nc("@info", "Still locking the files asked for before; try again when that is done."), true);
+        return;
+    }
+    std::vector<std::string> wanted;
+    for (const std::string &path : paths) {
+        if (!isKept(path)) {
+            wanted.push_back(path);
+        }
+    }
+    if (wanted.empty()) {
+        return;
+    }
+    m_watcher.setFuture(QtConcurrent::run([wanted] {
+        // One pin a file, so that each can be released alone; the limit check
+        // of each counts what the earlier ones locked (VmLck).
+        Outcome outcome;
+        for (const std::string &path : wanted) {
+            PinResult result = pinFiles({{path}});
+            if (!result.ok()) {
+                outcome.pinned.clear(); // all or nothing: unlocks what this request locked
+                outcome.error = result.error;
+                return outcome;
+            }
+            outcome.bytes += result.pins->bytes();
+            outcome.pinned.emplace_back(path, std::shared_ptr<Pins>(std::move(result.pins)));
+        }
+        return outcome;
+    }));
+    Q_EMIT changed();
+}
+
+void MemoryPins::finished()
+{
+    // Taken, not copied: a copy left in the future would keep the pins locked.
+    Outcome outcome = m_watcher.future().takeResult();
+    if (!outcome.error.empty()) {
+        Q_EMIT message(i18nc("@info %1 why, from the kernel's limits or the file", "Nothing was kept in memory: %1", QString::fromStdString(outcome.error)),
+                       true);
+    } else {
+        for (auto &[path, pins] : outcome.pinned) {
+            m_kept[path] = std::move(pins);
+        }
+        Q_EMIT message(i18ncp("@info %2 an amount of memory",
+                              "Keeping %1 file (%2) in memory while Cachescope runs.",
+                              "Keeping %1 files (%2) in memory while Cachescope runs.",
+                              int(outcome.pinned.size()),
+                              formatBytes(outcome.bytes, ByteStyle::OneDecimal, QLocale())),
+                       false);
+    }
+    Q_EMIT changed();
+}
+
+void MemoryPins::release(const std::vector<std::string> &paths)
+{
+    bool any = false;
+    for (const std::string &path : paths) {
+        any = m_kept.erase(path) > 0 || any;
+    }
+    if (any) {
+        Q_EMIT changed();
+    }
+}
+
+void MemoryPins::releaseUnder(const std::string &path)
+{
+    std::vector<std::string> below;
+    for (const auto &[kept, pins] : m_kept) {
+        if (kept == path || (kept.size() > path.size() && kept.compare(0, path.size(), path) == 0 && (path.back() == '/' || kept[path.size()] == '/'))) {
+            below.push_back(kept);
+        }
+    }
+    release(below);
+}
+
+bool MemoryPins::isKept(const std::string &path) const
+{
+    return m_kept.count(path) > 0;
+}
+
+bool MemoryPins::isBusy() const
+{
+    return m_watcher.isRunning();
+}
+
+size_t MemoryPins::keptCount() const
+{
+    return m_kept.size();
+}
+
+} // namespace Cachescope::App

@@ -34,15 +34,6 @@ namespace
 {
 const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
 
-void dropPages(const std::string &path)
-{
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        close(fd);
-    }
-}
-
 // CAP_IPC_LOCK in this process's effective set, on or off (root's tests turn
 // it off to meet RLIMIT_MEMLOCK as a user would, and back on after).
 bool setIpcLock(bool on)
@@ -124,7 +115,7 @@ private Q_SLOTS:
         QVERIFY(t.keep->isChecked());
         QVERIFY(t.view->model()->index(0, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("Kept in memory")));
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(200));
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(200));
         auto *message = t.panel->findChild<KMessageWidget *>(QStringLiteral("filesMessage"));
         QVERIFY(message);
@@ -134,7 +125,7 @@ private Q_SLOTS:
         t.keep->trigger();
         QVERIFY(!t.keep->isChecked());
         QVERIFY(t.iconName() != QLatin1String("window-pin"));
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
     }
 
@@ -149,7 +140,7 @@ private Q_SLOTS:
             t.view->selectionModel()->select(t.view->model()->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             t.collection.action(QStringLiteral("file_remove"))->trigger();
             QCOMPARE(t.view->model()->rowCount(), 0);
-            dropPages(m_file);
+            TestUtil::adviseDontNeed(m_file);
             QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
 
             // Kept again, then the panel (the window) goes.
@@ -157,10 +148,10 @@ private Q_SLOTS:
             QTRY_VERIFY(t.keep->isEnabled());
             t.keep->trigger();
             QTRY_COMPARE_WITH_TIMEOUT(t.iconName(), QStringLiteral("window-pin"), 20000);
-            dropPages(m_file);
+            TestUtil::adviseDontNeed(m_file);
             QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(200));
         }
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
     }
 

@@ -29,15 +29,6 @@ namespace
 {
 const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
 
-void dropPages(const std::string &path)
-{
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        close(fd);
-    }
-}
-
 uint64_t lockedBytesOfSelf()
 {
     std::ifstream status("/proc/self/status");
@@ -73,11 +64,11 @@ private Q_SLOTS:
         QVERIFY2(result.ok(), result.error.c_str());
         QCOMPARE(result.pins->pages(), uint64_t(256));
         QCOMPARE(result.pins->residentPages(), uint64_t(256));
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(256));
         // Released: the same eviction now takes them.
         result.pins.reset();
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
         QCOMPARE(lockedBytesOfSelf(), uint64_t(0));
     }
@@ -224,12 +215,12 @@ private Q_SLOTS:
         pidText >> pid;
         QVERIFY(pid > 1);
         QVERIFY(kill(pid, 0) == 0);
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(256));
         QCOMPARE(kill(pid, SIGTERM), 0);
         QTRY_VERIFY_WITH_TIMEOUT(access(pidFile.c_str(), F_OK) != 0, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(kill(pid, 0) != 0, 10000);
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
     }
 
@@ -242,7 +233,7 @@ private Q_SLOTS:
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.err.contains("nothing locked"), run.err.constData());
         QVERIFY2(run.err.contains("/nothing: No such file or directory"), run.err.constData());
-        dropPages(m_file);
+        TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
     }
 };

@@ -207,6 +207,16 @@ void makeColdFile(const std::string &path, uint64_t bytes)
     evictRaw(path);
 }
 
+void adviseDontNeed(const std::string &path)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail("open " + path);
+    }
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+}
+
 void evictRaw(const std::string &path)
 {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -32,6 +32,10 @@ void makeColdFile(const std::string &path, uint64_t bytes);
 // posix_fadvise(DONTNEED) on the whole file, and waits until cachestat/mincore agree.
 void evictRaw(const std::string &path);
 
+// One posix_fadvise(DONTNEED) on the whole file, no waiting: for checks that
+// pages which must stay (locked, mapped) did stay.
+void adviseDontNeed(const std::string &path);
+
 // Reads [offset, offset + length) with pread, readahead off, so that exactly
 // the pages of that range become resident.
 void readRange(const std::string &path, uint64_t offset, uint64_t length);

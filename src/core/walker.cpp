@@ -83,6 +83,7 @@ void WalkTotals::add(const WalkTotals &other)
     skipped += other.skipped;
     errors += other.errors;
     remained += other.remained;
+    filtered += other.filtered;
 }
 
 EntryKind kindOfMode(uint32_t mode)
@@ -323,6 +324,7 @@ struct Worker {
     std::vector<Task> found; // subfolders of the folder being listed
     WalkEntry entry;
     std::string scratchPath;
+    std::string filterPath; // the path a glob with a slash is matched against
     uint64_t unreportedEntries = 0;
     uint64_t unreportedBytes = 0;
     ResidencyMethod method = ResidencyMethod::None;
@@ -450,6 +452,11 @@ struct Worker {
             }
         }
 
+        if (!options.filter.admitsSize(uint64_t(st.st_size))) {
+            seen(0);
+            ++t.filtered;
+            return;
+        }
         seen(uint64_t(st.st_size));
         fillEntry(place, nameView, EntryKind::File, st);
         if ((options.followSymlinks || st.st_nlink > 1) && !walk.links.insert(st.st_dev, st.st_ino)) {
@@ -557,6 +564,26 @@ struct Worker {
         problem(place.root, place.directory, name, kind, true, 0, std::string("changed type while walking (now a ") + kindName(kind) + "): not read");
     }
 
+    // Whether the filter lets a file (or a folder) in; a file left out is counted.
+    bool admitted(const Place &place, const char *name, std::string_view nameView, bool folder)
+    {
+        if (options.filter.include.empty() && options.filter.exclude.empty()) {
+            return true;
+        }
+        filterPath.clear();
+        if (options.filter.needsPath()) {
+            joinPath(filterPath, place.directory, nameView);
+        }
+        if (folder ? options.filter.admitsFolder(name, filterPath) : options.filter.admitsFile(name, filterPath)) {
+            return true;
+        }
+        if (!folder) {
+            seen(0);
+            ++totals[place.root].filtered;
+        }
+        return false;
+    }
+
     // One name in a listed folder.
     void dirent(const std::shared_ptr<DirNode> &node, const Place &place, const char *name, unsigned char type)
     {
@@ -578,10 +605,16 @@ struct Worker {
         }
         switch (kind) {
         case EntryKind::File:
+            if (!admitted(place, name, nameView, false)) {
+                return;
+            }
             file(place, name, nameLength, false, known);
             return;
         case EntryKind::Directory:
             seen(0);
+            if (!admitted(place, name, nameView, true)) {
+                return;
+            }
             node->holders.fetch_add(1, std::memory_order_relaxed);
             found.emplace_back(node, std::string(nameView), place.root, false);
             return;
@@ -611,6 +644,9 @@ struct Worker {
             return;
         }
         const EntryKind target = kindOfMode(st.st_mode);
+        if ((target == EntryKind::File || target == EntryKind::Directory) && !admitted(place, name, nameView, target == EntryKind::Directory)) {
+            return;
+        }
         if (target == EntryKind::File) {
             file(place, name, nameLength, true, nullptr);
         } else if (target == EntryKind::Directory) {
@@ -674,6 +710,12 @@ struct Worker {
             }
             const EntryKind kind = kindOfMode(st.st_mode);
             if (kind == EntryKind::File) {
+                // A file named as a root: filtered as the commands filter the files they are given.
+                if (!options.filter.admitsNamedFile(rootPath, uint64_t(st.st_size))) {
+                    seen(0);
+                    ++totals[task.root].filtered;
+                    return;
+                }
                 file(place, rootPath.c_str(), rootPath.size(), true, nullptr);
                 return;
             }

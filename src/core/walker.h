@@ -4,6 +4,7 @@
 
 #include "evict.h"
 #include "load.h"
+#include "pathfilter.h"
 #include "residency.h"
 
 #include <atomic>
@@ -49,6 +50,9 @@ struct WalkOptions {
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
     LoadOptions loadOptions; // cancel and progress are set by the walker
+    // Files (and folders) left out: never opened (a size check opens the
+    // file for fstat only), never acted on, counted in WalkTotals::filtered.
+    PathFilter filter;
 };
 
 struct WalkEntry {
@@ -102,6 +106,7 @@ struct WalkTotals {
     uint64_t skipped = 0; // FIFOs, sockets, devices, ...
     uint64_t errors = 0;
     uint64_t remained = 0; // Evict: files with pages left
+    uint64_t filtered = 0; // files left out by WalkOptions::filter (folders left out are not entered, their files not counted)
 
     void add(const WalkTotals &other);
 };

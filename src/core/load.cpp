@@ -166,64 +166,129 @@ LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &opti
         report.errorText = "the file shrank from " + std::to_string(range.end) + " to " + std::to_string(newSize) + " bytes while it was being loaded";
         range.end = std::max(newSize, range.start);
     };
-
-    uint64_t position = range.start;
-    while (position < range.end) {
-        if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
-            report.cancelled = true;
-            break;
+    const auto noteSpan = [&](uint64_t start, uint64_t end) {
+        if (!report.loadedSpans.empty() && report.loadedSpans.back().offset + report.loadedSpans.back().length == start) {
+            report.loadedSpans.back().length += end - start;
+        } else if (report.loadedSpans.size() < LoadReport::maxSpans) {
+            report.loadedSpans.push_back({start, end - start});
+        } else {
+            ++report.spansOmitted;
         }
-        // readahead(2) past the end quietly reads nothing: look at the size first.
-        struct stat now;
-        if (fstat(fd, &now) == 0 && fileSize(now) < range.end) {
-            noteTruncated(fileSize(now));
-            if (position >= range.end) {
-                break;
+    };
+    // Where the range has been gone through up to, for progress.
+    uint64_t passed = range.start;
+    const auto reportPassed = [&](uint64_t position) {
+        if (position > passed) {
+            passed = position;
+            if (options.progress) {
+                options.progress(passed - range.start);
             }
         }
-        const uint64_t chunkEnd = std::min(range.end, (position / progressChunk + 1) * progressChunk);
-        bool readIt = method == LoadMethod::Read;
-        if (!readIt) {
-            const int error = readaheadBytes(fd, position, chunkEnd);
-            if (error == EINVAL || error == ENOSYS) {
-                // This filesystem has no readahead: read from here on.
-                method = LoadMethod::Read;
-                readIt = true;
-            } else if (error != 0) {
-                report.error = error;
-                report.errorText = errnoText("readahead", error) + " at byte " + std::to_string(position);
-                break;
-            } else if (canVerify) {
-                const uint64_t chunkFirst = position / page;
-                const uint64_t chunkPages = (chunkEnd + page - 1) / page - chunkFirst;
-                CachestatCounts counts;
-                if (cachestatRange(fd, chunkFirst * page, chunkPages * page, counts) != 0 || counts.cache < chunkPages) {
-                    // The kernel read less than asked (its cap, memory
-                    // pressure): read the chunk so that every page is there.
-                    readIt = true;
+    };
+
+    // Loads [start, end) of the range a chunk at a time; false once the load
+    // must stop (cancelled, failed, truncated before the span).
+    const auto loadSpan = [&](uint64_t start, uint64_t end) {
+        uint64_t position = start;
+        while (position < std::min(end, range.end)) {
+            if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+                report.cancelled = true;
+                return false;
+            }
+            // readahead(2) past the end quietly reads nothing: look at the size first.
+            struct stat now;
+            if (fstat(fd, &now) == 0 && fileSize(now) < range.end) {
+                noteTruncated(fileSize(now));
+                if (position >= range.end) {
+                    return false;
                 }
             }
-        }
-        if (readIt) {
-            ensureBuffer();
-            const int64_t n = readBytes(fd, position, chunkEnd, buffer);
-            if (n < 0) {
-                report.error = int(-n);
-                report.errorText = errnoText("read", int(-n)) + " at byte " + std::to_string(position);
-                break;
+            const uint64_t chunkEnd = std::min({end, range.end, (position / progressChunk + 1) * progressChunk});
+            bool readIt = method == LoadMethod::Read;
+            if (!readIt) {
+                const int error = readaheadBytes(fd, position, chunkEnd);
+                if (error == EINVAL || error == ENOSYS) {
+                    // This filesystem has no readahead: read from here on.
+                    method = LoadMethod::Read;
+                    readIt = true;
+                } else if (error != 0) {
+                    report.error = error;
+                    report.errorText = errnoText("readahead", error) + " at byte " + std::to_string(position);
+                    return false;
+                } else if (canVerify) {
+                    const uint64_t chunkFirst = position / page;
+                    const uint64_t chunkPages = (chunkEnd + page - 1) / page - chunkFirst;
+                    CachestatCounts counts;
+                    if (cachestatRange(fd, chunkFirst * page, chunkPages * page, counts) != 0 || counts.cache < chunkPages) {
+                        // The kernel read less than asked (its cap, memory
+                        // pressure): read the chunk so that every page is there.
+                        readIt = true;
+                    }
+                }
             }
-            if (uint64_t(n) < chunkEnd - position) {
-                // End of file before the end of the range: it was truncated.
-                noteTruncated(position + uint64_t(n));
-                report.bytesDone += uint64_t(n);
-                break;
+            if (readIt) {
+                ensureBuffer();
+                const int64_t n = readBytes(fd, position, chunkEnd, buffer);
+                if (n < 0) {
+                    report.error = int(-n);
+                    report.errorText = errnoText("read", int(-n)) + " at byte " + std::to_string(position);
+                    return false;
+                }
+                if (uint64_t(n) < chunkEnd - position) {
+                    // End of file before the end of the range: it was truncated.
+                    noteTruncated(position + uint64_t(n));
+                    if (n > 0) {
+                        report.bytesDone += uint64_t(n);
+                        noteSpan(position, position + uint64_t(n));
+                    }
+                    reportPassed(position + uint64_t(n));
+                    return false;
+                }
+            }
+            report.bytesDone += chunkEnd - position;
+            noteSpan(position, chunkEnd);
+            position = chunkEnd;
+            reportPassed(position);
+        }
+        return position >= start;
+    };
+
+    if (before.known() && pageCount > 0) {
+        // Only what is missing: a page map a window at a time (bounded
+        // memory), then each run of missing pages.
+        report.spansKnown = true;
+        bool going = true;
+        for (uint64_t windowFirst = firstPage; going && windowFirst < firstPage + pageCount; windowFirst += pageMapWindow) {
+            const uint64_t windowPages = std::min(pageMapWindow, firstPage + pageCount - windowFirst);
+            const PageMap map = pageMapOfDescriptor(fd, st, windowFirst, windowPages, ResidencyOptions{.forceMincore = true});
+            const auto missing = [&map](uint64_t pageIndex) {
+                const uint64_t at = pageIndex - map.firstPage;
+                // A page the map could not tell about is loaded.
+                return !map.ok() || map.hidden || pageIndex < map.firstPage || at >= map.flags.size() || !(map.flags[size_t(at)] & PageResident);
+            };
+            uint64_t p = windowFirst;
+            const uint64_t windowEnd = windowFirst + windowPages;
+            while (going && p < windowEnd) {
+                if (!missing(p)) {
+                    ++p;
+                    continue;
+                }
+                uint64_t q = p + 1;
+                while (q < windowEnd && missing(q)) {
+                    ++q;
+                }
+                const uint64_t spanStart = std::max(range.start, p * page);
+                const uint64_t spanEnd = std::min(range.end, q * page);
+                reportPassed(spanStart);
+                going = spanStart >= spanEnd || loadSpan(spanStart, spanEnd);
+                p = q;
+            }
+            if (going) {
+                reportPassed(std::min(range.end, windowEnd * page));
             }
         }
-        report.bytesDone += chunkEnd - position;
-        position = chunkEnd;
-        if (options.progress) {
-            options.progress(report.bytesDone);
-        }
+    } else {
+        (void)loadSpan(range.start, range.end);
     }
     posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL);
 

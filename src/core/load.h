@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 struct stat;
 
@@ -26,16 +27,34 @@ struct LoadOptions {
     LoadMethod method = LoadMethod::Readahead;
     // Optional: checked between chunks.
     const std::atomic<bool> *cancel = nullptr;
-    // Optional: called after each chunk with the bytes done so far for this file.
+    // Optional: called after each chunk with the bytes of the range gone
+    // through so far (loaded, or found resident and skipped).
     std::function<void(uint64_t bytesDone)> progress;
 };
 
+// Bytes [offset, offset + length) of a file.
+struct ByteSpan {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    bool operator==(const ByteSpan &) const = default;
+};
+
 struct LoadReport {
+    // At most this many loaded spans are kept (a file loaded in a million
+    // pieces would cost megabytes to report); the rest are counted.
+    static constexpr size_t maxSpans = 4096;
+
     uint64_t pages = 0;
     uint64_t before = 0;
     uint64_t after = 0;
     uint64_t bytesRequested = 0;
-    uint64_t bytesDone = 0;
+    uint64_t bytesDone = 0; // what was read ahead or read: the pages that were missing
+    // The spans of the range that were missing and were loaded, in order,
+    // clipped to the range; known only where residency is not hidden (the
+    // whole range is loaded then).
+    bool spansKnown = false;
+    std::vector<ByteSpan> loadedSpans;
+    uint64_t spansOmitted = 0; // beyond maxSpans
     bool hidden = false;
     bool truncated = false; // the file shrank while it was read
     bool cancelled = false;
@@ -43,6 +62,10 @@ struct LoadReport {
     std::string errorText;
 };
 
+// Loads the pages of the range that are not resident, and only those: it
+// looks first (a page map, a window at a time), then reads ahead or reads
+// each missing span. Where residency is hidden it cannot look, and loads the
+// whole range.
 [[nodiscard]] LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &options);
 
 // Resident (and, with cachestat, dirty and writeback) pages of the pages

@@ -375,6 +375,7 @@ private Q_SLOTS:
         add("status-hidden", QStringLiteral("status --json --pages 4 {rootfile} -r {roottree}"), RunAs::TestUser);
         add("status-hidden-verbose", QStringLiteral("status --json -rv {roottree}"), RunAs::TestUser);
         add("status-privileged", QStringLiteral("status --json --privileged {file}"), RunAs::Self, Needs::NoSystemBus);
+        add("status-filtered", QStringLiteral("status -rv --json --exclude fifo* --max-size 1 {tree} {file}"));
         // evict and load
         add("evict", QStringLiteral("evict --json {file} {missing} {tree}"));
         add("evict-verbose", QStringLiteral("evict -v --json --flush {tree}"));
@@ -386,6 +387,7 @@ private Q_SLOTS:
         add("top", QStringLiteral("top --json -n 3 {tree} {file}"));
         add("top-missing", QStringLiteral("top --json {missing} {tree}"));
         add("top-hidden", QStringLiteral("top --json {roottree}"), RunAs::TestUser);
+        add("top-filtered", QStringLiteral("top --json --include *.none {tree}"));
         // map
         add("map", QStringLiteral("map --json -d 3 {tree}"));
         add("map-file", QStringLiteral("map --json {file} {tree}"));

@@ -41,18 +41,6 @@ TestUtil::RunResult cli(const QStringList &arguments, int timeoutMs = 60000)
     return TestUtil::run(TestUtil::cliPath(), arguments, timeoutMs);
 }
 
-// The one JSON document a --json run prints; fails the test when it is not one.
-QJsonObject jsonOf(const TestUtil::RunResult &result)
-{
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(result.out, &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject()) {
-        qWarning("not one JSON object (%s): %s\nstderr: %s", qPrintable(error.errorString()), result.out.constData(), result.err.constData());
-        return {};
-    }
-    return document.object();
-}
-
 quint64 number(const QJsonObject &object, const char *key)
 {
     return quint64(object.value(QLatin1String(key)).toDouble(-1));
@@ -141,7 +129,7 @@ private Q_SLOTS:
 
         const auto result = cli({QStringLiteral("status"), QStringLiteral("--json"), q(path)});
         QCOMPARE(result.exitCode, 0);
-        const QJsonObject json = jsonOf(result);
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
         QCOMPARE(json.value(QLatin1String("command")).toString(), QStringLiteral("status"));
         const QJsonArray files = json.value(QLatin1String("files")).toArray();
         QCOMPARE(files.size(), 1);
@@ -189,7 +177,7 @@ private Q_SLOTS:
 
         const auto result = cli({QStringLiteral("status"), QStringLiteral("-r"), QStringLiteral("--json"), q(dir)});
         QCOMPARE(result.exitCode, 0);
-        const QJsonObject json = jsonOf(result);
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
         QVERIFY(json.value(QLatin1String("files")).toArray().isEmpty()); // totals only without -v
         const QJsonArray roots = json.value(QLatin1String("roots")).toArray();
         QCOMPARE(roots.size(), 1);
@@ -209,7 +197,7 @@ private Q_SLOTS:
 
         // -v lists every file, sorted, each with its own numbers.
         const auto verbose = cli({QStringLiteral("status"), QStringLiteral("-rv"), QStringLiteral("--json"), q(dir)});
-        const QJsonArray files = jsonOf(verbose).value(QLatin1String("files")).toArray();
+        const QJsonArray files = TestUtil::jsonObjectOf(verbose).value(QLatin1String("files")).toArray();
         QCOMPARE(files.size(), 3);
         QCOMPARE(files.at(0).toObject().value(QLatin1String("path")).toString(), q(dir + "/a"));
         QCOMPARE(number(files.at(0).toObject(), "resident"), quint64(10));
@@ -239,7 +227,8 @@ private Q_SLOTS:
         QCOMPARE(unicode.out.split('\n').at(2), QByteArray("  |\u2588\u2588\u2588\u2588\u2588    \u2591|"));
 
         const auto json = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("10"), QStringLiteral("--json"), q(path)});
-        const QJsonObject histogram = jsonOf(json).value(QLatin1String("files")).toArray().at(0).toObject().value(QLatin1String("histogram")).toObject();
+        const QJsonObject histogram =
+            TestUtil::jsonObjectOf(json).value(QLatin1String("files")).toArray().at(0).toObject().value(QLatin1String("histogram")).toObject();
         const QJsonArray resident = histogram.value(QLatin1String("resident")).toArray();
         QCOMPARE(resident.size(), 10);
         QCOMPARE(resident.at(0).toInteger(), 10);
@@ -256,7 +245,7 @@ private Q_SLOTS:
 
         const auto evict = cli({QStringLiteral("evict"), QStringLiteral("--json"), q(path)});
         QCOMPARE(evict.exitCode, 0);
-        const QJsonObject file = jsonOf(evict).value(QLatin1String("files")).toArray().at(0).toObject();
+        const QJsonObject file = TestUtil::jsonObjectOf(evict).value(QLatin1String("files")).toArray().at(0).toObject();
         // Pages cannot be held mapped for an eviction, and the kernel here may
         // reclaim a few on its own while the program starts: at most 40.
         const quint64 before = number(file, "before");
@@ -266,7 +255,7 @@ private Q_SLOTS:
         QCOMPARE(file.value(QLatin1String("remain_reason")).toString(), QStringLiteral("none"));
 
         const auto status = cli({QStringLiteral("status"), QStringLiteral("--json"), q(path)});
-        QCOMPARE(number(jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject(), "resident"), quint64(0));
+        QCOMPARE(number(TestUtil::jsonObjectOf(status).value(QLatin1String("files")).toArray().at(0).toObject(), "resident"), quint64(0));
 
         // A folder is evicted recursively, with totals.
         const std::string dir = m_dir + "/evicttree";
@@ -275,7 +264,7 @@ private Q_SLOTS:
         TestUtil::readRange(dir + "/x", 0, 8 * P);
         const auto tree = cli({QStringLiteral("evict"), QStringLiteral("--json"), q(dir)});
         QCOMPARE(tree.exitCode, 0);
-        const QJsonObject total = jsonOf(tree).value(QLatin1String("total")).toObject();
+        const QJsonObject total = TestUtil::jsonObjectOf(tree).value(QLatin1String("total")).toObject();
         QVERIFY(number(total, "resident") > 0 && number(total, "resident") <= 8);
         QCOMPARE(number(total, "resident_after"), quint64(0));
         QCOMPARE(TestUtil::vmtouchResidentPages(dir + "/x").value_or(0), quint64(0));
@@ -303,7 +292,7 @@ private Q_SLOTS:
                                QStringLiteral("--json"),
                                q(path)});
         QCOMPARE(load.exitCode, 0);
-        const QJsonObject file = jsonOf(load).value(QLatin1String("files")).toArray().at(0).toObject();
+        const QJsonObject file = TestUtil::jsonObjectOf(load).value(QLatin1String("files")).toArray().at(0).toObject();
         QCOMPARE(number(file, "bytes_done"), quint64(16 * P));
         // Exactly the pages [64, 80) were loaded. The kernel here may have
         // reclaimed some since; it counts those (pagesNow).
@@ -312,7 +301,7 @@ private Q_SLOTS:
 
         const auto status = cli({QStringLiteral("status"), QStringLiteral("--pages"), QStringLiteral("16"), QStringLiteral("--json"), q(path)});
         const TestUtil::PagesNow now = TestUtil::pagesNow(path, 64 * P, 16 * P);
-        const QJsonObject after = jsonOf(status).value(QLatin1String("files")).toArray().at(0).toObject();
+        const QJsonObject after = TestUtil::jsonObjectOf(status).value(QLatin1String("files")).toArray().at(0).toObject();
         CACHESCOPE_VERIFY_RESIDENCY_FIGURE(now, number(after, "resident"), 16);
         // Bucket 4 of 16 buckets of 16 pages holds them all.
         const QJsonArray buckets = after.value(QLatin1String("histogram")).toObject().value(QLatin1String("resident")).toArray();
@@ -335,7 +324,7 @@ private Q_SLOTS:
 
         const auto result = cli({QStringLiteral("top"), q(dir), QStringLiteral("-n"), QStringLiteral("2"), QStringLiteral("--json")});
         QCOMPARE(result.exitCode, 0);
-        const QJsonArray entries = jsonOf(result).value(QLatin1String("entries")).toArray();
+        const QJsonArray entries = TestUtil::jsonObjectOf(result).value(QLatin1String("entries")).toArray();
         QCOMPARE(entries.size(), 2);
         QCOMPARE(entries.at(0).toObject().value(QLatin1String("path")).toString(), q(dir + "/thirty"));
         QCOMPARE(number(entries.at(0).toObject(), "resident"), quint64(30));
@@ -354,7 +343,7 @@ private Q_SLOTS:
     {
         const auto result = cli({QStringLiteral("meminfo"), QStringLiteral("--json")});
         QCOMPARE(result.exitCode, 0);
-        const QJsonObject json = jsonOf(result);
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
         for (const char *key :
              {"total", "used", "free", "shared", "buffers", "cache", "buff_cache", "available", "swap_total", "swap_used", "swap_free", "dirty", "writeback"}) {
             QVERIFY2(json.value(QLatin1String(key)).isDouble(), key);
@@ -454,7 +443,7 @@ private Q_SLOTS:
 
         const auto save = cli({QStringLiteral("snapshot"), QStringLiteral("save"), QStringLiteral("--json"), q(first), q(dir)});
         QCOMPARE(save.exitCode, 0);
-        QCOMPARE(number(jsonOf(save), "resident_pages"), quint64(24));
+        QCOMPARE(number(TestUtil::jsonObjectOf(save), "resident_pages"), quint64(24));
         QVERIFY(QFile::exists(q(first)));
 
         held.release(); // mapped pages would stay
@@ -463,7 +452,7 @@ private Q_SLOTS:
 
         const auto diff = cli({QStringLiteral("snapshot"), QStringLiteral("diff"), QStringLiteral("--json"), q(first), q(second)});
         QCOMPARE(diff.exitCode, 0);
-        const QJsonObject diffJson = jsonOf(diff);
+        const QJsonObject diffJson = TestUtil::jsonObjectOf(diff);
         QCOMPARE(number(diffJson, "evicted_pages"), quint64(24));
         QCOMPARE(number(diffJson, "loaded_pages"), quint64(0));
         const QJsonObject fileDiff = diffJson.value(QLatin1String("files")).toArray().at(0).toObject();
@@ -472,7 +461,7 @@ private Q_SLOTS:
 
         const auto restore = cli({QStringLiteral("snapshot"), QStringLiteral("restore"), QStringLiteral("--json"), q(first)});
         QCOMPARE(restore.exitCode, 0);
-        const QJsonObject restored = jsonOf(restore);
+        const QJsonObject restored = TestUtil::jsonObjectOf(restore);
         QCOMPARE(number(restored, "files_restored"), quint64(1));
         QCOMPARE(number(restored, "pages_requested"), quint64(24));
         QCOMPARE(number(restored, "pages_resident_after"), quint64(24));
@@ -622,7 +611,7 @@ private Q_SLOTS:
                                QStringLiteral("--output"),
                                q(output)});
         QVERIFY2(json.exitCode == 0, json.err.constData());
-        const QJsonObject document = jsonOf(json);
+        const QJsonObject document = TestUtil::jsonObjectOf(json);
         QCOMPARE(document.value(QStringLiteral("command")).toString(), QStringLiteral("trace"));
         const QJsonObject details = document.value(QStringLiteral("details")).toObject();
         QCOMPARE(details.value(QStringLiteral("method")).toString(), QStringLiteral("residency-diff"));
@@ -735,7 +724,7 @@ private Q_SLOTS:
                                            QStringLiteral("/bin/cat"),
                                            q(rootFile)});
         QVERIFY2(result.exitCode == 0, result.err.constData());
-        const QJsonObject trace = jsonOf(result).value(QStringLiteral("details")).toObject().value(QStringLiteral("trace")).toObject();
+        const QJsonObject trace = TestUtil::jsonObjectOf(result).value(QStringLiteral("details")).toObject().value(QStringLiteral("trace")).toObject();
         QString hiddenNote;
         for (const QJsonValue &note : trace.value(QStringLiteral("notes")).toArray()) {
             if (note.toString().startsWith(QStringLiteral("hidden: "))) {
@@ -760,7 +749,7 @@ private Q_SLOTS:
         QVERIFY2(result.err.contains(QByteArray("cachescope-cli: " + QByteArray::fromStdString(missing) + ": No such file or directory")),
                  result.err.constData());
         // The good path is still answered, and the JSON names the failure.
-        const QJsonObject json = jsonOf(result);
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
         QCOMPARE(json.value(QLatin1String("files")).toArray().size(), 1);
         const QJsonObject problem = json.value(QLatin1String("problems")).toArray().at(0).toObject();
         QCOMPARE(problem.value(QLatin1String("path")).toString(), q(missing));
@@ -793,7 +782,7 @@ private Q_SLOTS:
         QVERIFY(!walked.timedOut);
         QCOMPARE(walked.exitCode, 0);
         QVERIFY2(walked.err.contains(QByteArray::fromStdString(fifo)), walked.err.constData());
-        const QJsonObject root = jsonOf(walked).value(QLatin1String("roots")).toArray().at(0).toObject();
+        const QJsonObject root = TestUtil::jsonObjectOf(walked).value(QLatin1String("roots")).toArray().at(0).toObject();
         QCOMPARE(number(root, "files"), quint64(1));
         QCOMPARE(number(root, "skipped"), quint64(1));
     }
@@ -888,7 +877,7 @@ private Q_SLOTS:
         QCOMPARE(result.exitCode, 1);
         QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(changed) + ": changed since the trace: ")), result.err.constData());
         QVERIFY2(result.err.contains(QByteArray(QByteArray::fromStdString(vanished) + ": vanished since the trace")), result.err.constData());
-        const QJsonObject json = jsonOf(result);
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
         QCOMPARE(json.value(QLatin1String("experiment")).toString(), QStringLiteral("replay"));
         const QJsonArray files = json.value(QLatin1String("details")).toObject().value(QLatin1String("traced_files")).toArray();
         QCOMPARE(files.size(), 3);
@@ -909,7 +898,7 @@ private Q_SLOTS:
 
         const auto result = cli({QStringLiteral("status"), QStringLiteral("-rv"), QStringLiteral("--json"), q(dir)});
         QCOMPARE(result.exitCode, 0);
-        const QJsonObject file = jsonOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
+        const QJsonObject file = TestUtil::jsonObjectOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
         QCOMPARE(QByteArray::fromBase64(file.value(QLatin1String("path_base64")).toString().toLatin1()), QByteArray::fromStdString(path));
         QCOMPARE(number(file, "resident"), quint64(1));
 
@@ -940,7 +929,7 @@ private Q_SLOTS:
                                            QStringLiteral("--json"),
                                            q(path)});
         QCOMPARE(result.exitCode, 0);
-        const QJsonObject file = jsonOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
+        const QJsonObject file = TestUtil::jsonObjectOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
         QCOMPARE(file.value(QLatin1String("hidden")).toBool(), true);
         QVERIFY(!file.value(QLatin1String("hidden_reason")).toString().isEmpty());
         QVERIFY(!file.contains(QLatin1String("resident")));
@@ -1046,7 +1035,7 @@ private Q_SLOTS:
                                            QStringLiteral("--json"),
                                            q(path)});
         QCOMPARE(result.exitCode, 0);
-        const QJsonObject file = jsonOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
+        const QJsonObject file = TestUtil::jsonObjectOf(result).value(QLatin1String("files")).toArray().at(0).toObject();
         QCOMPARE(file.value(QLatin1String("hidden")).toBool(true), false);
         QCOMPARE(number(file, "resident"), quint64(4));
         QCOMPARE(number(file, "pages"), quint64(16));
@@ -1131,7 +1120,7 @@ private Q_SLOTS:
         const auto result = cli({QStringLiteral("status"), QStringLiteral("--json"), QStringLiteral("--privileged"), q(path)});
         QVERIFY(!result.timedOut);
         QVERIFY2(result.exitCode == 0, result.err.constData());
-        const QJsonObject json = jsonOf(result);
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
         QCOMPARE(json.value(QLatin1String("privileged")).toBool(false), true);
         const QJsonArray files = json.value(QLatin1String("files")).toArray();
         QCOMPARE(files.size(), 1);

@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
@@ -300,6 +301,17 @@ bool isRoot()
 bool haveProgram(const char *name)
 {
     return !QStandardPaths::findExecutable(QString::fromLatin1(name)).isEmpty();
+}
+
+QJsonObject jsonObjectOf(const RunResult &result)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(result.out, &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+        qWarning("not one JSON object (%s): %s\nstderr: %s", qPrintable(error.errorString()), result.out.constData(), result.err.constData());
+        return {};
+    }
+    return document.object();
 }
 
 RunResult run(const QString &program, const QStringList &arguments, int timeoutMs)

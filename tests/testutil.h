@@ -6,6 +6,7 @@
 // (pwrite, fdatasync, posix_fadvise, pread), not the code under test, so that
 // a bug in the core cannot hide itself.
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -107,6 +108,10 @@ struct RunResult {
 
 // Runs a program with a timeout (never hangs a test).
 [[nodiscard]] RunResult run(const QString &program, const QStringList &arguments, int timeoutMs = 60000);
+
+// The one JSON object a --json run printed; an empty object (and a warning
+// with what it printed) when it is not one, so that the test's next check fails.
+[[nodiscard]] QJsonObject jsonObjectOf(const RunResult &result);
 
 // The cachescope-cli built with the tests.
 [[nodiscard]] QString cliPath();

@@ -245,7 +245,7 @@ int runFileAction(Context &context, const ParsedArgs &args, FileAction action, c
     std::vector<std::string> namedFiles;
     std::vector<std::string> roots;
     for (const std::string &path : args.positional) {
-        switch (classify(context, path)) {
+        switch (classify(context, path, options.filter)) {
         case ArgumentKind::Folder:
             roots.push_back(path);
             break;
@@ -254,6 +254,7 @@ int runFileAction(Context &context, const ParsedArgs &args, FileAction action, c
             break;
         case ArgumentKind::Missing:
         case ArgumentKind::Special:
+        case ArgumentKind::LeftOut:
             break;
         }
     }
@@ -270,6 +271,7 @@ int runFileAction(Context &context, const ParsedArgs &args, FileAction action, c
     });
 
     WalkTotals total;
+    total.filtered = context.leftOut.load();
     const std::vector<FileRecord> named = actOnNamedFiles(context, namedFiles, options, progress, total);
 
     WalkResult result;

@@ -8,6 +8,7 @@
 #include "residency.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 namespace Cachescope::Cli
 {
@@ -17,6 +18,78 @@ const OptionSpec oneFileSystemOption{'x', "one-file-system", nullptr, "stay on t
 const OptionSpec threadsOption{'j', "threads", "N", "walk with N threads (default: one a core, at least 2)"};
 const OptionSpec mincoreOption{0, "mincore", nullptr, "use mincore(2) even where cachestat(2) exists (no dirty/writeback figures)"};
 const OptionSpec verboseOption{'v', "verbose", nullptr, "list every file found under a folder, not only the totals"};
+
+std::vector<OptionSpec> withSelectionOptions(std::vector<OptionSpec> options)
+{
+    options.push_back({0, "include", "GLOB", "only files whose name matches GLOB (repeatable; a GLOB with '/' matches the whole path)"});
+    options.push_back({0, "exclude", "GLOB", "leave out files and folders whose name matches GLOB (repeatable)"});
+    options.push_back({0, "max-size", "SIZE", "leave out files larger than SIZE (suffixes K, M, G, T)"});
+    options.push_back({0, "from", "FILE", "read the paths from FILE, one a line ('-': standard input), besides any PATH"});
+    options.push_back({'0', "null", nullptr, "with --from: the paths end with NUL, not newline (find -print0)"});
+    return options;
+}
+
+bool readPathList(const std::string &source, bool nulSeparated, std::vector<std::string> &paths, std::string &error)
+{
+    const bool standardInput = source == "-";
+    UniqueFd owned;
+    int fd = STDIN_FILENO;
+    if (!standardInput) {
+        owned.reset(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!owned) {
+            error = "--from '" + source + "': " + errnoText(errno);
+            return false;
+        }
+        fd = owned.get();
+    }
+    const std::string where = standardInput ? std::string("--from -: standard input") : "--from '" + source + "'";
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        error = where + ": is a folder, not a list of paths";
+        return false;
+    }
+    const char separator = nulSeparated ? '\0' : '\n';
+    std::string pending;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR && !interrupted()) {
+                continue;
+            }
+            error = where + ": " + errnoText(errno);
+            return false;
+        }
+        if (n == 0) {
+            break;
+        }
+        size_t at = 0;
+        for (size_t i = 0; i < size_t(n); ++i) {
+            if (buffer[i] != separator) {
+                continue;
+            }
+            pending.append(buffer + at, i - at);
+            if (!pending.empty()) {
+                paths.push_back(std::move(pending));
+            }
+            pending.clear();
+            at = i + 1;
+        }
+        pending.append(buffer + at, size_t(n) - at);
+    }
+    if (!pending.empty()) {
+        paths.push_back(std::move(pending));
+    }
+    return true;
+}
+
+void noteLeftOut(std::string_view command, uint64_t files)
+{
+    if (files == 0) {
+        return;
+    }
+    printError(std::string(command) + ": " + std::to_string(files) + (files == 1 ? " file" : " files") + " left out by --include, --exclude or --max-size");
+}
 
 std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options)
 {
@@ -109,10 +182,24 @@ bool walkOptionsFrom(const ParsedArgs &args, WalkOptions &options, int &exitCode
         return false;
     }
     options.threads = int(threads);
-    return true;
+    options.filter.include = args.values("include");
+    options.filter.exclude = args.values("exclude");
+    for (const std::string &glob : options.filter.include) {
+        if (glob.empty()) {
+            exitCode = usageError(args.command, "--include: an empty GLOB matches nothing");
+            return false;
+        }
+    }
+    for (const std::string &glob : options.filter.exclude) {
+        if (glob.empty()) {
+            exitCode = usageError(args.command, "--exclude: an empty GLOB matches nothing");
+            return false;
+        }
+    }
+    return bytesOption(args, "max-size", options.filter.maxSize, exitCode, 1);
 }
 
-ArgumentKind classify(Context &context, const std::string &path)
+ArgumentKind classify(Context &context, const std::string &path, const PathFilter &filter)
 {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
@@ -123,17 +210,22 @@ ArgumentKind classify(Context &context, const std::string &path)
         return ArgumentKind::Folder;
     }
     if (S_ISREG(st.st_mode)) {
+        if (!filter.admitsNamedFile(path, uint64_t(st.st_size))) {
+            ++context.leftOut;
+            return ArgumentKind::LeftOut;
+        }
         return ArgumentKind::File;
     }
     context.skip(path, std::string(kindName(kindOfMode(st.st_mode))) + ": skipped, never opened");
     return ArgumentKind::Special;
 }
 
-std::vector<std::string> filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last)
+std::vector<std::string>
+filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last, const PathFilter &filter)
 {
     std::vector<std::string> paths;
     for (auto it = first; it != last; ++it) {
-        const ArgumentKind kind = classify(context, *it);
+        const ArgumentKind kind = classify(context, *it, filter);
         if (kind == ArgumentKind::Folder || kind == ArgumentKind::File) {
             paths.push_back(*it);
         }

@@ -23,6 +23,22 @@ extern const OptionSpec threadsOption;
 extern const OptionSpec mincoreOption;
 extern const OptionSpec verboseOption;
 
+// --include GLOB, --exclude GLOB (both repeatable), --max-size SIZE, --from
+// FILE and -0: the commands that take files and folders (status, evict,
+// load, top, lock). The dispatcher reads --from (readPathList); the filter
+// goes into WalkOptions::filter (walkOptionsFrom), and classify() applies it
+// to the files named.
+[[nodiscard]] std::vector<OptionSpec> withSelectionOptions(std::vector<OptionSpec> options);
+
+// The paths of --from FILE ('-': standard input): one a line, or with
+// nulSeparated (-0) one per NUL-terminated record; empty ones are skipped.
+// False with a sentence naming the file and the reason when it cannot be read.
+[[nodiscard]] bool readPathList(const std::string &source, bool nulSeparated, std::vector<std::string> &paths, std::string &error);
+
+// "3 files left out by --include, --exclude or --max-size" on stderr, when
+// any was (the files named, Context::leftOut, and the files walked).
+void noteLeftOut(std::string_view command, uint64_t files);
+
 // options plus --json, --bytes and --help, which every command takes.
 [[nodiscard]] std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options);
 
@@ -50,14 +66,16 @@ enum class ArgumentKind : uint8_t {
     File,
     Folder,
     Special, // reported already, as skipped
+    LeftOut, // a file the filter leaves out: counted in Context::leftOut
 };
 
 // Looks at a path named on the command line (following a symlink: the user named it).
-[[nodiscard]] ArgumentKind classify(Context &context, const std::string &path);
+// A file the filter leaves out is LeftOut (folders named are always walked).
+[[nodiscard]] ArgumentKind classify(Context &context, const std::string &path, const PathFilter &filter = {});
 
-// The paths that name a file or a folder (the others are reported).
+// The paths that name a file or a folder (the others are reported), files the filter leaves out left out.
 [[nodiscard]] std::vector<std::string>
-filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last);
+filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last, const PathFilter &filter = {});
 
 // Opens a regular file named on the command line; invalid after reporting why not.
 [[nodiscard]] UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st);

@@ -4,6 +4,7 @@
 // The command line of cachescope-cli and cachescope-cli-privileged: options,
 // help, and which command runs where. See docs/cli.md.
 
+#include "commandoptions.h"
 #include "commands.h"
 #include "companion.h"
 #include "interrupt.h"
@@ -191,7 +192,7 @@ int runCli(int argc, char **argv)
     std::vector<std::string> rest = globalOptions;
     rest.insert(rest.end(), args.begin() + ptrdiff_t(next), args.end());
     UsageError error;
-    const ParsedArgs parsed = parseArguments(command->spec, rest, error);
+    ParsedArgs parsed = parseArguments(command->spec, rest, error);
     if (!error.message.empty()) {
         return usageError(name, error.message);
     }
@@ -210,6 +211,18 @@ int runCli(int argc, char **argv)
         return runInPrivilegedCompanion(argv, "", [](const std::string &lookedFor) {
             return "this command needs cachescope-cli-privileged (the client of the privileged helper), which is not installed: " + lookedFor;
         });
+    }
+
+    if (parsed.has("null") && !parsed.has("from")) {
+        return usageError(name, "-0 (--null) goes with --from FILE");
+    }
+    if (const std::optional<std::string> from = parsed.value("from")) {
+        // Read before anything runs: a list that cannot be read does nothing.
+        std::string listError;
+        if (!readPathList(*from, parsed.has("null"), parsed.positional, listError)) {
+            printError(name + ": " + listError);
+            return ExitFailures;
+        }
     }
 
     // Only now that a command runs, and before any of its threads starts, so

@@ -98,13 +98,13 @@ Command evictCommand()
              "\n"
              "Eviction also works on files whose residency is hidden from you; their\n"
              "counts show as hidden.",
-             withCommonOptions({{0, "flush", nullptr, "fdatasync each file first, so that dirty pages can be dropped"},
-                                {0, "offset", "BYTES", "start of the range in each file (default 0; suffixes K, M, G, T)"},
-                                {0, "length", "BYTES", "length of the range (default: to the end of the file)"},
-                                verboseOption,
-                                followOption,
-                                oneFileSystemOption,
-                                threadsOption}),
+             withCommonOptions(withSelectionOptions({{0, "flush", nullptr, "fdatasync each file first, so that dirty pages can be dropped"},
+                                                     {0, "offset", "BYTES", "start of the range in each file (default 0; suffixes K, M, G, T)"},
+                                                     {0, "length", "BYTES", "length of the range (default: to the end of the file)"},
+                                                     verboseOption,
+                                                     followOption,
+                                                     oneFileSystemOption,
+                                                     threadsOption})),
              "  cachescope-cli evict big.iso\n"
              "  cachescope-cli evict --flush ~/build\n",
              1},

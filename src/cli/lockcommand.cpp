@@ -247,9 +247,12 @@ int runLock(Context &context, const ParsedArgs &args)
     int exitCode = ExitSuccess;
     uint64_t offset = 0;
     uint64_t length = 0;
-    if (!bytesOption(args, "offset", offset, exitCode) || !bytesOption(args, "length", length, exitCode, 1)) {
+    WalkOptions options;
+    if (!bytesOption(args, "offset", offset, exitCode) || !bytesOption(args, "length", length, exitCode, 1) || !walkOptionsFrom(args, options, exitCode)) {
         return exitCode;
     }
+    options.action = FileAction::StatOnly;
+    uint64_t leftOut = 0;
     std::string pidFile = args.value("pid-file").value_or(std::string());
     if (!pidFile.empty() && pidFile.front() != '/') {
         // The daemon leaves the folder it started in: keep the path valid for its unlink().
@@ -263,15 +266,13 @@ int runLock(Context &context, const ParsedArgs &args)
     std::vector<PinRequest> requests;
     std::mutex mutex;
     for (const std::string &path : args.positional) {
-        const ArgumentKind kind = classify(context, path);
+        const ArgumentKind kind = classify(context, path, options.filter);
         if (kind == ArgumentKind::File) {
             requests.push_back({path, offset, length});
         } else if (kind == ArgumentKind::Folder) {
             if (args.has("offset") || args.has("length")) {
                 return usageError(args.command, "--offset and --length are for files; " + path + " is a folder");
             }
-            WalkOptions options;
-            options.action = FileAction::StatOnly;
             Walker walker(options);
             walker.setEntryCallback([&](const WalkEntry &entry) {
                 if (entry.kind == EntryKind::File && entry.firstLink && entry.size > 0) {
@@ -282,9 +283,10 @@ int runLock(Context &context, const ParsedArgs &args)
             walker.setProblemCallback([&context](const WalkProblem &problem) {
                 context.addWalkProblem(problem);
             });
-            (void)walker.walk({path});
+            leftOut += walker.walk({path}).total.filtered;
         }
     }
+    noteLeftOut("lock", leftOut + context.leftOut.load());
     // All or nothing: a path that could not be named or walked locks nothing.
     if (context.anyFailed() || requests.empty()) {
         PinResult refused;
@@ -335,10 +337,10 @@ Command lockCommand()
              "limited) and against the memory available: a refusal names the numbers\n"
              "and locks nothing; a failure part way unlocks what was locked.\n"
              "--daemon detaches once the files are locked and writes --pid-file then.",
-             withCommonOptions({{0, "daemon", nullptr, "detach once locked (kill the pid to release)"},
-                                {0, "pid-file", "FILE", "write the holding process's pid to FILE once locked"},
-                                {0, "offset", "BYTES", "lock from this offset of each file (rounded down to a page)"},
-                                {0, "length", "BYTES", "lock this many bytes of each file (rounded up to a page)"}}),
+             withCommonOptions(withSelectionOptions({{0, "daemon", nullptr, "detach once locked (kill the pid to release)"},
+                                                     {0, "pid-file", "FILE", "write the holding process's pid to FILE once locked"},
+                                                     {0, "offset", "BYTES", "lock from this offset of each file (rounded down to a page)"},
+                                                     {0, "length", "BYTES", "lock this many bytes of each file (rounded up to a page)"}})),
              "  cachescope-cli lock /usr/lib/x86_64-linux-gnu/libLLVM.so.19.1\n"
              "  cachescope-cli lock --daemon --pid-file /run/user/1000/db.pid /srv/db/index\n"
              "  kill $(cat /run/user/1000/db.pid)\n",

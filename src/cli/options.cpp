@@ -58,6 +58,17 @@ std::optional<std::string> ParsedArgs::value(std::string_view longName) const
     return found;
 }
 
+std::vector<std::string> ParsedArgs::values(std::string_view longName) const
+{
+    std::vector<std::string> found;
+    for (const auto &[name, value] : options) {
+        if (name == longName) {
+            found.push_back(value);
+        }
+    }
+    return found;
+}
+
 ParsedArgs parseArguments(const CommandSpec &spec, const std::vector<std::string> &args, UsageError &error)
 {
     ParsedArgs parsed;
@@ -124,7 +135,8 @@ ParsedArgs parseArguments(const CommandSpec &spec, const std::vector<std::string
     if (parsed.has("help")) {
         return parsed; // --help wins over missing arguments
     }
-    if (parsed.positional.size() < spec.minPositional) {
+    // --from FILE names the paths instead (read once the command runs).
+    if (parsed.positional.size() < spec.minPositional && !parsed.has("from")) {
         error.message = std::string("missing argument: ") + spec.arguments;
     } else if (parsed.positional.size() > spec.maxPositional) {
         error.message = "unexpected argument '" + parsed.positional[spec.maxPositional] + "'";

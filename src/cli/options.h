@@ -41,6 +41,8 @@ public:
     [[nodiscard]] bool has(std::string_view longName) const;
     // The last value given for the option, if any.
     [[nodiscard]] std::optional<std::string> value(std::string_view longName) const;
+    // Every value given for a repeatable option, in order.
+    [[nodiscard]] std::vector<std::string> values(std::string_view longName) const;
 
     std::string command; // "status", "snapshot save", ...: for messages
     std::vector<std::pair<std::string, std::string>> options; // long name -> value ("" for flags)

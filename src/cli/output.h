@@ -44,6 +44,8 @@ public:
     bool rawBytes = false; // --bytes
     char **arguments = nullptr; // as main() got them: for running cachescope-cli-privileged
     Writer out;
+    // Files named (or listed by --from) that --include, --exclude or --max-size left out.
+    std::atomic<uint64_t> leftOut{0};
 
     // Thread-safe: walker callbacks call these from worker threads.
     void fail(std::string_view path, std::string_view reason); // counts as a failure (exit 1)

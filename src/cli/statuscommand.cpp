@@ -260,7 +260,7 @@ int runStatus(Context &context, const ParsedArgs &args)
     std::vector<FileRecord> named;
     std::vector<std::string> roots;
     for (const std::string &path : args.positional) {
-        switch (classify(context, path)) {
+        switch (classify(context, path, options.filter)) {
         case ArgumentKind::Folder:
             if (recursive) {
                 roots.push_back(path);
@@ -297,6 +297,7 @@ int runStatus(Context &context, const ParsedArgs &args)
         }
         case ArgumentKind::Missing:
         case ArgumentKind::Special:
+        case ArgumentKind::LeftOut:
             break;
         }
     }
@@ -329,6 +330,7 @@ int runStatus(Context &context, const ParsedArgs &args)
     }
 
     WalkTotals total = result.total;
+    total.filtered += context.leftOut.load();
     for (const FileRecord &record : named) {
         addFileToTotals(total, record.size, record.residency);
     }
@@ -361,20 +363,23 @@ Command statusCommand()
              "FIFOs, sockets and devices are reported on stderr and never opened; they\n"
              "do not change the exit status. Errors (permission denied, vanished,\n"
              "...) are named on stderr and make the exit status 1.",
-             withCommonOptions({{'r', "recursive", nullptr, "descend into folders"},
-                                verboseOption,
-                                {0, "pages", "N", "draw a heatmap of N cells under each file (' ' none, \u2591 \u2592 \u2593 some, \u2588 all)"},
-                                {0, "ascii", nullptr, "heatmap with ASCII cells (' ' . o O #)"},
-                                followOption,
-                                oneFileSystemOption,
-                                threadsOption,
-                                mincoreOption,
-                                {0, "privileged", nullptr, "ask the privileged helper (polkit) for files whose residency is hidden from you"}}),
+             withCommonOptions(
+                 withSelectionOptions({{'r', "recursive", nullptr, "descend into folders"},
+                                       verboseOption,
+                                       {0, "pages", "N", "draw a heatmap of N cells under each file (' ' none, \u2591 \u2592 \u2593 some, \u2588 all)"},
+                                       {0, "ascii", nullptr, "heatmap with ASCII cells (' ' . o O #)"},
+                                       followOption,
+                                       oneFileSystemOption,
+                                       threadsOption,
+                                       mincoreOption,
+                                       {0, "privileged", nullptr, "ask the privileged helper (polkit) for files whose residency is hidden from you"}})),
              "  cachescope-cli status /var/log/syslog\n"
              "  cachescope-cli status --pages 60 big.iso\n"
              "  cachescope-cli status -r /usr            # one line of totals\n"
              "  cachescope-cli status -rv --json ~/src   # every file, as JSON\n"
-             "  cachescope-cli status --privileged /usr/bin/bash   # hidden from you: ask root\n",
+             "  cachescope-cli status --privileged /usr/bin/bash   # hidden from you: ask root\n"
+             "  cachescope-cli status -r --include '*.so*' --max-size 64M /usr/lib\n"
+             "  find ~/src -name '*.o' -print0 | cachescope-cli status --from - -0\n",
              1},
             runStatus};
 }

@@ -98,14 +98,15 @@ int runTop(Context &context, const ParsedArgs &args)
     if (!walkOptionsFrom(args, options, exitCode) || !countOption(args, "count", 1, 1000000, count, exitCode)) {
         return exitCode;
     }
-    const std::vector<std::string> roots = filesAndFolders(context, args.positional.begin(), args.positional.end());
+    const std::vector<std::string> roots = filesAndFolders(context, args.positional.begin(), args.positional.end(), options.filter);
     TopResult result;
     if (!roots.empty()) {
         result = topCached(roots, size_t(count), options, [&context](const WalkProblem &problem) {
             context.addWalkProblem(problem);
         });
     }
-    const WalkTotals &total = result.walk.total;
+    WalkTotals total = result.walk.total;
+    total.filtered += context.leftOut.load();
     const Table<RankedFile> &table = rankTable();
     std::string &out = context.out.buffer;
     if (context.json) {
@@ -132,6 +133,7 @@ int runTop(Context &context, const ParsedArgs &args)
         }
         out += '\n';
     }
+    noteLeftOut("top", total.filtered);
     return context.anyFailed() ? ExitFailures : ExitSuccess;
 }
 
@@ -145,7 +147,8 @@ Command topCommand()
              "Walks the folders and lists the files with the most resident pages,\n"
              "most first. Files whose residency the kernel hides from you are counted\n"
              "in the summary, never ranked.",
-             withCommonOptions({{'n', "count", "N", "how many files to list (default 20)"}, followOption, oneFileSystemOption, threadsOption, mincoreOption}),
+             withCommonOptions(withSelectionOptions(
+                 {{'n', "count", "N", "how many files to list (default 20)"}, followOption, oneFileSystemOption, threadsOption, mincoreOption})),
              "  cachescope-cli top / -x -n 30\n",
              1},
             runTop};

@@ -3,6 +3,8 @@
 
 #include "walkrows.h"
 
+#include "commandoptions.h"
+
 #include "commands.h"
 #include "interrupt.h"
 
@@ -152,6 +154,16 @@ Column<TotalsRow> hiddenWhereAllAre(Column<TotalsRow> column, uint64_t WalkTotal
     return column;
 }
 
+// JSON only, and only where a filter left some file out (stderr says so in text).
+Column<TotalsRow> leftOutColumn()
+{
+    Column<TotalsRow> column = countColumn(nullptr, "left_out", 0, &WalkTotals::filtered, "files left out by --include, --exclude or --max-size");
+    column.inJson = [](const TotalsRow &row) {
+        return row.totals.filtered > 0;
+    };
+    return column;
+}
+
 std::vector<Column<TotalsRow>> tailColumns()
 {
     return {
@@ -160,6 +172,7 @@ std::vector<Column<TotalsRow>> tailColumns()
         countColumn(nullptr, "hard_links", 0, &WalkTotals::hardLinks, "extra names of inodes already counted"),
         countColumn("SKIPPED", "skipped", 7, &WalkTotals::skipped, "special files, never opened"),
         countColumn("ERRORS", "errors", 7, &WalkTotals::errors, "entries that failed"),
+        leftOutColumn(),
     };
 }
 
@@ -380,6 +393,7 @@ int printWalkReport(Context &context, const Table<FileRecord> &files, const Tabl
         }
         report.totals->appendText(out, totalsTable, !report.named->empty(), context.rawBytes);
     }
+    noteLeftOut(report.command, report.totals->total.totals.filtered);
     if (report.cancelled) {
         context.out.flush(); // the partial figures first, then the word that they are partial
         printError("interrupted: the totals above are partial");

@@ -71,13 +71,20 @@ enum class ArgumentKind : uint8_t {
 
 // Looks at a path named on the command line (following a symlink: the user named it).
 // A file the filter leaves out is LeftOut (folders named are always walked).
-[[nodiscard]] ArgumentKind classify(Context &context, const std::string &path, const PathFilter &filter = {});
+// looked (optional) receives what stat said.
+[[nodiscard]] ArgumentKind classify(Context &context, const std::string &path, const PathFilter &filter = {}, struct stat *looked = nullptr);
 
 // The paths that name a file or a folder (the others are reported), files the filter leaves out left out.
 [[nodiscard]] std::vector<std::string>
 filesAndFolders(Context &context, std::vector<std::string>::const_iterator first, std::vector<std::string>::const_iterator last, const PathFilter &filter = {});
 
-// Opens a regular file named on the command line; invalid after reporting why not.
-[[nodiscard]] UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st);
+// Opens a regular file named on the command line; invalid after reporting why
+// not. looked: classify()'s stat of it, so that it is not looked at twice.
+[[nodiscard]] UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st, const struct stat *looked = nullptr);
+
+// Calls work(i) for every i below count, on up to threads threads (0: one a
+// core, at least 2) when count is large enough to gain from them, else on
+// this one; stops handing out work once interrupted. work must be thread-safe.
+void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &work);
 
 } // namespace Cachescope::Cli

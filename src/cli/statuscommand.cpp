@@ -257,50 +257,57 @@ int runStatus(Context &context, const ParsedArgs &args)
     options.histogramBuckets = verbose ? int(cells) : 0;
     bool askPrivileged = false;
 
-    std::vector<FileRecord> named;
-    std::vector<std::string> roots;
-    for (const std::string &path : args.positional) {
-        switch (classify(context, path, options.filter)) {
-        case ArgumentKind::Folder:
-            if (recursive) {
-                roots.push_back(path);
-            } else {
-                context.fail(path, "is a folder: use -r");
-            }
-            break;
-        case ArgumentKind::File: {
-            struct stat st;
-            UniqueFd fd = openNamedFile(context, path, st);
-            if (!fd) {
-                break;
-            }
-            FileRecord record;
-            record.path = path;
-            record.size = uint64_t(st.st_size);
-            if (privileged) {
-                // Opened here only to report what we cannot open ourselves.
-                askPrivileged = true;
-                named.push_back(std::move(record));
-                break;
-            }
+    // Each path named (or listed by --from) on its own, on several threads
+    // where there are many; the rows keep the order the paths were given in.
+    std::vector<ArgumentKind> kinds(args.positional.size(), ArgumentKind::Missing);
+    std::vector<FileRecord> named(args.positional.size());
+    std::vector<char> answered(args.positional.size(), 0);
+    forEachIndex(args.positional.size(), options.threads, [&](size_t i) {
+        const std::string &path = args.positional[i];
+        struct stat before;
+        kinds[i] = classify(context, path, options.filter, &before);
+        if (kinds[i] == ArgumentKind::Folder && !recursive) {
+            context.fail(path, "is a folder: use -r");
+        }
+        if (kinds[i] != ArgumentKind::File) {
+            return;
+        }
+        struct stat st;
+        UniqueFd fd = openNamedFile(context, path, st, &before);
+        if (!fd) {
+            return;
+        }
+        FileRecord &record = named[i];
+        record.path = path;
+        record.size = uint64_t(st.st_size);
+        if (!privileged) {
             record.residency = residencyOfDescriptor(fd.get(), st, options.residencyOptions);
             if (cells > 0 && record.residency.ok()) {
                 record.histogram = histogramOfDescriptor(fd.get(), st, int(cells), options.residencyOptions);
             }
-            fd.reset();
             if (!record.residency.ok()) {
                 context.fail(path, record.residency.errorText);
-                break;
+                return;
             }
-            named.push_back(std::move(record));
-            break;
         }
-        case ArgumentKind::Missing:
-        case ArgumentKind::Special:
-        case ArgumentKind::LeftOut:
-            break;
+        // With --privileged, opened here only to report what we cannot open ourselves.
+        answered[i] = 1;
+    });
+    // The answered files, in place and in the order given; the folders to walk.
+    std::vector<std::string> roots;
+    size_t kept = 0;
+    for (size_t i = 0; i < named.size(); ++i) {
+        if (kinds[i] == ArgumentKind::Folder && recursive) {
+            roots.push_back(args.positional[i]);
+        } else if (answered[i]) {
+            askPrivileged = askPrivileged || privileged;
+            if (kept != i) {
+                named[kept] = std::move(named[i]);
+            }
+            ++kept;
         }
     }
+    named.resize(kept);
     if (askPrivileged) {
         askHelper(context, named, int(cells));
     }

@@ -473,13 +473,15 @@ ResidentRanges residentRangesOfDescriptor(int fd, const struct stat &st, const R
     return result;
 }
 
-UniqueFd openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText)
+UniqueFd openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText, const struct stat *looked)
 {
     // Look before opening: opening a FIFO blocks, opening a device can have
     // effects. The type is checked again on the descriptor below, because the
     // name may be replaced in between.
     struct stat before;
-    if (fstatat(dirFd, name, &before, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0) {
+    if (looked) {
+        before = *looked;
+    } else if (fstatat(dirFd, name, &before, nofollow ? AT_SYMLINK_NOFOLLOW : 0) != 0) {
         error = errno;
         errorText = errnoText(error);
         return UniqueFd();

@@ -160,6 +160,9 @@ histogramOfWindow(int fd, const struct stat &st, uint64_t firstPage, uint64_t pa
 // fills st, or an invalid one with error/errorText set ("is a FIFO, not a
 // regular file: never opened", ...).
 // nofollow: refuse a symlink as the last component (walks), else follow it.
-[[nodiscard]] UniqueFd openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText);
+// looked: what the caller's own stat of the name said just before (its type
+// checked before opening), which spares the look this function takes itself.
+[[nodiscard]] UniqueFd
+openRegularFile(int dirFd, const char *name, bool nofollow, struct stat &st, int &error, std::string &errorText, const struct stat *looked = nullptr);
 
 } // namespace Cachescope

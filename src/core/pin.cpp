@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -77,10 +78,27 @@ LockLimits currentLockLimits()
     return limits;
 }
 
+namespace
+{
+// The system calls themselves, not the libc wrappers: AddressSanitizer
+// replaces mlock() and munlock() with functions that do nothing (so that its
+// shadow memory is never locked), and the sanitizer build of the tests must
+// lock for real what the release build locks.
+int lockPages(void *address, size_t length)
+{
+    return int(syscall(SYS_mlock, address, length));
+}
+
+int unlockPages(void *address, size_t length)
+{
+    return int(syscall(SYS_munlock, address, length));
+}
+} // namespace
+
 Pins::~Pins()
 {
     for (const Mapping &mapping : m_mappings) {
-        munlock(mapping.address, mapping.length);
+        unlockPages(mapping.address, mapping.length);
         munmap(mapping.address, mapping.length);
     }
 }
@@ -193,7 +211,7 @@ PinResult pinFiles(const std::vector<PinRequest> &requests)
         // Faults without readahead: the range asked for is what is read in,
         // not a window around it.
         madvise(address, length, MADV_RANDOM);
-        if (mlock(address, length) != 0) {
+        if (lockPages(address, length) != 0) {
             const int error = errno;
             munmap(address, length);
             result.error = plan.range.path + ": mlock: " + errnoText(error)

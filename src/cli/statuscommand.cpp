@@ -255,7 +255,6 @@ int runStatus(Context &context, const ParsedArgs &args)
     }
     options.action = FileAction::Residency;
     options.histogramBuckets = verbose ? int(cells) : 0;
-    bool askPrivileged = false;
 
     // Each path named (or listed by --from) on its own, on several threads
     // where there are many; the rows keep the order the paths were given in.
@@ -300,7 +299,6 @@ int runStatus(Context &context, const ParsedArgs &args)
         if (kinds[i] == ArgumentKind::Folder && recursive) {
             roots.push_back(args.positional[i]);
         } else if (answered[i]) {
-            askPrivileged = askPrivileged || privileged;
             if (kept != i) {
                 named[kept] = std::move(named[i]);
             }
@@ -308,7 +306,7 @@ int runStatus(Context &context, const ParsedArgs &args)
         }
     }
     named.resize(kept);
-    if (askPrivileged) {
+    if (privileged && !named.empty()) {
         askHelper(context, named, int(cells));
     }
 

@@ -253,10 +253,13 @@ LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &opti
         return position >= start;
     };
 
-    if (before.known() && pageCount > 0) {
+    report.spansKnown = before.known() && pageCount > 0;
+    if (report.spansKnown && before.resident == pageCount) {
+        // All of it is there already: nothing to read.
+        reportPassed(range.end);
+    } else if (report.spansKnown && before.resident > 0) {
         // Only what is missing: a page map a window at a time (bounded
         // memory), then each run of missing pages.
-        report.spansKnown = true;
         bool going = true;
         for (uint64_t windowFirst = firstPage; going && windowFirst < firstPage + pageCount; windowFirst += pageMapWindow) {
             const uint64_t windowPages = std::min(pageMapWindow, firstPage + pageCount - windowFirst);
@@ -288,6 +291,8 @@ LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &opti
             }
         }
     } else {
+        // None of it is there, or residency is hidden (no way to tell): the
+        // whole range, without the page map.
         (void)loadSpan(range.start, range.end);
     }
     posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL);

@@ -63,9 +63,10 @@ struct LoadReport {
 };
 
 // Loads the pages of the range that are not resident, and only those: it
-// looks first (a page map, a window at a time), then reads ahead or reads
-// each missing span. Where residency is hidden it cannot look, and loads the
-// whole range.
+// counts them first, and only where some are resident and some not takes a
+// page map (a window at a time) to find the missing spans; then it reads
+// ahead or reads each one. Where residency is hidden it cannot look, and
+// loads the whole range.
 [[nodiscard]] LoadReport loadDescriptor(int fd, const struct stat &st, const LoadOptions &options);
 
 // Resident (and, with cachestat, dirty and writeback) pages of the pages

@@ -9,6 +9,7 @@
 
 #include "filesmodel.h"
 #include "filespanel.h"
+#include "format.h"
 
 #include "testutil.h"
 
@@ -127,6 +128,34 @@ private Q_SLOTS:
         QVERIFY(t.iconName() != QLatin1String("window-pin"));
         TestUtil::adviseDontNeed(m_file);
         QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(0));
+    }
+
+    // Keeping reads the file in: its row and the folder above it show the
+    // new figures at once, as after Load (the panel is paused: no live
+    // refresh does it for them).
+    void keepingUpdatesTheFolderAbove()
+    {
+        const std::string folder = TestUtil::scratchDir("keepinmemory-folder");
+        const std::string file = folder + "/kept";
+        TestUtil::makeColdFile(file, 100 * page);
+        PanelUnderTest t;
+        QVERIFY(t.select(folder));
+        const QModelIndex top = t.view->model()->index(0, 0);
+        const auto cachedText = [&](const QModelIndex &row) {
+            return row.siblingAtColumn(FilesModel::CachedColumn).data().toString();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(cachedText(top), QStringLiteral("0 B"), 10000);
+        t.view->expand(top);
+        QTRY_COMPARE_WITH_TIMEOUT(t.view->model()->rowCount(top), 1, 10000);
+        t.view->setCurrentIndex(t.view->model()->index(0, 0, top));
+        QTRY_VERIFY(t.keep->isEnabled());
+        t.keep->trigger();
+        const QString kept = formatBytes(100 * page, ByteStyle::OneDecimal, QLocale());
+        QTRY_COMPARE_WITH_TIMEOUT(cachedText(t.view->model()->index(0, 0, top)), kept, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(cachedText(top), kept, 20000);
+        t.view->setCurrentIndex(t.view->model()->index(0, 0, top));
+        t.keep->trigger();
+        QVERIFY(!t.keep->isChecked());
     }
 
     void removingTheRowOrClosingReleases()

@@ -313,6 +313,8 @@ FilesPanel::FilesPanel(QWidget *parent)
         return pins->isKept(path);
     });
     connect(d->pins, &MemoryPins::message, this, &FilesPanel::message);
+    // As after Load: the files read again now, and the folders above counted again.
+    connect(d->pins, &MemoryPins::loaded, this, &FilesPanel::refreshAfterChange);
     connect(d->pins, &MemoryPins::changed, this, [this] {
         d->view->viewport()->update();
         d->updateActions();

@@ -67,9 +67,12 @@ void MemoryPins::finished()
         Q_EMIT message(i18nc("@info %1 why, from the kernel's limits or the file", "Nothing was kept in memory: %1", QString::fromStdString(outcome.error)),
                        true);
     } else {
+        std::vector<std::string> paths;
         for (auto &[path, pins] : outcome.pinned) {
             m_kept[path] = std::move(pins);
+            paths.push_back(path);
         }
+        Q_EMIT loaded(paths);
         Q_EMIT message(i18ncp("@info %2 an amount of memory",
                               "Keeping %1 file (%2) in memory while Cachescope runs.",
                               "Keeping %1 files (%2) in memory while Cachescope runs.",

@@ -42,6 +42,8 @@ public:
 
 Q_SIGNALS:
     void changed();
+    // Locking read these files in: their rows and folders have new figures.
+    void loaded(const std::vector<std::string> &paths);
     // What a person should read: what is kept now, or why nothing was.
     void message(const QString &text, bool isError);
 

@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -266,6 +267,58 @@ private Q_SLOTS:
         QVERIFY(empty.waitForFinished(60000));
         QCOMPARE(empty.exitCode(), 0);
         QVERIFY(unlink(odd.c_str()) == 0);
+    }
+
+    // A list longer than one of status's batches (4096 paths, each batch's
+    // rows printed and dropped before the next): every row once, in the
+    // order of the list, the header once, the totals of all, and the bad
+    // entries named wherever they are in it.
+    void aListLongerThanABatch()
+    {
+        const std::string folder = m_dir + "/../cliselect-many";
+        QVERIFY(QDir().mkpath(q(folder)));
+        constexpr int count = 9000;
+        QStringList listed;
+        for (int i = count; i-- > 0;) { // reversed: not the order a walk would give
+            const std::string name = folder + "/f" + std::to_string(i);
+            std::ofstream(name) << 'x';
+            listed << q(name);
+        }
+        const QString missing = q(folder + "/missing");
+        listed.insert(5000, missing);
+        listed.insert(100, q(m_dir + "/sub")); // a folder, without -r
+        const std::string list = folder + ".list";
+        {
+            std::ofstream out(list);
+            for (const QString &path : std::as_const(listed)) {
+                out << path.toStdString() << '\n';
+            }
+        }
+        const TestUtil::RunResult json = cli({u"status"_s, u"--json"_s, u"--from"_s, q(list)});
+        QCOMPARE(json.exitCode, 1);
+        QVERIFY2(json.err.contains(QByteArray(missing.toUtf8() + ": No such file or directory")), json.err.constData());
+        QVERIFY2(json.err.contains("is a folder: use -r"), json.err.constData());
+        const QJsonObject report = TestUtil::jsonObjectOf(json);
+        const QJsonArray rows = report.value(QLatin1String("files")).toArray();
+        QCOMPARE(rows.size(), count);
+        QStringList expected = listed;
+        expected.removeAt(5001); // missing, after the folder put before it
+        expected.removeAt(100);
+        for (int i = 0; i < count; ++i) {
+            QCOMPARE(rows.at(i).toObject().value(QLatin1String("path")).toString(), expected.at(i));
+        }
+        QCOMPARE(report.value(QLatin1String("total")).toObject().value(QLatin1String("files")).toInteger(), count);
+        QCOMPARE(report.value(QLatin1String("cancelled")).toBool(true), false);
+
+        const TestUtil::RunResult text = cli({u"status"_s, u"--from"_s, q(list)});
+        QCOMPARE(text.exitCode, 1);
+        const QList<QByteArray> lines = text.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), count + 1);
+        QVERIFY2(lines.first().contains("RESIDENT"), lines.first().constData());
+        QVERIFY(lines.at(1).endsWith(QByteArray::fromStdString(folder + "/f8999")));
+        QVERIFY(lines.last().endsWith(QByteArray::fromStdString(folder + "/f0")));
+        QDir(q(folder)).removeRecursively();
+        QFile::remove(q(list));
     }
 
     void badInput_data()

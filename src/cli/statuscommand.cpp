@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace Cachescope::Cli
@@ -206,7 +207,9 @@ Table<FileRecord> fileTable(bool withHistogram, bool ascii)
 
 // status --privileged: the helper gets the paths we could open and opens
 // each as this user (never as root), then reads its residency as root.
-void askHelper(Context &context, std::vector<FileRecord> &named, int cells)
+// failure: empty, or why the helper gave nothing before; then it is not
+// asked again (a refused authentication is not asked for once a batch).
+void askHelper(Context &context, std::vector<FileRecord> &named, int cells, std::string &failure)
 {
     std::vector<std::string> paths;
     for (const FileRecord &record : named) {
@@ -214,9 +217,12 @@ void askHelper(Context &context, std::vector<FileRecord> &named, int cells)
     }
     std::vector<Residency> residencies;
     std::vector<Histogram> histograms;
-    std::string error;
-    const bool ok = residencyFromHelper(paths, cells, residencies, histograms, error);
+    std::string &error = failure;
+    const bool ok = error.empty() && residencyFromHelper(paths, cells, residencies, histograms, error);
     if (!ok) {
+        if (error.empty()) {
+            error = "the privileged helper gave no residency";
+        }
         qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << error.c_str();
         for (const FileRecord &record : named) {
             context.fail(record.path, error);
@@ -256,63 +262,80 @@ int runStatus(Context &context, const ParsedArgs &args)
     options.action = FileAction::Residency;
     options.histogramBuckets = verbose ? int(cells) : 0;
 
+    const Table<FileRecord> table = fileTable(cells > 0, args.has("ascii"));
+    WalkReportPrinter printer(context, table, "status", privileged);
+
     // Each path named (or listed by --from) on its own, on several threads
-    // where there are many; the rows keep the order the paths were given in.
-    std::vector<ArgumentKind> kinds(args.positional.size(), ArgumentKind::Missing);
-    std::vector<FileRecord> named(args.positional.size());
-    std::vector<char> answered(args.positional.size(), 0);
-    forEachIndex(args.positional.size(), options.threads, [&](size_t i) {
-        const std::string &path = args.positional[i];
-        struct stat before;
-        kinds[i] = classify(context, path, options.filter, &before);
-        if (kinds[i] == ArgumentKind::Folder && !recursive) {
-            context.fail(path, "is a folder: use -r");
-        }
-        if (kinds[i] != ArgumentKind::File) {
-            return;
-        }
-        struct stat st;
-        UniqueFd fd = openNamedFile(context, path, st, &before);
-        if (!fd) {
-            return;
-        }
-        FileRecord &record = named[i];
-        record.path = path;
-        record.size = uint64_t(st.st_size);
-        if (!privileged) {
-            record.residency = residencyOfDescriptor(fd.get(), st, options.residencyOptions);
-            if (cells > 0 && record.residency.ok()) {
-                record.histogram = histogramOfDescriptor(fd.get(), st, int(cells), options.residencyOptions);
+    // where there are many, a batch at a time: the batch's rows are printed,
+    // in the order the paths were given, and dropped before the next batch,
+    // so that a list of a million paths holds a batch of rows, not a million.
+    constexpr size_t batchSize = 4096;
+    std::vector<std::string> roots; // the folders to walk
+    WalkTotals namedTotals;
+    bool anyNamed = false;
+    std::string helperFailure;
+    for (size_t first = 0; first < args.positional.size() && !interrupted(); first += batchSize) {
+        const size_t count = std::min(batchSize, args.positional.size() - first);
+        std::vector<ArgumentKind> kinds(count, ArgumentKind::Missing);
+        std::vector<FileRecord> named(count);
+        std::vector<char> answered(count, 0);
+        forEachIndex(count, options.threads, [&](size_t i) {
+            const std::string &path = args.positional[first + i];
+            struct stat before;
+            kinds[i] = classify(context, path, options.filter, &before);
+            if (kinds[i] == ArgumentKind::Folder && !recursive) {
+                context.fail(path, "is a folder: use -r");
             }
-            if (!record.residency.ok()) {
-                context.fail(path, record.residency.errorText);
+            if (kinds[i] != ArgumentKind::File) {
                 return;
             }
-        }
-        // With --privileged, opened here only to report what we cannot open ourselves.
-        answered[i] = 1;
-    });
-    // The answered files, in place and in the order given; the folders to walk.
-    std::vector<std::string> roots;
-    size_t kept = 0;
-    for (size_t i = 0; i < named.size(); ++i) {
-        if (kinds[i] == ArgumentKind::Folder && recursive) {
-            roots.push_back(args.positional[i]);
-        } else if (answered[i]) {
-            if (kept != i) {
-                named[kept] = std::move(named[i]);
+            struct stat st;
+            UniqueFd fd = openNamedFile(context, path, st, &before);
+            if (!fd) {
+                return;
             }
-            ++kept;
+            FileRecord &record = named[i];
+            record.path = path;
+            record.size = uint64_t(st.st_size);
+            if (!privileged) {
+                record.residency = residencyOfDescriptor(fd.get(), st, options.residencyOptions);
+                if (cells > 0 && record.residency.ok()) {
+                    record.histogram = histogramOfDescriptor(fd.get(), st, int(cells), options.residencyOptions);
+                }
+                if (!record.residency.ok()) {
+                    context.fail(path, record.residency.errorText);
+                    return;
+                }
+            }
+            // With --privileged, opened here only to report what we cannot open ourselves.
+            answered[i] = 1;
+        });
+        // The answered files, in place and in the order given.
+        size_t kept = 0;
+        for (size_t i = 0; i < count; ++i) {
+            if (kinds[i] == ArgumentKind::Folder && recursive) {
+                roots.push_back(args.positional[first + i]);
+            } else if (answered[i]) {
+                if (kept != i) {
+                    named[kept] = std::move(named[i]);
+                }
+                ++kept;
+            }
         }
-    }
-    named.resize(kept);
-    if (privileged && !named.empty()) {
-        askHelper(context, named, int(cells));
+        named.resize(kept);
+        if (privileged && !named.empty()) {
+            askHelper(context, named, int(cells), helperFailure);
+        }
+        for (const FileRecord &record : named) {
+            addFileToTotals(namedTotals, record.size, record.residency);
+        }
+        anyNamed = anyNamed || !named.empty();
+        printer.rows(named);
     }
 
     WalkResult result;
-    std::vector<FileRecord> walked;
-    if (!roots.empty()) {
+    if (!roots.empty() && !interrupted()) {
+        std::vector<FileRecord> walked;
         Walker walker(options);
         std::mutex walkedMutex;
         walker.setProblemCallback([&context](const WalkProblem &problem) {
@@ -332,16 +355,14 @@ int runStatus(Context &context, const ParsedArgs &args)
         const CancelScope scope(&walker);
         result = walker.walk(roots);
         sortRecords(walked);
+        printer.rows(walked);
     }
 
     WalkTotals total = result.total;
     total.filtered += context.leftOut.load();
-    for (const FileRecord &record : named) {
-        addFileToTotals(total, record.size, record.residency);
-    }
+    total.add(namedTotals);
     const TotalsRows totals(roots, result, total);
-    const WalkReport report{"status", privileged, result.cancelled || interrupted(), &named, &walked, &totals};
-    return printWalkReport(context, fileTable(cells > 0, args.has("ascii")), statusTotalsTable(), report);
+    return printer.finish(statusTotalsTable(), totals, anyNamed, result.cancelled || interrupted());
 }
 
 } // namespace

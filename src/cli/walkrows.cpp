@@ -349,57 +349,76 @@ void addFileToTotals(WalkTotals &totals, uint64_t size, const Residency &residen
     }
 }
 
-int printWalkReport(Context &context, const Table<FileRecord> &files, const Table<TotalsRow> &totalsTable, const WalkReport &report)
+WalkReportPrinter::WalkReportPrinter(Context &context, const Table<FileRecord> &files, const char *command, bool privileged)
+    : m_context(context)
+    , m_files(files)
+    , m_command(command)
 {
-    const std::vector<FileRecord> *lists[] = {report.named, report.walked};
+    if (!context.json) {
+        return; // the header comes with the first row: no rows, no header
+    }
     std::string &out = context.out.buffer;
-    if (context.json) {
-        out += "{\"command\":\"";
-        out += report.command;
-        out += "\",";
-        if (report.privileged) {
-            out += "\"privileged\":true,";
-        }
-        appendJsonNumber(out, "page_size", pageSize());
-        out += ',';
-        appendJsonBool(out, "cancelled", report.cancelled);
-        out += ",\"files\":[";
-        bool first = true;
-        for (const std::vector<FileRecord> *list : lists) {
-            for (const FileRecord &record : *list) {
-                out += first ? "" : ",";
-                first = false;
-                files.appendJson(out, record);
-                context.out.flushIfLarge();
+    out += "{\"command\":\"";
+    out += command;
+    out += "\",";
+    if (privileged) {
+        out += "\"privileged\":true,";
+    }
+    appendJsonNumber(out, "page_size", pageSize());
+    out += ",\"files\":[";
+}
+
+void WalkReportPrinter::rows(const std::vector<FileRecord> &records)
+{
+    std::string &out = m_context.out.buffer;
+    for (const FileRecord &record : records) {
+        if (m_context.json) {
+            out += m_anyRow ? "," : "";
+            m_files.appendJson(out, record);
+        } else {
+            if (!m_anyRow) {
+                m_files.appendHeader(out);
             }
+            m_files.appendText(out, record, m_context.rawBytes);
         }
+        m_anyRow = true;
+        m_context.out.flushIfLarge();
+    }
+}
+
+int WalkReportPrinter::finish(const Table<TotalsRow> &totalsTable, const TotalsRows &totals, bool filesNamed, bool cancelled)
+{
+    std::string &out = m_context.out.buffer;
+    if (m_context.json) {
+        // After the rows: whether the walk was cancelled is known only at its end.
         out += "],";
-        report.totals->appendJson(out, totalsTable);
+        appendJsonBool(out, "cancelled", cancelled);
         out += ',';
-        context.appendProblemsJson(out);
+        totals.appendJson(out, totalsTable);
+        out += ',';
+        m_context.appendProblemsJson(out);
         out += "}\n";
     } else {
-        if (!report.named->empty() || !report.walked->empty()) {
-            files.appendHeader(out);
-            for (const std::vector<FileRecord> *list : lists) {
-                for (const FileRecord &record : *list) {
-                    files.appendText(out, record, context.rawBytes);
-                    context.out.flushIfLarge();
-                }
-            }
-            if (!report.totals->roots.empty()) {
-                out += '\n';
-            }
+        if (m_anyRow && !totals.roots.empty()) {
+            out += '\n';
         }
-        report.totals->appendText(out, totalsTable, !report.named->empty(), context.rawBytes);
+        totals.appendText(out, totalsTable, filesNamed, m_context.rawBytes);
     }
-    noteLeftOut(report.command, report.totals->total.totals.filtered);
-    if (report.cancelled) {
-        context.out.flush(); // the partial figures first, then the word that they are partial
+    noteLeftOut(m_command, totals.total.totals.filtered);
+    if (cancelled) {
+        m_context.out.flush(); // the partial figures first, then the word that they are partial
         printError("interrupted: the totals above are partial");
         return interruptExitCode();
     }
-    return context.anyFailed() ? ExitFailures : ExitSuccess;
+    return m_context.anyFailed() ? ExitFailures : ExitSuccess;
+}
+
+int printWalkReport(Context &context, const Table<FileRecord> &files, const Table<TotalsRow> &totalsTable, const WalkReport &report)
+{
+    WalkReportPrinter printer(context, files, report.command, report.privileged);
+    printer.rows(*report.named);
+    printer.rows(*report.walked);
+    return printer.finish(totalsTable, *report.totals, !report.named->empty(), report.cancelled);
 }
 
 } // namespace Cachescope::Cli

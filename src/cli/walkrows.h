@@ -86,4 +86,23 @@ struct WalkReport {
 // status (the interrupt's, after saying on stderr that the figures are partial).
 [[nodiscard]] int printWalkReport(Context &context, const Table<FileRecord> &files, const Table<TotalsRow> &totalsTable, const WalkReport &report);
 
+// The same report printed in parts: the files' rows as they come (status
+// prints a long --from list a batch at a time and keeps no row), then the
+// totals once they are known.
+class WalkReportPrinter
+{
+public:
+    WalkReportPrinter(Context &context, const Table<FileRecord> &files, const char *command, bool privileged);
+    void rows(const std::vector<FileRecord> &records);
+    // filesNamed: files were named on the command line (the total row then
+    // adds something to the folders' rows). Returns the exit status.
+    [[nodiscard]] int finish(const Table<TotalsRow> &totalsTable, const TotalsRows &totals, bool filesNamed, bool cancelled);
+
+private:
+    Context &m_context;
+    const Table<FileRecord> &m_files;
+    const char *m_command;
+    bool m_anyRow = false;
+};
+
 } // namespace Cachescope::Cli

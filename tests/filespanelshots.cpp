@@ -78,6 +78,7 @@ private:
     std::string m_dir;
     QWidget *m_window = nullptr;
     FilesPanel *m_panel = nullptr;
+    KActionCollection *m_actions = nullptr;
     QTreeView *m_view = nullptr;
 
     void save(const QString &name)
@@ -145,6 +146,8 @@ private Q_SLOTS:
         m_window->setWindowTitle(QStringLiteral("Cachescope"));
         auto *layout = new QVBoxLayout(m_window);
         m_panel = new FilesPanel(m_window);
+        m_actions = new KActionCollection(m_panel, QStringLiteral("cachescope"));
+        m_panel->setUpActions(m_actions);
         layout->addWidget(m_panel);
         m_window->resize(1200, 760);
         m_window->move(0, 0);
@@ -193,6 +196,38 @@ private Q_SLOTS:
         zone->setHighlighted(true);
         save(QStringLiteral("files-evict-drop-zone.png"));
         zone->setHighlighted(false);
+    }
+
+    // Keep in Memory on a partly cached file: loaded, locked, a pin on its
+    // row and the message saying what it holds. Released afterwards.
+    void keepInMemory()
+    {
+        const std::string video = m_dir + "/project/video.mkv";
+        // Found again each time: a refresh may sort the rows anew.
+        const auto videoRow = [&] {
+            return rowOf(video, rowOf(m_dir + "/project"));
+        };
+        const auto pinned = [&] {
+            return videoRow().data(Qt::DecorationRole).value<QIcon>().name() == QLatin1String("window-pin");
+        };
+        QVERIFY(videoRow().isValid());
+        m_view->setCurrentIndex(videoRow());
+        QAction *keep = m_actions->action(QStringLiteral("file_keep_in_memory"));
+        QVERIFY(keep);
+        QTRY_VERIFY(keep->isEnabled());
+        keep->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(pinned(), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(videoRow().siblingAtColumn(FilesModel::CachedPercentColumn).data().toString(), QStringLiteral("100%"), 20000);
+        auto *bar = m_panel->findChild<KMessageWidget *>(QStringLiteral("filesMessage"));
+        QVERIFY(bar);
+        QTRY_VERIFY(bar->isVisible() && !bar->isShowAnimationRunning());
+        QVERIFY2(bar->text().contains(QLatin1String("in memory")), qPrintable(bar->text()));
+        save(QStringLiteral("files-keep-in-memory.png"));
+        m_view->setCurrentIndex(videoRow());
+        keep->trigger();
+        QTRY_VERIFY(!pinned());
+        bar->animatedHide();
+        QTRY_VERIFY(!bar->isVisible());
     }
 
     // Top-level rows with the same name told apart by their folders, names

@@ -245,7 +245,6 @@ private Q_SLOTS:
         }
         walking.join();
         QVERIFY(!result.cancelled);
-        builder.finish();
         const CacheMapTree full = builder.snapshot(true);
         QCOMPARE(full.folders.size(), size_t(1 + 5 + 1 + 400));
         QCOMPARE(folder(full, "wide").tree.files, uint64_t(400));
@@ -257,9 +256,9 @@ private Q_SLOTS:
         CacheMapBuilder builder;
         Walker walker(CacheMapBuilder::walkOptions({}));
         builder.attach(walker);
-        // Cancelled at the first entry it meets.
-        walker.setEntryCallback([&](const WalkEntry &entry) {
-            builder.add(entry);
+        // Cancelled at the first folder it has listed.
+        walker.setFolderCallback([&](const WalkFolder &folder) {
+            builder.addFolder(folder);
             walker.cancel();
         });
         const WalkResult result = walker.walk({m_dir});
@@ -279,7 +278,6 @@ private Q_SLOTS:
             Walker walker(CacheMapBuilder::walkOptions({}));
             builder.attach(walker);
             (void)walker.walk({dir});
-            builder.finish();
             return builder.memoryBytes();
         };
         const size_t few = bytesFor("aaaa", 3);

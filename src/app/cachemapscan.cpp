@@ -51,12 +51,12 @@ void CacheMapScan::start(const std::string &root, const WalkOptions &options)
     CacheMapBuilder *builder = m_builder.get();
     auto cancelRequested = std::make_shared<std::atomic<bool>>(false);
     m_cancelRequested = cancelRequested;
-    m_walker->setEntryCallback([walker, builder, cancelRequested](const WalkEntry &entry) {
+    m_walker->setFolderCallback([walker, builder, cancelRequested](const WalkFolder &folder) {
         if (cancelRequested->load(std::memory_order_relaxed)) {
             walker->cancel();
             return;
         }
-        builder->add(entry);
+        builder->addFolder(folder);
     });
     m_running = true;
     m_snapshots.start();
@@ -66,7 +66,6 @@ void CacheMapScan::start(const std::string &root, const WalkOptions &options)
         if (!cancelRequested->load()) {
             result = walker->walk({root});
         }
-        builder->finish();
         result.cancelled = result.cancelled || cancelRequested->load();
         // Back on the GUI thread; `self` is checked there (the destructor
         // joins this thread, so the object outlives the walk itself).

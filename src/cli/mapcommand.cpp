@@ -196,7 +196,6 @@ int runMap(Context &context, const ParsedArgs &args)
         // Ctrl+C ends the walk; the map so far is printed, marked partial.
         const CancelScope cancelScope(&walker);
         result.walk = walker.walk(roots);
-        builder.finish();
         result.walk.cancelled = result.walk.cancelled || interrupted();
         result.tree = builder.snapshot(!result.walk.cancelled);
     }

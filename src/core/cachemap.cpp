@@ -34,6 +34,17 @@ void FolderTotals::add(const FolderTotals &other)
     problems += other.problems;
 }
 
+void FolderTotals::addFiles(const FolderFiles &f)
+{
+    files += f.files;
+    bytes += f.bytes;
+    pages += f.knownPages;
+    resident += f.resident;
+    dirty += f.dirty;
+    hiddenFiles += f.hiddenFiles;
+    hiddenBytes += f.hiddenBytes;
+}
+
 std::string_view CacheMapFolder::name() const
 {
     if (parent == NoParent || path == "/") {
@@ -61,7 +72,9 @@ WalkOptions CacheMapBuilder::walkOptions(WalkOptions options)
     // A map reads residency and changes nothing, whatever the caller set.
     options.action = FileAction::Residency;
     options.histogramBuckets = 0;
-    options.reportDirectories = true;
+    // One call a folder, when it has been listed, with its files' totals.
+    options.reportDirectories = false;
+    options.folderTotals = true;
     return options;
 }
 
@@ -69,6 +82,9 @@ void CacheMapBuilder::attach(Walker &walker, Walker::ProblemCallback problems)
 {
     walker.setEntryCallback([this](const WalkEntry &entry) {
         add(entry);
+    });
+    walker.setFolderCallback([this](const WalkFolder &folder) {
+        addFolder(folder);
     });
     walker.setProblemCallback([this, problems = std::move(problems)](const WalkProblem &problem) {
         addProblem(problem);
@@ -79,9 +95,10 @@ void CacheMapBuilder::attach(Walker &walker, Walker::ProblemCallback problems)
 }
 
 // The folder of path, made (with the parents it lacks) when it is new.
-// The walker reports a folder before anything in it, so a parent made here
-// from a path alone is the exception (its device stays unknown: 0).
-uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, uint64_t device)
+// Folders come when they have been listed, so a subfolder often comes before
+// the folder it is in: that one is made here from the path, and its device
+// comes with its own call. depth 0 is a root.
+uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, int depth, uint64_t device)
 {
     if (const auto found = m_index.find(path); found != m_index.end()) {
         CacheMapFolder &folder = m_folders[found->second];
@@ -91,16 +108,10 @@ uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, uint64_t
         return found->second;
     }
     uint32_t parent = CacheMapFolder::NoParent;
-    const bool isRoot = std::find_if(m_roots.begin(),
-                                     m_roots.end(),
-                                     [&](uint32_t index) {
-                                         return m_folders[index].root == root;
-                                     })
-        == m_roots.end();
-    if (!isRoot) {
+    if (depth > 0) {
         const std::string_view up = parentOf(path);
         if (!up.empty() && up != path) {
-            parent = folderLocked(up, root, 0);
+            parent = folderLocked(up, root, depth - 1, 0);
         }
     }
     const auto index = uint32_t(m_folders.size());
@@ -110,8 +121,6 @@ uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, uint64_t
     folder.root = root;
     folder.device = device;
     if (parent != CacheMapFolder::NoParent) {
-        const CacheMapFolder &up = m_folders[parent];
-        folder.mountPoint = device != 0 && up.device != 0 && device != up.device;
         ++m_folders[parent].own.folders;
     } else {
         m_roots.push_back(index);
@@ -123,101 +132,54 @@ uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, uint64_t
 void CacheMapBuilder::add(const WalkEntry &entry)
 {
     if (entry.kind == EntryKind::Directory) {
+        // From a walk with reportDirectories: the folder is there before its files.
         const std::string path = entry.path();
         std::lock_guard lock(m_mutex);
-        if (!entry.directory.empty()) {
-            // The parent first: a root's first folder must not be taken for the root.
-            folderLocked(entry.directory, entry.root, 0);
-        }
-        folderLocked(path, entry.root, entry.device);
+        folderLocked(path, entry.root, entry.depth, entry.device);
         return;
     }
     if (entry.kind != EntryKind::File || !entry.firstLink) {
         return;
     }
-    // A root that is a file stands in a folder of its own name.
-    const std::string_view folderPath = entry.directory.empty() ? entry.name : entry.directory;
-    FolderTotals single;
-    ThreadTotals *pending = threadTotals();
-    if (pending && (!pending->used || pending->directory != folderPath || pending->root != entry.root)) {
-        if (pending->used) {
-            std::lock_guard lock(m_mutex);
-            flushLocked(*pending);
-        }
-        pending->directory.assign(folderPath);
-        pending->root = entry.root;
-        pending->used = true;
-    }
-    FolderTotals &own = pending ? pending->totals : single;
-    ++own.files;
-    own.bytes += entry.size;
-    if (entry.residency.known()) {
-        own.pages += entry.residency.pages;
-        own.resident += entry.residency.resident;
-        own.dirty += entry.residency.dirty;
-    } else if (entry.residency.hidden) {
-        ++own.hiddenFiles;
-        own.hiddenBytes += entry.size;
-    }
-    // A file whose residency failed is counted by addProblem(): the walker reports it there too.
-    if (!pending || entry.directory.empty()) {
-        // No slot left (more threads than slots), or a root that is a file (its device names the folder).
-        std::lock_guard lock(m_mutex);
-        if (pending) {
-            flushLocked(*pending);
-        } else {
-            m_folders[folderLocked(folderPath, entry.root, 0)].own.add(single);
-        }
-    }
+    // A root that is a file stands in a folder of its own name; a file in a
+    // folder comes here only from a walk without folderTotals.
+    FolderFiles single;
+    single.addFile(entry.size, entry.residency);
+    std::lock_guard lock(m_mutex);
+    const bool isRoot = entry.directory.empty();
+    m_folders[folderLocked(isRoot ? entry.name : entry.directory, entry.root, isRoot ? 0 : entry.depth - 1, 0)].own.addFiles(single);
 }
 
-CacheMapBuilder::ThreadTotals *CacheMapBuilder::threadTotals()
-{
-    const std::thread::id me = std::this_thread::get_id();
-    for (ThreadTotals &slot : m_threads) {
-        if (slot.owner.load(std::memory_order_relaxed) == me) {
-            return &slot;
-        }
-    }
-    for (ThreadTotals &slot : m_threads) {
-        std::thread::id free{};
-        if (slot.owner.compare_exchange_strong(free, me)) {
-            return &slot;
-        }
-    }
-    return nullptr;
-}
-
-void CacheMapBuilder::flushLocked(ThreadTotals &pending)
-{
-    if (!pending.used) {
-        return;
-    }
-    m_folders[folderLocked(pending.directory, pending.root, 0)].own.add(pending.totals);
-    pending.totals = FolderTotals();
-    pending.used = false;
-}
-
-void CacheMapBuilder::finish()
+void CacheMapBuilder::addFolder(const WalkFolder &folder)
 {
     std::lock_guard lock(m_mutex);
-    for (ThreadTotals &slot : m_threads) {
-        flushLocked(slot);
-        slot.owner.store(std::thread::id());
-    }
+    m_folders[folderLocked(folder.path, folder.root, folder.depth, folder.device)].own.addFiles(folder.files);
 }
 
 void CacheMapBuilder::addProblem(const WalkProblem &problem)
 {
     std::lock_guard lock(m_mutex);
-    // A folder that could not be read is counted in itself; anything else in its folder.
+    // A folder that could not be read is counted in itself; anything else in
+    // its folder. Either may not be here yet (a folder comes once it has
+    // been listed): then snapshot() places it.
     auto found = m_index.find(problem.path);
-    if (found == m_index.end()) {
+    if (found == m_index.end() && problem.kind != EntryKind::Directory) {
         found = m_index.find(parentOf(problem.path));
     }
     if (found != m_index.end()) {
         ++m_folders[found->second].own.problems;
+    } else {
+        m_unplacedProblems.push_back(problem.path);
     }
+}
+
+uint32_t CacheMapBuilder::placeLocked(const std::string &problemPath) const
+{
+    auto found = m_index.find(problemPath);
+    if (found == m_index.end()) {
+        found = m_index.find(parentOf(problemPath));
+    }
+    return found == m_index.end() ? CacheMapFolder::NoParent : found->second;
 }
 
 CacheMapTree CacheMapBuilder::snapshot(bool complete) const
@@ -227,10 +189,19 @@ CacheMapTree CacheMapBuilder::snapshot(bool complete) const
         std::lock_guard lock(m_mutex);
         tree.folders.assign(m_folders.begin(), m_folders.end());
         tree.roots = m_roots;
+        for (const std::string &path : m_unplacedProblems) {
+            if (const uint32_t index = placeLocked(path); index != CacheMapFolder::NoParent) {
+                ++tree.folders[index].own.problems;
+            }
+        }
     }
     tree.complete = complete;
     for (CacheMapFolder &folder : tree.folders) {
         folder.tree = folder.own;
+        if (folder.parent != CacheMapFolder::NoParent) {
+            const uint64_t up = tree.folders[folder.parent].device;
+            folder.mountPoint = folder.device != 0 && up != 0 && folder.device != up;
+        }
     }
     // Parents come before their children: one pass from the end adds each
     // folder's tree into its parent's and lists it there.
@@ -281,7 +252,6 @@ CacheMapResult mapCache(const std::vector<std::string> &roots, WalkOptions optio
     builder.attach(walker, std::move(problems));
     CacheMapResult result;
     result.walk = walker.walk(roots);
-    builder.finish();
     result.tree = builder.snapshot(!result.walk.cancelled);
     return result;
 }

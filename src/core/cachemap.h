@@ -10,15 +10,12 @@
 
 #include "walker.h"
 
-#include <array>
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +36,7 @@ struct FolderTotals {
     uint64_t problems = 0; // entries that failed or were skipped
 
     void add(const FolderTotals &other);
+    void addFiles(const FolderFiles &files);
     [[nodiscard]] bool operator==(const FolderTotals &other) const = default;
 };
 
@@ -70,8 +68,12 @@ struct CacheMapTree {
     [[nodiscard]] const CacheMapFolder *find(std::string_view path) const;
 };
 
-// Collects a walk's entries into folders. add() and addProblem() are called
-// from the walker's threads; snapshot() from any thread, at any time.
+// Collects a walk's entries into folders. add(), addFolder() and
+// addProblem() are called from the walker's threads; snapshot() from any
+// thread, at any time. The walker adds up each folder's files itself
+// (WalkOptions::folderTotals) and hands over one total a folder, once it
+// has been listed: the lock is taken once a folder, never once a file, so
+// that a map costs the walk almost nothing beyond status -r.
 class CacheMapBuilder
 {
 public:
@@ -81,15 +83,15 @@ public:
     CacheMapBuilder &operator=(const CacheMapBuilder &) = delete;
 
     // Wires the walker's callbacks to this builder (and to problems, when set,
-    // for the caller's own report) and asks it for folder entries.
+    // for the caller's own report). The walker must run with walkOptions().
     void attach(Walker &walker, Walker::ProblemCallback problems = {});
+    // Folder entries, and the files' totals a folder.
     [[nodiscard]] static WalkOptions walkOptions(WalkOptions options);
 
+    // A folder entered, or a file named as a root (it stands in a folder of its own name).
     void add(const WalkEntry &entry);
+    void addFolder(const WalkFolder &folder);
     void addProblem(const WalkProblem &problem);
-    // After the walk returned (every thread of it done): adds what the
-    // threads still hold. attach() callers and mapCache() call it.
-    void finish();
 
     [[nodiscard]] CacheMapTree snapshot(bool complete = false) const;
     [[nodiscard]] size_t folderCount() const;
@@ -97,26 +99,16 @@ public:
     [[nodiscard]] size_t memoryBytes() const;
 
 private:
-    // Each walking thread adds up the files of the folder it is in on its
-    // own and takes the lock once a folder, not once a file: a lock and a
-    // hash a file cost more than the walk's own work per file.
-    struct ThreadTotals {
-        std::atomic<std::thread::id> owner{};
-        std::string directory;
-        int root = 0;
-        bool used = false;
-        FolderTotals totals;
-    };
-    ThreadTotals *threadTotals();
-    void flushLocked(ThreadTotals &pending);
-    uint32_t folderLocked(std::string_view path, int root, uint64_t device);
-
-    std::array<ThreadTotals, 64> m_threads;
+    uint32_t folderLocked(std::string_view path, int root, int depth, uint64_t device);
+    // The folder a problem belongs in, or NoParent.
+    [[nodiscard]] uint32_t placeLocked(const std::string &problemPath) const;
 
     mutable std::mutex m_mutex;
     std::deque<CacheMapFolder> m_folders; // stable addresses: m_index points into their paths
     std::unordered_map<std::string_view, uint32_t> m_index;
     std::vector<uint32_t> m_roots;
+    // Problems that came before their folder did: placed by each snapshot.
+    std::vector<std::string> m_unplacedProblems;
 };
 
 struct CacheMapResult {

@@ -65,6 +65,20 @@ std::string WalkEntry::path() const
     return joined;
 }
 
+void FolderFiles::addFile(uint64_t size, const Residency &residency)
+{
+    ++files;
+    bytes += size;
+    if (residency.known()) {
+        knownPages += residency.pages;
+        resident += residency.resident;
+        dirty += residency.dirty;
+    } else if (residency.hidden) {
+        ++hiddenFiles;
+        hiddenBytes += size;
+    }
+}
+
 void WalkTotals::add(const WalkTotals &other)
 {
     files += other.files;
@@ -277,6 +291,7 @@ struct WalkerState {
     WalkOptions options;
     Walker::EntryCallback entryCallback;
     Walker::ProblemCallback problemCallback;
+    Walker::FolderCallback folderCallback;
     std::atomic<bool> cancelled{false};
     std::atomic<uint64_t> entries{0};
     std::atomic<uint64_t> bytes{0};
@@ -323,6 +338,8 @@ struct Worker {
     std::unique_ptr<char[]> buffer;
     std::vector<Task> found; // subfolders of the folder being listed
     WalkEntry entry;
+    // The folder being listed, where WalkOptions::folderTotals asks for its files' totals.
+    FolderFiles *folderFiles = nullptr;
     std::string scratchPath;
     std::string filterPath; // the path a glob with a slash is matched against
     uint64_t unreportedEntries = 0;
@@ -498,7 +515,11 @@ struct Worker {
                 t.residentAfter += entry.load.after;
             }
         }
-        if (d.entryCallback) {
+        if (folderFiles) {
+            if (entry.firstLink) {
+                folderFiles->addFile(uint64_t(st.st_size), entry.residency);
+            }
+        } else if (d.entryCallback) {
             d.entryCallback(entry);
         }
     }
@@ -810,6 +831,19 @@ struct Worker {
 
     void list(const std::shared_ptr<DirNode> &node)
     {
+        FolderFiles own;
+        const bool perFolder = options.folderTotals && d.folderCallback;
+        folderFiles = perFolder ? &own : nullptr;
+        listEntries(node);
+        folderFiles = nullptr;
+        if (perFolder) {
+            // Cancelled too: what was counted is counted.
+            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, own});
+        }
+    }
+
+    void listEntries(const std::shared_ptr<DirNode> &node)
+    {
         Place place{node->root, node->fd.get(), node->path, node->depth + 1, &node->noatime};
         for (;;) {
             const long n = syscall(SYS_getdents64, node->fd.get(), buffer.get(), direntBufferSize);
@@ -907,6 +941,11 @@ Walker::~Walker() = default;
 void Walker::setEntryCallback(EntryCallback callback)
 {
     d->entryCallback = std::move(callback);
+}
+
+void Walker::setFolderCallback(FolderCallback callback)
+{
+    d->folderCallback = std::move(callback);
 }
 
 void Walker::setProblemCallback(ProblemCallback callback)

@@ -47,6 +47,12 @@ struct WalkOptions {
     FileAction action = FileAction::Residency;
     int histogramBuckets = 0; // > 0: fill WalkEntry::histogram
     bool reportDirectories = false; // also call the entry callback for folders
+    // The files in the folders listed: instead of one entry callback a file,
+    // one folder callback a folder, with their totals, once the folder is
+    // listed (files named as roots are still reported one by one). A caller
+    // that adds files up by folder (the cache map) then costs the walk
+    // nothing a file.
+    bool folderTotals = false;
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
     LoadOptions loadOptions; // cancel and progress are set by the walker
@@ -76,6 +82,29 @@ struct WalkEntry {
     LoadReport load; // FileAction::Load
 
     [[nodiscard]] std::string path() const;
+};
+
+// The regular files directly in one folder, added up (each inode once).
+struct FolderFiles {
+    uint64_t files = 0;
+    uint64_t bytes = 0;
+    uint64_t knownPages = 0; // pages of the files whose residency is known
+    uint64_t resident = 0; // resident pages of those files
+    uint64_t dirty = 0;
+    // Residency hidden from this user: counted here, never in knownPages or resident.
+    uint64_t hiddenFiles = 0;
+    uint64_t hiddenBytes = 0;
+
+    void addFile(uint64_t size, const Residency &residency);
+};
+
+// A folder whose listing is done (WalkOptions::folderTotals).
+struct WalkFolder {
+    int root = 0;
+    std::string_view path; // as WalkEntry::path() names it
+    int depth = 0; // 0 for a root
+    uint64_t device = 0;
+    FolderFiles files; // the files directly in it, not in its subfolders
 };
 
 struct WalkProblem {
@@ -134,6 +163,7 @@ class Walker
 public:
     using EntryCallback = std::function<void(const WalkEntry &)>;
     using ProblemCallback = std::function<void(const WalkProblem &)>;
+    using FolderCallback = std::function<void(const WalkFolder &)>;
 
     explicit Walker(WalkOptions options = {});
     ~Walker();
@@ -143,6 +173,8 @@ public:
     // Called from the worker threads, concurrently: callbacks must be thread-safe.
     void setEntryCallback(EntryCallback callback);
     void setProblemCallback(ProblemCallback callback);
+    // With WalkOptions::folderTotals.
+    void setFolderCallback(FolderCallback callback);
 
     // Blocks until done or cancelled. Roots may be files or folders.
     [[nodiscard]] WalkResult walk(const std::vector<std::string> &roots);

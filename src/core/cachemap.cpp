@@ -153,33 +153,32 @@ void CacheMapBuilder::add(const WalkEntry &entry)
 void CacheMapBuilder::addFolder(const WalkFolder &folder)
 {
     std::lock_guard lock(m_mutex);
-    m_folders[folderLocked(folder.path, folder.root, folder.depth, folder.device)].own.addFiles(folder.files);
+    CacheMapFolder &made = m_folders[folderLocked(folder.path, folder.root, folder.depth, folder.device)];
+    made.own.addFiles(folder.files);
+    // The problems met while it was listed came before it did.
+    if (!m_pendingProblems.empty()) {
+        if (const auto pending = m_pendingProblems.find(made.path); pending != m_pendingProblems.end()) {
+            made.own.problems += pending->second;
+            m_pendingProblems.erase(pending);
+        }
+    }
 }
 
 void CacheMapBuilder::addProblem(const WalkProblem &problem)
 {
     std::lock_guard lock(m_mutex);
     // A folder that could not be read is counted in itself; anything else in
-    // its folder. Either may not be here yet (a folder comes once it has
-    // been listed): then snapshot() places it.
-    auto found = m_index.find(problem.path);
-    if (found == m_index.end() && problem.kind != EntryKind::Directory) {
-        found = m_index.find(parentOf(problem.path));
-    }
-    if (found != m_index.end()) {
+    // its folder. That folder is often not here yet (a folder comes once it
+    // has been listed, and the problems come while it is): the count waits
+    // for it, one entry a folder, not one a problem.
+    const std::string_view where = problem.kind == EntryKind::Directory ? std::string_view(problem.path) : parentOf(problem.path);
+    if (const auto found = m_index.find(where); found != m_index.end()) {
         ++m_folders[found->second].own.problems;
+    } else if (const auto pending = m_pendingProblems.find(where); pending != m_pendingProblems.end()) {
+        ++pending->second;
     } else {
-        m_unplacedProblems.push_back(problem.path);
+        m_pendingProblems.emplace(std::string(where), 1);
     }
-}
-
-uint32_t CacheMapBuilder::placeLocked(const std::string &problemPath) const
-{
-    auto found = m_index.find(problemPath);
-    if (found == m_index.end()) {
-        found = m_index.find(parentOf(problemPath));
-    }
-    return found == m_index.end() ? CacheMapFolder::NoParent : found->second;
 }
 
 CacheMapTree CacheMapBuilder::snapshot(bool complete) const
@@ -189,9 +188,15 @@ CacheMapTree CacheMapBuilder::snapshot(bool complete) const
         std::lock_guard lock(m_mutex);
         tree.folders.assign(m_folders.begin(), m_folders.end());
         tree.roots = m_roots;
-        for (const std::string &path : m_unplacedProblems) {
-            if (const uint32_t index = placeLocked(path); index != CacheMapFolder::NoParent) {
-                ++tree.folders[index].own.problems;
+        // Still waiting: the walk goes on, or a folder that could not be
+        // opened never came (its problems count in the folder it is in).
+        for (const auto &[path, count] : m_pendingProblems) {
+            auto found = m_index.find(path);
+            if (found == m_index.end()) {
+                found = m_index.find(parentOf(path));
+            }
+            if (found != m_index.end()) {
+                tree.folders[found->second].own.problems += count;
             }
         }
     }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -100,15 +101,21 @@ public:
 
 private:
     uint32_t folderLocked(std::string_view path, int root, int depth, uint64_t device);
-    // The folder a problem belongs in, or NoParent.
-    [[nodiscard]] uint32_t placeLocked(const std::string &problemPath) const;
 
     mutable std::mutex m_mutex;
     std::deque<CacheMapFolder> m_folders; // stable addresses: m_index points into their paths
     std::unordered_map<std::string_view, uint32_t> m_index;
     std::vector<uint32_t> m_roots;
-    // Problems that came before their folder did: placed by each snapshot.
-    std::vector<std::string> m_unplacedProblems;
+    // Problems counted for a folder that has not come yet, by its path
+    // (looked up by string_view: no copy a problem).
+    struct PathHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view path) const noexcept
+        {
+            return std::hash<std::string_view>{}(path);
+        }
+    };
+    std::unordered_map<std::string, uint64_t, PathHash, std::equal_to<>> m_pendingProblems;
 };
 
 struct CacheMapResult {

@@ -6,7 +6,7 @@
 #   - every image index.docbook names is a PNG in docs/handbook/, and every
 #     PNG there is named (no stale screenshot ships);
 #   - every one is written by a screenshot test (filespanelshots,
-#     applicationsviewtest, experimentshots), so that `tools/dev
+#     applicationsviewtest, experimentshots, cachemapviewtest), so that `tools/dev
 #     handbook-screenshots` can make it again: none is made by hand;
 #   - installed (cmake --install into a scratch folder), the handbook is
 #     where help:/cachescope looks, share/doc/HTML/en/cachescope/, with its
@@ -35,7 +35,7 @@ for image in "${images[@]}"; do
     [ "$(head -c 8 "$handbook/$image" | od -An -tx1)" = "$png_magic" ] || fail "docs/handbook/$image is not a PNG"
     # The test that writes it: the name itself, or experiment-NAME.png from runAndShoot("NAME").
     name=${image%.png}
-    if ! grep -qF "\"$image\"" "$source_dir"/tests/{filespanelshots,applicationsviewtest,experimentshots}.cpp &&
+    if ! grep -qF "\"$image\"" "$source_dir"/tests/{filespanelshots,applicationsviewtest,experimentshots,cachemapviewtest}.cpp &&
         ! { [[ "$name" == experiment-* ]] && grep -qF "runAndShoot(QStringLiteral(\"${name#experiment-}\")" "$source_dir/tests/experimentshots.cpp"; }; then
         fail "no screenshot test writes $image: it could only have been made by hand"
     fi

@@ -217,15 +217,14 @@ void askHelper(Context &context, std::vector<FileRecord> &named, int cells, std:
     }
     std::vector<Residency> residencies;
     std::vector<Histogram> histograms;
-    std::string &error = failure;
-    const bool ok = error.empty() && residencyFromHelper(paths, cells, residencies, histograms, error);
+    const bool ok = failure.empty() && residencyFromHelper(paths, cells, residencies, histograms, failure);
     if (!ok) {
-        if (error.empty()) {
-            error = "the privileged helper gave no residency";
+        if (failure.empty()) {
+            failure = "the privileged helper gave no residency";
         }
-        qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << error.c_str();
+        qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << failure.c_str();
         for (const FileRecord &record : named) {
-            context.fail(record.path, error);
+            context.fail(record.path, failure);
         }
         named.clear();
         return;

@@ -131,13 +131,7 @@ uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, int dept
 
 void CacheMapBuilder::add(const WalkEntry &entry)
 {
-    if (entry.kind == EntryKind::Directory) {
-        // From a walk with reportDirectories: the folder is there before its files.
-        const std::string path = entry.path();
-        std::lock_guard lock(m_mutex);
-        folderLocked(path, entry.root, entry.depth, entry.device);
-        return;
-    }
+    // Folders come whole through addFolder(); walkOptions() asks for no folder entries.
     if (entry.kind != EntryKind::File || !entry.firstLink) {
         return;
     }

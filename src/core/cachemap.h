@@ -89,7 +89,7 @@ public:
     // Folder entries, and the files' totals a folder.
     [[nodiscard]] static WalkOptions walkOptions(WalkOptions options);
 
-    // A folder entered, or a file named as a root (it stands in a folder of its own name).
+    // A file named as a root (it stands in a folder of its own name).
     void add(const WalkEntry &entry);
     void addFolder(const WalkFolder &folder);
     void addProblem(const WalkProblem &problem);

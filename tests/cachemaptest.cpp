@@ -257,6 +257,58 @@ private Q_SLOTS:
         QCOMPARE(folder(full, "").tree.files, uint64_t(std::size(planned) + 400));
     }
 
+    void takingTheMapMovesItOut()
+    {
+        // The window and the CLI take the map once the walk ends instead of
+        // copying it: the same map as a snapshot, and an empty builder.
+        CacheMapBuilder builder;
+        Walker walker(CacheMapBuilder::walkOptions({}));
+        builder.attach(walker);
+        QVERIFY(!walker.walk({m_dir}).cancelled);
+        // A folder that never came (it vanished, or could not be opened): its
+        // problem waits under its own short path, which take() must still find
+        // the folder above for, although the paths' text moves.
+        WalkProblem gone;
+        gone.path = m_dir + "/big/x";
+        gone.kind = EntryKind::Directory;
+        builder.addProblem(gone);
+        const CacheMapTree copied = builder.snapshot(true);
+        const CacheMapTree taken = builder.take(true);
+        QVERIFY(taken.complete);
+        QCOMPARE(taken.folders.size(), copied.folders.size());
+        for (size_t i = 0; i < copied.folders.size(); ++i) {
+            QCOMPARE(taken.folders[i].path, copied.folders[i].path);
+            QVERIFY(taken.folders[i].tree == copied.folders[i].tree);
+            QCOMPARE(taken.folders[i].children, copied.folders[i].children);
+        }
+        QVERIFY(taken.total == copied.total);
+        QCOMPARE(folder(taken, "big").own.problems, uint64_t(1));
+        QCOMPARE(folder(taken, "big/deep").tree.resident, uint64_t(20));
+        QCOMPARE(builder.folderCount(), size_t(0));
+        QVERIFY(builder.snapshot().folders.empty());
+
+        // Paths short enough to live inside the string objects themselves
+        // (no walk makes these: the builder is fed by hand).
+        CacheMapBuilder shortPaths;
+        Residency cached;
+        cached.method = ResidencyMethod::Cachestat;
+        cached.pages = 1;
+        cached.resident = 1;
+        FolderFiles one;
+        one.addFile(4096, cached);
+        shortPaths.addFolder(WalkFolder{0, "/r", 0, 1, one});
+        shortPaths.addFolder(WalkFolder{0, "/r/a", 1, 1, one});
+        WalkProblem vanished;
+        vanished.path = "/r/a/b";
+        vanished.kind = EntryKind::Directory;
+        shortPaths.addProblem(vanished);
+        const CacheMapTree small = shortPaths.take(true);
+        QCOMPARE(small.folders.size(), size_t(2));
+        QCOMPARE(small.find("/r/a")->own.problems, uint64_t(1));
+        QCOMPARE(small.find("/r")->tree.resident, uint64_t(2));
+        QCOMPARE(small.find("/r")->tree.problems, uint64_t(1));
+    }
+
     void aCancelledMapIsIncomplete()
     {
         CacheMapBuilder builder;

@@ -197,7 +197,7 @@ int runMap(Context &context, const ParsedArgs &args)
         const CancelScope cancelScope(&walker);
         result.walk = walker.walk(roots);
         result.walk.cancelled = result.walk.cancelled || interrupted();
-        result.tree = builder.snapshot(!result.walk.cancelled);
+        result.tree = builder.take(!result.walk.cancelled);
     }
     std::vector<MapRow> rows;
     for (uint32_t root : result.tree.roots) {

@@ -178,23 +178,62 @@ void CacheMapBuilder::addProblem(const WalkProblem &problem)
 CacheMapTree CacheMapBuilder::snapshot(bool complete) const
 {
     CacheMapTree tree;
+    FolderCounts problems;
     {
+        // The walkers wait while this copies: only the copy is done here.
         std::lock_guard lock(m_mutex);
         tree.folders.assign(m_folders.begin(), m_folders.end());
         tree.roots = m_roots;
-        // Still waiting: the walk goes on, or a folder that could not be
-        // opened never came (its problems count in the folder it is in).
-        for (const auto &[path, count] : m_pendingProblems) {
-            auto found = m_index.find(path);
-            if (found == m_index.end()) {
-                found = m_index.find(parentOf(path));
-            }
-            if (found != m_index.end()) {
-                tree.folders[found->second].own.problems += count;
-            }
-        }
+        problems = pendingProblemsLocked();
     }
     tree.complete = complete;
+    finishTree(tree, problems);
+    return tree;
+}
+
+CacheMapTree CacheMapBuilder::take(bool complete)
+{
+    CacheMapTree tree;
+    FolderCounts problems;
+    {
+        std::lock_guard lock(m_mutex);
+        // Looked up before the move: m_index views the paths' text, which
+        // for a short path lives in the string object moved from.
+        problems = pendingProblemsLocked();
+        tree.folders.assign(std::make_move_iterator(m_folders.begin()), std::make_move_iterator(m_folders.end()));
+        tree.roots = std::move(m_roots);
+        m_index.clear();
+        m_pendingProblems.clear();
+        m_folders.clear();
+        m_roots.clear();
+    }
+    tree.complete = complete;
+    finishTree(tree, problems);
+    return tree;
+}
+
+CacheMapBuilder::FolderCounts CacheMapBuilder::pendingProblemsLocked() const
+{
+    // Still waiting: the walk goes on, or a folder that could not be
+    // opened never came (its problems count in the folder it is in).
+    FolderCounts counts;
+    for (const auto &[path, count] : m_pendingProblems) {
+        auto found = m_index.find(path);
+        if (found == m_index.end()) {
+            found = m_index.find(parentOf(path));
+        }
+        if (found != m_index.end()) {
+            counts.emplace_back(found->second, count);
+        }
+    }
+    return counts;
+}
+
+void CacheMapBuilder::finishTree(CacheMapTree &tree, const FolderCounts &problems)
+{
+    for (const auto &[folder, count] : problems) {
+        tree.folders[folder].own.problems += count;
+    }
     for (CacheMapFolder &folder : tree.folders) {
         folder.tree = folder.own;
         if (folder.parent != CacheMapFolder::NoParent) {
@@ -223,7 +262,6 @@ CacheMapTree CacheMapBuilder::snapshot(bool complete) const
     for (uint32_t root : tree.roots) {
         tree.total.add(tree.folders[root].tree);
     }
-    return tree;
 }
 
 size_t CacheMapBuilder::folderCount() const
@@ -251,7 +289,7 @@ CacheMapResult mapCache(const std::vector<std::string> &roots, WalkOptions optio
     builder.attach(walker, std::move(problems));
     CacheMapResult result;
     result.walk = walker.walk(roots);
-    result.tree = builder.snapshot(!result.walk.cancelled);
+    result.tree = builder.take(!result.walk.cancelled);
     return result;
 }
 

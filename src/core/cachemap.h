@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace Cachescope
@@ -95,11 +96,20 @@ public:
     void addProblem(const WalkProblem &problem);
 
     [[nodiscard]] CacheMapTree snapshot(bool complete = false) const;
+    // The map once the walk has ended, its folders moved out rather than
+    // copied: the builder is empty afterwards (and memoryBytes() 0).
+    [[nodiscard]] CacheMapTree take(bool complete);
     [[nodiscard]] size_t folderCount() const;
     // The bytes the builder holds for its folders (for the figures in the README).
     [[nodiscard]] size_t memoryBytes() const;
 
 private:
+    using FolderCounts = std::vector<std::pair<uint32_t, uint64_t>>;
+    // The problems still waiting for their folder, by the folder (or the
+    // folder above) they count in, where that one is here.
+    [[nodiscard]] FolderCounts pendingProblemsLocked() const;
+    // Adds the problems in, then fills in tree totals, children and the total.
+    static void finishTree(CacheMapTree &tree, const FolderCounts &problems);
     uint32_t folderLocked(std::string_view path, int root, int depth, uint64_t device);
 
     mutable std::mutex m_mutex;

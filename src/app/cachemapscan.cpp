@@ -6,17 +6,21 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include <algorithm>
+
 namespace Cachescope::App
 {
 
 CacheMapScan::CacheMapScan(QObject *parent)
     : QObject(parent)
 {
-    m_snapshots.setInterval(snapshotIntervalMs);
+    m_snapshots.setSingleShot(true);
     connect(&m_snapshots, &QTimer::timeout, this, [this] {
-        if (m_builder) {
-            Q_EMIT snapshotReady(std::make_shared<const CacheMapTree>(m_builder->snapshot()));
+        if (!m_builder || !m_running) {
+            return;
         }
+        Q_EMIT snapshotReady(std::make_shared<const CacheMapTree>(m_builder->snapshot()));
+        m_snapshots.start(std::min(2 * m_snapshots.interval(), lastSnapshotIntervalMs));
     });
 }
 
@@ -59,7 +63,8 @@ void CacheMapScan::start(const std::string &root, const WalkOptions &options)
         builder->addFolder(folder);
     });
     m_running = true;
-    m_snapshots.start();
+    m_memoryBytesAtEnd = 0;
+    m_snapshots.start(firstSnapshotMs);
     QPointer<CacheMapScan> self(this);
     m_thread = std::thread([walker, builder, root, self, generation, cancelRequested, this] {
         WalkResult result;
@@ -87,7 +92,9 @@ void CacheMapScan::walkEnded(bool cancelled)
     }
     m_snapshots.stop();
     m_running = false;
-    Q_EMIT finished(std::make_shared<const CacheMapTree>(m_builder->snapshot(!cancelled)), !cancelled);
+    // The walk is over: the folders move into the map rather than being copied.
+    m_memoryBytesAtEnd = m_builder->memoryBytes();
+    Q_EMIT finished(std::make_shared<const CacheMapTree>(m_builder->take(!cancelled)), !cancelled);
 }
 
 void CacheMapScan::cancel()
@@ -110,6 +117,9 @@ uint64_t CacheMapScan::entriesSeen() const
 
 size_t CacheMapScan::memoryBytes() const
 {
+    if (!m_running) {
+        return m_memoryBytesAtEnd;
+    }
     return m_builder ? m_builder->memoryBytes() : 0;
 }
 

@@ -14,10 +14,11 @@
 namespace Cachescope::App
 {
 
-// One walk that builds a cache map off the GUI thread. While it runs, a
-// snapshot of the map so far comes every few hundred milliseconds (the first
-// picture long before the walk ends); then the whole map. Cancel at any time;
-// destruction cancels and waits.
+// One walk that builds a cache map off the GUI thread. While it runs,
+// snapshots of the map so far come, the first after a quarter of a second
+// and then further apart (each copies every folder, and on two cores the
+// copies and the paints they bring take from the walk); then the whole map.
+// Cancel at any time; destruction cancels and waits.
 class CacheMapScan : public QObject
 {
     Q_OBJECT
@@ -30,10 +31,13 @@ public:
     void cancel();
     [[nodiscard]] bool isRunning() const;
     [[nodiscard]] uint64_t entriesSeen() const;
-    // Bytes the map holds for its folders now.
+    // Bytes the map holds for its folders now (at the end of a walk: then).
     [[nodiscard]] size_t memoryBytes() const;
 
-    static constexpr int snapshotIntervalMs = 250;
+    // The first snapshot's delay; each later one waits twice as long as the
+    // one before, up to the last interval.
+    static constexpr int firstSnapshotMs = 250;
+    static constexpr int lastSnapshotIntervalMs = 2000;
 
 Q_SIGNALS:
     void snapshotReady(std::shared_ptr<const Cachescope::CacheMapTree> tree);
@@ -52,6 +56,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelRequested;
     QTimer m_snapshots;
     bool m_running = false;
+    size_t m_memoryBytesAtEnd = 0;
     uint64_t m_generation = 0; // a walk's end from an older start() is ignored
 };
 

@@ -19,13 +19,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-
-#include <unordered_map>
 
 namespace Cachescope::App
 {
@@ -39,13 +36,18 @@ struct CacheMapView::Private {
     QPushButton *wholeSystemButton = nullptr;
     QPushButton *folderButton = nullptr;
     QPushButton *refreshButton = nullptr;
-    QProgressBar *progress = nullptr;
+    // Text, not a busy bar: a busy bar repaints many times a second, and on
+    // two cores that took 15-20 % from the walk it waits for.
+    QLabel *progress = nullptr;
     QPushButton *cancelButton = nullptr;
     QLabel *summary = nullptr;
     QTimer *progressTimer = nullptr;
 
     std::shared_ptr<const CacheMapTree> tree;
-    std::unordered_map<std::string, uint32_t> index; // path -> folder in tree
+    uint32_t shown = CacheMapFolder::NoParent; // the folder shown, in tree
+    // The map before a new walk: freed once the new one is whole, not in
+    // the walk's way (a map of / is some 16,000 folders to free).
+    std::shared_ptr<const CacheMapTree> retired;
     QString root;
     QString current; // the folder shown, by path: kept across snapshots
     QStringList history; // for Back
@@ -88,9 +90,8 @@ CacheMapView::CacheMapView(QWidget *parent)
     header->addWidget(d->folderButton);
     header->addWidget(d->refreshButton);
 
-    d->progress = new QProgressBar(this);
-    d->progress->setRange(0, 0);
-    d->progress->setTextVisible(true);
+    d->progress = new QLabel(this);
+    d->progress->setObjectName(QStringLiteral("cacheMapProgress"));
     d->cancelButton = new QPushButton(QIcon::fromTheme(QStringLiteral("dialog-cancel")), i18nc("@action:button", "Cancel"), this);
     auto *progressRow = new QHBoxLayout;
     progressRow->addWidget(d->progress, 1);
@@ -117,7 +118,7 @@ CacheMapView::CacheMapView(QWidget *parent)
     d->progressTimer = new QTimer(this);
     d->progressTimer->setInterval(200);
     connect(d->progressTimer, &QTimer::timeout, this, [this] {
-        d->progress->setFormat(i18nc("@info:progress", "Walking %1: %2 entries", d->root, QLocale().toString(qulonglong(d->scan->entriesSeen()))));
+        d->progress->setText(i18nc("@info:progress", "Walking %1… %2 entries so far", d->root, QLocale().toString(qulonglong(d->scan->entriesSeen()))));
     });
 
     connect(d->backButton, &QToolButton::clicked, this, &CacheMapView::back);
@@ -138,6 +139,9 @@ CacheMapView::CacheMapView(QWidget *parent)
         d->progressTimer->stop();
         setTree(std::move(tree));
         Q_EMIT mappingChanged(false);
+        QTimer::singleShot(0, this, [this] {
+            d->retired.reset();
+        });
     });
     updateHeader();
 }
@@ -162,15 +166,15 @@ void CacheMapView::mapFolder(const QString &root)
     d->current = root;
     d->history.clear();
     d->complete = false;
-    d->tree.reset();
-    d->index.clear();
+    d->retired = std::move(d->tree);
+    d->shown = CacheMapFolder::NoParent;
     d->map->setTree(nullptr, CacheMapFolder::NoParent);
     WalkOptions options;
     options.oneFileSystem = d->oneFileSystem;
     d->scan->start(root.toStdString(), options);
     d->walkTime.start();
     d->progressTimer->start();
-    d->progress->setFormat(i18nc("@info:progress", "Walking %1…", root));
+    d->progress->setText(i18nc("@info:progress", "Walking %1…", root));
     Q_EMIT mappingChanged(true);
     updateHeader();
 }
@@ -239,25 +243,22 @@ size_t CacheMapView::mapMemoryBytes() const
 
 uint32_t CacheMapView::indexOf(const QString &path) const
 {
-    const auto found = d->index.find(path.toStdString());
-    return found == d->index.end() ? CacheMapFolder::NoParent : found->second;
+    // A look through the folders (well under a millisecond for /'s): a
+    // path index would cost more to build at each snapshot than it saves.
+    const CacheMapFolder *found = d->tree ? d->tree->find(path.toStdString()) : nullptr;
+    return found ? uint32_t(found - d->tree->folders.data()) : CacheMapFolder::NoParent;
 }
 
 void CacheMapView::setTree(std::shared_ptr<const CacheMapTree> tree)
 {
     d->tree = std::move(tree);
-    d->index.clear();
-    d->index.reserve(d->tree->folders.size());
-    for (size_t i = 0; i < d->tree->folders.size(); ++i) {
-        d->index.emplace(d->tree->folders[i].path, uint32_t(i));
-    }
-    uint32_t shown = indexOf(d->current);
-    if (shown == CacheMapFolder::NoParent && !d->tree->roots.empty()) {
+    d->shown = indexOf(d->current);
+    if (d->shown == CacheMapFolder::NoParent && !d->tree->roots.empty()) {
         // Not walked yet (a refresh): the root until it is.
-        shown = d->tree->roots.front();
+        d->shown = d->tree->roots.front();
     }
-    if (shown != CacheMapFolder::NoParent) {
-        d->map->setTree(d->tree, shown);
+    if (d->shown != CacheMapFolder::NoParent) {
+        d->map->setTree(d->tree, d->shown);
     }
     updateHeader();
 }
@@ -272,6 +273,7 @@ void CacheMapView::showFolder(uint32_t index, bool remember)
         d->history.append(d->current);
     }
     d->current = path;
+    d->shown = index;
     d->map->setTree(d->tree, index);
     updateHeader();
 }
@@ -292,11 +294,10 @@ void CacheMapView::back()
 
 void CacheMapView::up()
 {
-    const uint32_t index = indexOf(d->current);
-    if (index == CacheMapFolder::NoParent || d->tree->folders[index].parent == CacheMapFolder::NoParent) {
+    if (d->shown == CacheMapFolder::NoParent || d->tree->folders[d->shown].parent == CacheMapFolder::NoParent) {
         return;
     }
-    showFolder(d->tree->folders[index].parent, true);
+    showFolder(d->tree->folders[d->shown].parent, true);
 }
 
 void CacheMapView::evictFolder(const QString &folder)

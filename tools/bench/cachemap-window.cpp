@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+// The window's Cache Map against `cachescope-cli status -r` of the same
+// folder, in interleaved rounds of one run: issue 14 asks for the whole map
+// of / within the time of `status -r /`, the first picture within 3 s and no
+// event-loop stall over 100 ms. Each round runs the CLI (from its start to
+// its exit, its output thrown away) and then maps the folder in a shown
+// window (from the click to the whole map). The window's first walk, made
+// when it is first shown, warms both and is not timed.
+//
+//   cachemap-window-bench [--rounds N] --cli PATH FOLDER
+//
+// Prints a line a round, then one line of medians:
+//   medians status S window W ratio R first-picture F stall-max G folders N bytes B
+// (seconds; R is status over window: 1.00 or more when the window is within
+// the time of status). Needs a display: tools/bench/run starts it under Xvfb.
+
+#include "cachemapview.h"
+#include "cachemapwidget.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QProcess>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+using namespace Cachescope::App;
+
+namespace
+{
+
+[[nodiscard]] double median(std::vector<double> values)
+{
+    if (values.empty()) {
+        return 0;
+    }
+    std::sort(values.begin(), values.end());
+    const size_t middle = values.size() / 2;
+    return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+// Seconds from the CLI's start to its exit; negative when it failed.
+[[nodiscard]] double timeStatus(const QString &cli, const QString &folder)
+{
+    QProcess process;
+    process.setStandardOutputFile(QProcess::nullDevice());
+    process.setStandardErrorFile(QProcess::nullDevice());
+    QElapsedTimer clock;
+    clock.start();
+    process.start(cli, {QStringLiteral("status"), QStringLiteral("-r"), folder});
+    if (!process.waitForFinished(600000) || process.exitStatus() != QProcess::NormalExit) {
+        return -1;
+    }
+    const double seconds = double(clock.nsecsElapsed()) / 1e9;
+    // status exits 1 when some entries could not be read (as / has): still a whole walk.
+    return process.exitCode() <= 1 ? seconds : -1;
+}
+
+struct MapTiming {
+    double whole = 0; // seconds from mapFolder() to the whole map
+    double firstPicture = -1; // seconds to the first box drawn
+    double worstStall = 0; // the longest gap of a 10 ms timer, in seconds
+    double guiCpu = 0; // CPU seconds of the window's own thread meanwhile
+};
+
+[[nodiscard]] double threadCpuSeconds()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return double(now.tv_sec) + double(now.tv_nsec) / 1e9;
+}
+
+// Waits in the event loop, as the window does, until the map is whole.
+[[nodiscard]] MapTiming timeMap(CacheMapView &view, const QString &folder)
+{
+    MapTiming timing;
+    QEventLoop loop;
+    QObject::connect(&view, &CacheMapView::mappingChanged, &loop, [&loop](bool mapping) {
+        if (!mapping) {
+            loop.quit();
+        }
+    });
+    QElapsedTimer clock;
+    qint64 last = 0;
+    QTimer tick;
+    tick.setInterval(10);
+    QObject::connect(&tick, &QTimer::timeout, &loop, [&] {
+        const qint64 now = clock.nsecsElapsed();
+        timing.worstStall = std::max(timing.worstStall, double(now - last) / 1e9);
+        last = now;
+        if (timing.firstPicture < 0 && !view.mapWidget()->boxes().empty()) {
+            timing.firstPicture = double(now) / 1e9;
+        }
+    });
+    const double cpuBefore = threadCpuSeconds();
+    clock.start();
+    tick.start();
+    view.mapFolder(folder);
+    if (view.isMapping()) {
+        loop.exec();
+    }
+    timing.whole = double(clock.nsecsElapsed()) / 1e9;
+    timing.guiCpu = threadCpuSeconds() - cpuBefore;
+    return timing;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("The Cache Map tab against cachescope-cli status -r, interleaved."));
+    parser.addHelpOption();
+    const QCommandLineOption roundsOption(QStringLiteral("rounds"), QStringLiteral("Interleaved rounds (5)."), QStringLiteral("N"), QStringLiteral("5"));
+    const QCommandLineOption cliOption(QStringLiteral("cli"), QStringLiteral("The cachescope-cli to time."), QStringLiteral("PATH"));
+    parser.addOption(roundsOption);
+    parser.addOption(cliOption);
+    parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder to map."));
+    parser.process(app);
+    bool roundsOk = false;
+    const int rounds = parser.value(roundsOption).toInt(&roundsOk);
+    if (parser.positionalArguments().size() != 1 || !parser.isSet(cliOption) || !roundsOk || rounds < 1) {
+        std::fprintf(stderr, "usage: cachemap-window-bench [--rounds N] --cli PATH FOLDER\n");
+        return 2;
+    }
+    const QString folder = parser.positionalArguments().constFirst();
+    const QString cli = parser.value(cliOption);
+
+    CacheMapView view;
+    view.resize(1100, 700);
+    // Shown with no folder, the tab maps /: set the folder first, so that the
+    // untimed first walk is of the folder measured.
+    view.mapFolder(folder);
+    view.show();
+    QEventLoop warming;
+    QObject::connect(&view, &CacheMapView::mappingChanged, &warming, &QEventLoop::quit);
+    if (view.isMapping()) {
+        warming.exec();
+    }
+    if (!view.isComplete()) {
+        std::fprintf(stderr, "cachemap-window-bench: the map of %s did not complete\n", qPrintable(folder));
+        return 1;
+    }
+
+    std::vector<double> status, window, first, stalls;
+    for (int round = 0; round < rounds; ++round) {
+        const double seconds = timeStatus(cli, folder);
+        if (seconds < 0) {
+            std::fprintf(stderr, "cachemap-window-bench: %s status -r %s failed\n", qPrintable(cli), qPrintable(folder));
+            return 1;
+        }
+        const MapTiming map = timeMap(view, folder);
+        if (!view.isComplete()) {
+            std::fprintf(stderr, "cachemap-window-bench: the map of %s did not complete\n", qPrintable(folder));
+            return 1;
+        }
+        status.push_back(seconds);
+        window.push_back(map.whole);
+        first.push_back(map.firstPicture);
+        stalls.push_back(map.worstStall);
+        std::printf("round %d status %.3f window %.3f first-picture %.3f stall %.3f gui-cpu %.3f\n",
+                    round + 1,
+                    seconds,
+                    map.whole,
+                    map.firstPicture,
+                    map.worstStall,
+                    map.guiCpu);
+        std::fflush(stdout);
+    }
+    const double statusMedian = median(status);
+    const double windowMedian = median(window);
+    std::printf("medians status %.3f window %.3f ratio %.2f first-picture %.3f stall-max %.3f folders %zu bytes %zu\n",
+                statusMedian,
+                windowMedian,
+                windowMedian > 0 ? statusMedian / windowMedian : 0.0,
+                median(first),
+                *std::max_element(stalls.begin(), stalls.end()),
+                view.mapWidget()->tree()->folders.size(),
+                view.mapMemoryBytes());
+    return 0;
+}

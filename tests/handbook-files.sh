@@ -5,8 +5,8 @@
 # The handbook's images and its installed form:
 #   - every image index.docbook names is a PNG in docs/handbook/, and every
 #     PNG there is named (no stale screenshot ships);
-#   - every one is written by a screenshot test (filespanelshots,
-#     applicationsviewtest, experimentshots, cachemapviewtest), so that `tools/dev
+#   - every one is written by a screenshot test (those listed in
+#     docs/handbook/screenshot-tests), so that `tools/dev
 #     handbook-screenshots` can make it again: none is made by hand;
 #   - installed (cmake --install into a scratch folder), the handbook is
 #     where help:/cachescope looks, share/doc/HTML/en/cachescope/, with its
@@ -24,6 +24,11 @@ fail() {
     status=1
 }
 
+mapfile -t shot_sources < <(awk '!/^#/ && NF { print $3 }' "$handbook/screenshot-tests" | sed "s|^|$source_dir/tests/|")
+[ "${#shot_sources[@]}" -gt 0 ] || fail "docs/handbook/screenshot-tests names no screenshot test"
+for source in "${shot_sources[@]}"; do
+    [ -f "$source" ] || fail "docs/handbook/screenshot-tests names $source, which does not exist"
+done
 mapfile -t images < <(grep -o 'fileref="[^"]*"' "$handbook/index.docbook" | cut -d'"' -f2 | sort -u)
 [ "${#images[@]}" -gt 0 ] || fail "index.docbook names no image"
 png_magic=$(printf '\211PNG\r\n\032\n' | od -An -tx1)
@@ -35,7 +40,7 @@ for image in "${images[@]}"; do
     [ "$(head -c 8 "$handbook/$image" | od -An -tx1)" = "$png_magic" ] || fail "docs/handbook/$image is not a PNG"
     # The test that writes it: the name itself, or experiment-NAME.png from runAndShoot("NAME").
     name=${image%.png}
-    if ! grep -qF "\"$image\"" "$source_dir"/tests/{filespanelshots,applicationsviewtest,experimentshots,cachemapviewtest}.cpp &&
+    if ! grep -qF "\"$image\"" "${shot_sources[@]}" &&
         ! { [[ "$name" == experiment-* ]] && grep -qF "runAndShoot(QStringLiteral(\"${name#experiment-}\")" "$source_dir/tests/experimentshots.cpp"; }; then
         fail "no screenshot test writes $image: it could only have been made by hand"
     fi

@@ -180,7 +180,8 @@ CacheMapTree CacheMapBuilder::snapshot(bool complete) const
     CacheMapTree tree;
     FolderCounts problems;
     {
-        // The walkers wait while this copies: only the copy is done here.
+        // The walkers wait while this copies: only the copy and the
+        // problems' lookups are done here, the rest after.
         std::lock_guard lock(m_mutex);
         tree.folders.assign(m_folders.begin(), m_folders.end());
         tree.roots = m_roots;

@@ -97,7 +97,7 @@ public:
 
     [[nodiscard]] CacheMapTree snapshot(bool complete = false) const;
     // The map once the walk has ended, its folders moved out rather than
-    // copied: the builder is empty afterwards (and memoryBytes() 0).
+    // copied: the builder holds no folder afterwards.
     [[nodiscard]] CacheMapTree take(bool complete);
     [[nodiscard]] size_t folderCount() const;
     // The bytes the builder holds for its folders (for the figures in the README).

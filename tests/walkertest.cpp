@@ -616,6 +616,66 @@ private Q_SLOTS:
         QVERIFY(!result->cancelled);
     }
 
+    void rootReplacedWhileWalking_data()
+    {
+        QTest::addColumn<int>("threads");
+        QTest::newRow("a descriptor table a thread") << 2;
+        QTest::newRow("one thread, the process's table") << 1;
+    }
+
+    void rootReplacedWhileWalking()
+    {
+        // With two threads each has a descriptor table of its own, and a
+        // subfolder is opened by its path below the root: a root replaced
+        // after it was listed is reported for each subfolder, and nothing of
+        // the new folder is walked in its place. One thread opens
+        // subfolders through the listed root's descriptor: the old tree.
+        QFETCH(int, threads);
+        const std::string root = m_base + "/replaced";
+        const std::string moved = root + ".old";
+        // A row that failed may have left them.
+        removeTreeAt(AT_FDCWD, moved.c_str());
+        removeTreeAt(AT_FDCWD, root.c_str());
+        for (const std::string &dir : {root, root + "/a", root + "/b"}) {
+            check(mkdir(dir.c_str(), 0755) == 0, "mkdir " + dir);
+        }
+        writeFile(root + "/a/inside", 4096);
+        writeFile(root + "/file", 4096);
+        WalkOptions options;
+        options.threads = threads;
+        Walker walker(options);
+        Collector seen;
+        std::atomic<bool> swapped{false};
+        seen.onEntry = [&](const WalkEntry &entry) {
+            // Files come while the root is listed; its subfolders are handed
+            // out after the listing, so none is open yet.
+            if (entry.name == "file" && !swapped.exchange(true)) {
+                check(rename(root.c_str(), moved.c_str()) == 0, "rename " + root);
+                check(mkdir(root.c_str(), 0755) == 0 && mkdir((root + "/a").c_str(), 0755) == 0, "mkdir " + root);
+                writeFile(root + "/a/impostor", 4096);
+            }
+        };
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {root});
+        QVERIFY(result);
+        QVERIFY(swapped);
+        QVERIFY(!seen.entry(root + "/a/impostor"));
+        if (threads > 1) {
+            QVERIFY2(!seen.entry(root + "/a/inside"), seen.problemList().constData());
+            for (const char *sub : {"/a", "/b"}) {
+                const WalkProblem *problem = seen.problem(root + sub);
+                QVERIFY2(problem, seen.problemList().constData());
+                QCOMPARE(problem->reason, std::string("the walk's root was replaced while walking: not walked"));
+            }
+            QCOMPARE(result->total.errors, uint64_t(2));
+        } else {
+            QVERIFY2(seen.entry(root + "/a/inside"), seen.problemList().constData());
+            QCOMPARE(result->total.errors, uint64_t(0));
+        }
+        removeTreeAt(AT_FDCWD, moved.c_str());
+        removeTreeAt(AT_FDCWD, root.c_str());
+    }
+
     void cancelFromCallback()
     {
         Walker walker;

@@ -3,9 +3,10 @@
 //
 // The parallel tree walker. Longer than our usual 800 lines on purpose: the
 // worker's steps (open, check, list, act, report) share one private state and
-// a lock-free hand-over of folder descriptors between threads; split over
-// several files that state would have to become a public header that the
-// rest of the core must not use.
+// the hand-over of folders between threads (by descriptor, or by path where
+// each thread has a descriptor table of its own); split over several files
+// that state would have to become a public header that the rest of the core
+// must not use.
 
 #include "walker.h"
 
@@ -23,6 +24,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -211,9 +214,11 @@ private:
     Shard m_shards[shardCount];
 };
 
-// A folder being listed. Its descriptor stays open while subfolders found in
-// it still wait to be opened relative to it, and no longer: with depth-first
-// order that bounds open descriptors by the depth, not by the width.
+// A folder being listed. In the process's shared descriptor table its
+// descriptor stays open while subfolders found in it still wait to be opened
+// relative to it, and no longer: with depth-first order that bounds open
+// descriptors by the depth, not by the width. With a table a thread, it is
+// closed once listed (subfolders are opened by path below the root).
 struct DirNode {
     std::string path;
     // Only when following symlinks: the chain up to the root, to tell a loop
@@ -311,6 +316,10 @@ struct Walk {
     bool finished = false;
     InodeSet links;
     InodeSet visited; // folders, when following symlinks
+    // Each thread with a descriptor table of its own: a folder is opened by
+    // the thread that lists it, by its path below the root (see run()).
+    bool ownTables = false;
+    std::vector<std::pair<uint64_t, uint64_t>> rootIds; // device, inode of each root folder, once opened
     std::once_flag mappedOnce;
     std::shared_ptr<const MappedFiles> mapped;
     LoadOptions loadOptions;
@@ -330,6 +339,20 @@ struct Walk {
     }
 };
 
+// openat2 came with Linux 5.6; a sandbox may also refuse it.
+bool openat2Works()
+{
+    static const bool works = [] {
+        struct open_how how = {};
+        how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+        how.resolve = RESOLVE_NO_SYMLINKS;
+        // "/" can always be opened: a failure means no openat2 here.
+        const UniqueFd fd(int(syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how)));
+        return bool(fd);
+    }();
+    return works;
+}
+
 struct Worker {
     Walk &walk;
     WalkerState &d;
@@ -345,6 +368,7 @@ struct Worker {
     uint64_t unreportedEntries = 0;
     uint64_t unreportedBytes = 0;
     ResidencyMethod method = ResidencyMethod::None;
+    std::vector<UniqueFd> rootFds; // this thread's descriptor of each root folder (ownTables)
 
     Worker(Walk &w, size_t rootCount)
         : walk(w)
@@ -710,6 +734,49 @@ struct Worker {
         return fd;
     }
 
+    // This thread's descriptor of a root folder, opened again by its path and
+    // checked to be the folder the walk started from.
+    int rootFd(int root)
+    {
+        if (rootFds.empty()) {
+            rootFds.resize(walk.roots->size());
+        }
+        if (!rootFds[root]) {
+            UniqueFd fd(open((*walk.roots)[root].c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+            struct stat st;
+            if (!fd) {
+                return -1;
+            }
+            if (fstat(fd.get(), &st) != 0 || uint64_t(st.st_dev) != walk.rootIds[root].first || uint64_t(st.st_ino) != walk.rootIds[root].second) {
+                fd.reset();
+                errno = ESTALE; // the root was replaced while walking
+                return -1;
+            }
+            rootFds[root] = std::move(fd);
+        }
+        return rootFds[root].get();
+    }
+
+    // A folder by its path below its root, in this thread's own descriptor
+    // table: no symlink anywhere on the way (one that replaced a folder
+    // while walking gives ELOOP), nothing above the root.
+    UniqueFd openBelowRoot(int root, const std::string &path, int flags)
+    {
+        const int base = rootFd(root);
+        if (base < 0) {
+            return UniqueFd();
+        }
+        const std::string &rootPath = (*walk.roots)[root];
+        size_t at = rootPath.size();
+        while (at < path.size() && path[at] == '/') {
+            ++at;
+        }
+        struct open_how how = {};
+        how.flags = uint64_t(flags);
+        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+        return UniqueFd(int(syscall(SYS_openat2, base, path.c_str() + at, &how, sizeof how)));
+    }
+
     // Opens a task's folder, checks it, and lists it.
     void run(Task &task)
     {
@@ -719,7 +786,8 @@ struct Worker {
         const std::string_view name = isRoot ? std::string_view(rootPath) : std::string_view(task.name);
         const int depth = isRoot ? 0 : task.parent->depth + 1;
         std::atomic<bool> rootNoatime{true};
-        Place place{task.root, isRoot ? AT_FDCWD : task.parent->fd.get(), parentPath, depth, isRoot ? &rootNoatime : &task.parent->noatime};
+        // With tables of their own the parent's descriptor is not this thread's (and its lister closes it).
+        Place place{task.root, isRoot || walk.ownTables ? AT_FDCWD : task.parent->fd.get(), parentPath, depth, isRoot ? &rootNoatime : &task.parent->noatime};
         struct stat st;
 
         if (isRoot) {
@@ -751,23 +819,27 @@ struct Worker {
         int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
         const bool tryNoatime = !isRoot && task.parent->noatime.load(std::memory_order_relaxed);
         const char *openName = isRoot ? rootPath.c_str() : task.name.c_str();
-        UniqueFd fd(openat(place.dirFd, openName, flags | (tryNoatime ? O_NOATIME : 0)));
-        if (!fd && errno == EPERM && tryNoatime) {
-            task.parent->noatime.store(false, std::memory_order_relaxed);
-            fd.reset(openat(place.dirFd, openName, flags));
-        }
         std::string path;
         joinPath(path, parentPath, name);
-        if (!fd && (errno == EMFILE || errno == ENFILE)) {
+        const auto openFolder = [&](int extra) {
+            return walk.ownTables && !isRoot ? openBelowRoot(task.root, path, flags | extra) : UniqueFd(openat(place.dirFd, openName, flags | extra));
+        };
+        UniqueFd fd = openFolder(tryNoatime ? O_NOATIME : 0);
+        if (!fd && errno == EPERM && tryNoatime) {
+            task.parent->noatime.store(false, std::memory_order_relaxed);
+            fd = openFolder(0);
+        }
+        if (!fd && (errno == EMFILE || errno == ENFILE || (walk.ownTables && errno == ENAMETOOLONG))) {
             fd = openByPath(path, task.root, options.followSymlinks);
         }
         if (!fd) {
             const int error = errno;
             const EntryKind kind = task.throughSymlink ? EntryKind::Symlink : EntryKind::Directory;
-            std::string reason = error == ENOENT ? "vanished while walking: " + errnoText(error)
-                : error == ENOTDIR               ? std::string("no longer a folder: not walked")
-                : error == ELOOP                 ? std::string("became a symlink while walking: not followed")
-                                                 : errnoText(error);
+            std::string reason = error == ENOENT    ? "vanished while walking: " + errnoText(error)
+                : error == ENOTDIR                  ? std::string("no longer a folder: not walked")
+                : error == ELOOP                    ? std::string("became a symlink while walking: not followed")
+                : error == ESTALE && walk.ownTables ? std::string("the walk's root was replaced while walking: not walked")
+                                                    : errnoText(error);
             problem(task.root, parentPath, name, kind, false, error, std::move(reason));
             return;
         }
@@ -775,6 +847,10 @@ struct Worker {
             const int error = errno;
             problem(task.root, parentPath, name, EntryKind::Directory, false, error, "fstat: " + errnoText(error));
             return;
+        }
+        if (isRoot) {
+            // Before any of its subfolders is shared: the threads read it after taking one.
+            walk.rootIds[task.root] = {uint64_t(st.st_dev), uint64_t(st.st_ino)};
         }
         const uint64_t rootDevice = isRoot ? st.st_dev : task.parent->rootDevice;
         if (options.oneFileSystem && st.st_dev != rootDevice) {
@@ -826,6 +902,10 @@ struct Worker {
         // The parent's descriptor is no longer needed by this task.
         task.dropParent();
         list(node);
+        if (walk.ownTables) {
+            // Its subfolders are opened by path, in the threads that list them.
+            node->fd.reset();
+        }
         node->release();
     }
 
@@ -897,6 +977,11 @@ struct Worker {
 
     void loop()
     {
+        if (walk.ownTables && unshare(CLONE_FILES) != 0) {
+            // Still correct in the shared table: every descriptor this
+            // thread uses, it opened itself.
+            qCDebug(CACHESCOPE_CORE) << "unshare(CLONE_FILES):" << errnoText(errno).c_str();
+        }
         std::unique_lock lock(walk.mutex);
         for (;;) {
             walk.wake.wait(lock, [this] {
@@ -920,6 +1005,8 @@ struct Worker {
             }
         }
         flushProgress();
+        // In this thread's own table: closed here, not by whoever destroys the Worker.
+        rootFds.clear();
     }
 };
 
@@ -976,17 +1063,27 @@ WalkResult Walker::walk(const std::vector<std::string> &roots)
     }
 
     int threadCount = d->options.threads > 0 ? d->options.threads : std::max(2, int(std::thread::hardware_concurrency()));
+    // With two threads or more, each gets a descriptor table of its own, so
+    // that the open and the close of each file do not share the table's lock
+    // and its cache lines with the other threads (measured: a few percent of
+    // a warm walk). That needs folders opened by path (openat2 with no
+    // symlinks), so not when following symlinks; and threads of the walk's
+    // own, since the caller's thread must keep the process's table.
+    walk.rootIds.resize(roots.size());
+    walk.ownTables = threadCount > 1 && !d->options.followSymlinks && openat2Works();
     std::vector<std::unique_ptr<Worker>> workers;
     for (int i = 0; i < threadCount; ++i) {
         workers.push_back(std::make_unique<Worker>(walk, roots.size()));
     }
     std::vector<std::thread> threads;
-    for (int i = 1; i < threadCount; ++i) {
+    for (int i = walk.ownTables ? 0 : 1; i < threadCount; ++i) {
         threads.emplace_back([&worker = *workers[i]] {
             worker.loop();
         });
     }
-    workers[0]->loop();
+    if (!walk.ownTables) {
+        workers[0]->loop();
+    }
     for (std::thread &thread : threads) {
         thread.join();
     }

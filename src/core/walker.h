@@ -158,6 +158,14 @@ struct WalkResult {
 // walks very deep trees calls raiseOpenFileLimit() (processlimits.h) in its
 // main(), as cachescope-cli and the window do; where the limit is reached
 // anyway the walker opens folders by path instead of relative to their parent.
+//
+// With two threads or more (and symlinks not followed) each thread of the
+// walk has a descriptor table of its own (unshare(CLONE_FILES)) and opens a
+// subfolder by its path below the root, with openat2 refusing any symlink on
+// the way; a root replaced during the walk is reported, not walked. The
+// caller's thread waits and keeps the process's table. Callbacks run on
+// those threads: a descriptor a callback opens there is that thread's and is
+// closed when the walk ends.
 class Walker
 {
 public:

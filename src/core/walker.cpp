@@ -708,11 +708,19 @@ struct Worker {
     {
         const std::string &rootPath = (*walk.roots)[root];
         const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-        UniqueFd fd(open(path.c_str(), flags | (follow ? 0 : O_NOFOLLOW)));
-        if (fd || errno != ENAMETOOLONG || path.compare(0, rootPath.size(), rootPath) != 0) {
-            return fd;
+        UniqueFd fd;
+        if (walk.ownTables) {
+            // One component at a time from this thread's root, which is
+            // checked to be the walk's: a replaced root is not walked here either.
+            const int base = rootFd(root);
+            fd.reset(base < 0 ? -1 : openat(base, ".", flags));
+        } else {
+            fd.reset(open(path.c_str(), flags | (follow ? 0 : O_NOFOLLOW)));
+            if (fd || errno != ENAMETOOLONG || path.compare(0, rootPath.size(), rootPath) != 0) {
+                return fd;
+            }
+            fd.reset(open(rootPath.c_str(), flags));
         }
-        fd.reset(open(rootPath.c_str(), flags));
         size_t at = rootPath.size();
         std::string component;
         while (fd && at < path.size()) {

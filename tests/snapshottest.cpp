@@ -14,7 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <map>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 using namespace Cachescope;
 
@@ -102,6 +105,10 @@ class SnapshotTest : public QObject
 
 private:
     std::string m_dir;
+    // Each file's read pages stay mapped until the test evicts that file (see
+    // evict()): the kernel here pages out idle unmapped file pages at any
+    // moment (see HeldPages), and one page gone changes a file's ranges.
+    std::map<std::string, std::vector<std::unique_ptr<TestUtil::HeldPages>>> m_held;
 
     std::string pathFor(const std::string &name) const
     {
@@ -110,13 +117,26 @@ private:
 
     void makeTree()
     {
+        m_held.clear();
         m_dir = TestUtil::scratchDir("snapshot");
         for (const Planned &file : plannedFiles()) {
             TestUtil::makeColdFile(pathFor(file.name), file.pages * page);
             for (const PageRange &range : file.resident) {
-                TestUtil::readRange(pathFor(file.name), range.first * page, range.count * page);
+                hold(file.name, range.first, range.count);
             }
         }
+    }
+
+    void hold(const std::string &name, uint64_t firstPage, uint64_t pages)
+    {
+        m_held[name].push_back(std::make_unique<TestUtil::HeldPages>(pathFor(name), firstPage * page, pages * page));
+    }
+
+    // A mapped page is not evicted: let go of the file's pages first.
+    void evict(const std::string &name)
+    {
+        m_held.erase(name);
+        TestUtil::evictRaw(pathFor(name));
     }
 
     Snapshot snapshotWithoutProblems()
@@ -139,6 +159,11 @@ private:
     }
 
 private Q_SLOTS:
+    void cleanup()
+    {
+        m_held.clear();
+    }
+
     void takesSavesDiffsAndRestores()
     {
         makeTree();
@@ -175,8 +200,8 @@ private Q_SLOTS:
         QVERIFY(findFile(*read, pathFor(badName)));
 
         // Evict alpha, load two pages of gamma: the diff says exactly that.
-        TestUtil::evictRaw(pathFor("alpha"));
-        TestUtil::readRange(pathFor("gamma"), 5 * page, 2 * page);
+        evict("alpha");
+        hold("gamma", 5, 2);
         const Snapshot second = snapshotWithoutProblems();
         const SnapshotDiff diff = diffSnapshots(*read, second);
         QCOMPARE(diff.files.size(), size_t(2));
@@ -195,8 +220,8 @@ private Q_SLOTS:
         }
 
         // Restore brings back exactly the recorded pages and no others.
-        TestUtil::evictRaw(pathFor("beta"));
-        TestUtil::evictRaw(pathFor(badName));
+        evict("beta");
+        evict(badName);
         const RestoreReport restored = restoreSnapshot(*read);
         QVERIFY(restored.skipped.empty());
         QVERIFY(!restored.cancelled);
@@ -237,8 +262,8 @@ private Q_SLOTS:
     {
         makeTree();
         const Snapshot snapshot = snapshotWithoutProblems();
-        TestUtil::evictRaw(pathFor("alpha"));
-        TestUtil::evictRaw(pathFor("beta"));
+        evict("alpha");
+        evict("beta");
         // beta gets new data after the snapshot, badName disappears.
         {
             const int fd = open(pathFor("beta").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -246,7 +271,7 @@ private Q_SLOTS:
             QCOMPARE(write(fd, "x", 1), ssize_t(1));
             fdatasync(fd);
             close(fd);
-            TestUtil::evictRaw(pathFor("beta"));
+            evict("beta");
         }
         QCOMPARE(unlink(pathFor(badName).c_str()), 0);
 
@@ -270,7 +295,7 @@ private Q_SLOTS:
     {
         makeTree();
         const Snapshot snapshot = snapshotWithoutProblems();
-        TestUtil::evictRaw(pathFor("alpha"));
+        evict("alpha");
         std::atomic<bool> cancel = true;
         const RestoreReport report = restoreSnapshot(snapshot, &cancel);
         QVERIFY(report.cancelled);

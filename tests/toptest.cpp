@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <memory>
 #include <mutex>
+#include <vector>
 
 using namespace Cachescope;
 
@@ -45,18 +47,30 @@ class TopTest : public QObject
 
 private:
     std::string m_dir;
+    // The read pages stay mapped until the test ends: the kernel here pages
+    // out idle unmapped file pages at any moment (see HeldPages), and one page
+    // gone makes a total one short.
+    std::vector<std::unique_ptr<TestUtil::HeldPages>> m_held;
 
 private Q_SLOTS:
     void init()
     {
+        m_held.clear();
         m_dir = TestUtil::scratchDir("top");
         QCOMPARE(mkdir((m_dir + "/sub").c_str(), 0755), 0);
         QCOMPARE(mkdir((m_dir + "/sub/deeper").c_str(), 0755), 0);
         for (const Planned &file : planned) {
             const std::string path = m_dir + '/' + file.name;
             TestUtil::makeColdFile(path, file.pages * page);
-            TestUtil::readRange(path, 0, file.resident * page);
+            if (file.resident > 0) {
+                m_held.push_back(std::make_unique<TestUtil::HeldPages>(path, 0, file.resident * page));
+            }
         }
+    }
+
+    void cleanup()
+    {
+        m_held.clear();
     }
 
     void ranksMostCachedFirst_data()

@@ -916,7 +916,8 @@ private Q_SLOTS:
         const uint64_t page = pageSize();
         TestUtil::makeColdFile(warm, 256 * page);
         TestUtil::makeColdFile(dir + "/cold", 64 * page);
-        TestUtil::readRange(warm, 0, 16 * page);
+        // Held mapped: an idle unmapped page may be paged out at any moment.
+        const TestUtil::HeldPages held(warm, 0, 16 * page);
 
         WalkOptions options;
         options.histogramBuckets = 4;

@@ -11,7 +11,8 @@
 //
 //   cachemap-window-bench [--rounds N] --cli PATH FOLDER
 //
-// Prints a line a round, then one line of medians:
+// Prints a line a round (with the CPU seconds of the CLI and of the whole
+// window process, walk threads included), then one line of medians:
 //   medians status S window W ratio R first-picture F stall-max G folders N bytes B
 // (seconds; R is status over window: 1.00 or more when the window is within
 // the time of status). Needs a display: tools/bench/run starts it under Xvfb.
@@ -31,6 +32,8 @@
 #include <ctime>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace Cachescope::App;
 
 namespace
@@ -44,6 +47,16 @@ namespace
     std::sort(values.begin(), values.end());
     const size_t middle = values.size() / 2;
     return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+[[nodiscard]] double cpuSecondsOf(int who)
+{
+    rusage usage{};
+    getrusage(who, &usage);
+    const auto seconds = [](const timeval &t) {
+        return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+    };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 // Seconds from the CLI's start to its exit; negative when it failed.
@@ -68,6 +81,7 @@ struct MapTiming {
     double firstPicture = -1; // seconds to the first box drawn
     double worstStall = 0; // the longest gap of a 10 ms timer, in seconds
     double guiCpu = 0; // CPU seconds of the window's own thread meanwhile
+    double cpu = 0; // CPU seconds of the whole process (walk threads too) meanwhile
 };
 
 [[nodiscard]] double threadCpuSeconds()
@@ -100,6 +114,7 @@ struct MapTiming {
         }
     });
     const double cpuBefore = threadCpuSeconds();
+    const double processCpuBefore = cpuSecondsOf(RUSAGE_SELF);
     clock.start();
     tick.start();
     view.mapFolder(folder);
@@ -108,6 +123,7 @@ struct MapTiming {
     }
     timing.whole = double(clock.nsecsElapsed()) / 1e9;
     timing.guiCpu = threadCpuSeconds() - cpuBefore;
+    timing.cpu = cpuSecondsOf(RUSAGE_SELF) - processCpuBefore;
     return timing;
 }
 
@@ -152,7 +168,9 @@ int main(int argc, char **argv)
 
     std::vector<double> status, window, first, stalls;
     for (int round = 0; round < rounds; ++round) {
+        const double childCpuBefore = cpuSecondsOf(RUSAGE_CHILDREN);
         const double seconds = timeStatus(cli, folder);
+        const double statusCpu = cpuSecondsOf(RUSAGE_CHILDREN) - childCpuBefore;
         if (seconds < 0) {
             std::fprintf(stderr, "cachemap-window-bench: %s status -r %s failed\n", qPrintable(cli), qPrintable(folder));
             return 1;
@@ -166,13 +184,15 @@ int main(int argc, char **argv)
         window.push_back(map.whole);
         first.push_back(map.firstPicture);
         stalls.push_back(map.worstStall);
-        std::printf("round %d status %.3f window %.3f first-picture %.3f stall %.3f gui-cpu %.3f\n",
+        std::printf("round %d status %.3f window %.3f first-picture %.3f stall %.3f gui-cpu %.3f cpu status %.3f window %.3f\n",
                     round + 1,
                     seconds,
                     map.whole,
                     map.firstPicture,
                     map.worstStall,
-                    map.guiCpu);
+                    map.guiCpu,
+                    statusCpu,
+                    map.cpu);
         std::fflush(stdout);
     }
     const double statusMedian = median(status);

@@ -265,48 +265,75 @@ private Q_SLOTS:
         Walker walker(CacheMapBuilder::walkOptions({}));
         builder.attach(walker);
         QVERIFY(!walker.walk({m_dir}).cancelled);
-        // A folder that never came (it vanished, or could not be opened): its
-        // problem waits under its own short path, which take() must still find
-        // the folder above for, although the paths' text moves.
-        WalkProblem gone;
-        gone.path = m_dir + "/big/x";
-        gone.kind = EntryKind::Directory;
-        builder.addProblem(gone);
         const CacheMapTree copied = builder.snapshot(true);
         const CacheMapTree taken = builder.take(true);
         QVERIFY(taken.complete);
         QCOMPARE(taken.folders.size(), copied.folders.size());
         for (size_t i = 0; i < copied.folders.size(); ++i) {
             QCOMPARE(taken.folders[i].path, copied.folders[i].path);
+            QCOMPARE(taken.folders[i].parent, copied.folders[i].parent);
             QVERIFY(taken.folders[i].tree == copied.folders[i].tree);
             QCOMPARE(taken.folders[i].children, copied.folders[i].children);
         }
+        QCOMPARE(taken.roots, copied.roots);
         QVERIFY(taken.total == copied.total);
-        QCOMPARE(folder(taken, "big").own.problems, uint64_t(1));
         QCOMPARE(folder(taken, "big/deep").tree.resident, uint64_t(20));
         QCOMPARE(builder.folderCount(), size_t(0));
         QVERIFY(builder.snapshot().folders.empty());
+    }
 
-        // Paths short enough to live inside the string objects themselves
-        // (no walk makes these: the builder is fed by hand).
-        CacheMapBuilder shortPaths;
+    void foldersComeOutOfOrder()
+    {
+        // Two threads number folders as they open them, so a later number's
+        // folder can come first. Fed by hand, in an order a walk can make.
         Residency cached;
         cached.method = ResidencyMethod::Cachestat;
         cached.pages = 1;
         cached.resident = 1;
         FolderFiles one;
         one.addFile(4096, cached);
-        shortPaths.addFolder(WalkFolder{0, "/r", 0, 1, one});
-        shortPaths.addFolder(WalkFolder{0, "/r/a", 1, 1, one});
-        WalkProblem vanished;
-        vanished.path = "/r/a/b";
+        const auto opened = [](uint32_t id, uint32_t parent, const char *path, int depth) {
+            return WalkFolder{0, path, depth, 1, {}, id, parent, false};
+        };
+        const auto listed = [&one](uint32_t id, uint32_t parent, const char *path, int depth) {
+            return WalkFolder{0, path, depth, 1, one, id, parent, true};
+        };
+        CacheMapBuilder builder;
+        builder.addFolder(opened(0, WalkFolder::None, "/r", 0));
+        builder.addFolder(opened(2, 0, "/r/b", 1)); // number 1 is still being opened
+        builder.addFolder(listed(2, 0, "/r/b", 1));
+        QCOMPARE(builder.folderCount(), size_t(2));
+        {
+            // The snapshot leaves the gap out; every parent still comes before its folders.
+            const CacheMapTree partial = builder.snapshot();
+            QCOMPARE(partial.folders.size(), size_t(2));
+            QCOMPARE(partial.folders[1].path, std::string("/r/b"));
+            QCOMPARE(partial.folders[1].parent, uint32_t(0));
+            QCOMPARE(partial.roots, std::vector<uint32_t>{0});
+            QCOMPARE(partial.find("/r")->tree.resident, uint64_t(1));
+            QCOMPARE(partial.find("/r")->own.folders, uint64_t(1));
+        }
+        builder.addFolder(opened(1, 0, "/r/a", 1));
+        WalkProblem vanished; // a subfolder of /r/a that could not be opened
+        vanished.path = "/r/a/gone";
         vanished.kind = EntryKind::Directory;
-        shortPaths.addProblem(vanished);
-        const CacheMapTree small = shortPaths.take(true);
-        QCOMPARE(small.folders.size(), size_t(2));
-        QCOMPARE(small.find("/r/a")->own.problems, uint64_t(1));
-        QCOMPARE(small.find("/r")->tree.resident, uint64_t(2));
-        QCOMPARE(small.find("/r")->tree.problems, uint64_t(1));
+        vanished.folder = 1;
+        builder.addProblem(vanished);
+        WalkProblem ofRoot; // the root's own problem belongs to no folder
+        ofRoot.path = "/r";
+        builder.addProblem(ofRoot);
+        builder.addFolder(listed(1, 0, "/r/a", 1));
+        builder.addFolder(listed(0, WalkFolder::None, "/r", 0));
+        const CacheMapTree whole = builder.take(true);
+        QCOMPARE(whole.folders.size(), size_t(3));
+        QCOMPARE(whole.folders[1].path, std::string("/r/a"));
+        QCOMPARE(whole.find("/r/a")->own.problems, uint64_t(1));
+        QCOMPARE(whole.find("/r")->own.folders, uint64_t(2));
+        QCOMPARE(whole.find("/r")->tree.resident, uint64_t(3));
+        QCOMPARE(whole.find("/r")->tree.problems, uint64_t(1));
+        QCOMPARE(whole.total.files, uint64_t(3));
+        // Most resident first, equal ones by path.
+        QCOMPARE(whole.find("/r")->children, (std::vector<uint32_t>{1, 2}));
     }
 
     void aCancelledMapIsIncomplete()

@@ -19,7 +19,12 @@ CacheMapScan::CacheMapScan(QObject *parent)
         if (!m_builder || !m_running) {
             return;
         }
-        Q_EMIT snapshotReady(std::make_shared<const CacheMapTree>(m_builder->snapshot()));
+        auto tree = std::make_shared<const CacheMapTree>(m_builder->snapshot());
+        // Empty before the root's folder comes, and after the walk's thread
+        // took the map (the end is on its way): nothing to show.
+        if (!tree->folders.empty()) {
+            Q_EMIT snapshotReady(std::move(tree));
+        }
         m_snapshots.start(std::min(2 * m_snapshots.interval(), lastSnapshotIntervalMs));
     });
 }
@@ -71,30 +76,33 @@ void CacheMapScan::start(const std::string &root, const WalkOptions &options)
         if (!cancelRequested->load()) {
             result = walker->walk({root});
         }
-        result.cancelled = result.cancelled || cancelRequested->load();
+        const bool cancelled = result.cancelled || cancelRequested->load();
+        // The map is finished here, not on the GUI thread: the folders move
+        // into it rather than being copied, and the window stays free meanwhile.
+        const size_t memoryBytes = builder->memoryBytes();
+        auto tree = std::make_shared<const CacheMapTree>(builder->take(!cancelled));
         // Back on the GUI thread; `self` is checked there (the destructor
         // joins this thread, so the object outlives the walk itself).
         QMetaObject::invokeMethod(
             this,
-            [self, generation, cancelled = result.cancelled] {
+            [self, generation, cancelled, memoryBytes, tree = std::move(tree)] {
                 if (self && self->m_generation == generation) {
-                    self->walkEnded(cancelled);
+                    self->walkEnded(tree, cancelled, memoryBytes);
                 }
             },
             Qt::QueuedConnection);
     });
 }
 
-void CacheMapScan::walkEnded(bool cancelled)
+void CacheMapScan::walkEnded(const std::shared_ptr<const CacheMapTree> &tree, bool cancelled, size_t memoryBytes)
 {
     if (m_thread.joinable()) {
         m_thread.join();
     }
     m_snapshots.stop();
     m_running = false;
-    // The walk is over: the folders move into the map rather than being copied.
-    m_memoryBytesAtEnd = m_builder->memoryBytes();
-    Q_EMIT finished(std::make_shared<const CacheMapTree>(m_builder->take(!cancelled)), !cancelled);
+    m_memoryBytesAtEnd = memoryBytes;
+    Q_EMIT finished(tree, !cancelled);
 }
 
 void CacheMapScan::cancel()

@@ -45,7 +45,7 @@ Q_SIGNALS:
     void finished(std::shared_ptr<const Cachescope::CacheMapTree> tree, bool complete);
 
 private:
-    void walkEnded(bool cancelled);
+    void walkEnded(const std::shared_ptr<const Cachescope::CacheMapTree> &tree, bool cancelled, size_t memoryBytes);
     void stop();
 
     std::unique_ptr<CacheMapBuilder> m_builder;

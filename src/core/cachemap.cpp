@@ -11,14 +11,8 @@ namespace Cachescope
 
 namespace
 {
-std::string_view parentOf(std::string_view path)
-{
-    const size_t slash = path.find_last_of('/');
-    if (slash == std::string_view::npos) {
-        return {};
-    }
-    return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
-}
+// CacheMapFolder::root of a number handed out whose folder has not come yet.
+constexpr int absentRoot = -1;
 } // namespace
 
 void FolderTotals::add(const FolderTotals &other)
@@ -72,7 +66,7 @@ WalkOptions CacheMapBuilder::walkOptions(WalkOptions options)
     // A map reads residency and changes nothing, whatever the caller set.
     options.action = FileAction::Residency;
     options.histogramBuckets = 0;
-    // One call a folder, when it has been listed, with its files' totals.
+    // Two calls a folder, opened and listed (with its files' totals).
     options.reportDirectories = false;
     options.folderTotals = true;
     return options;
@@ -94,193 +88,184 @@ void CacheMapBuilder::attach(Walker &walker, Walker::ProblemCallback problems)
     });
 }
 
-// The folder of path, made (with the parents it lacks) when it is new.
-// Folders come when they have been listed, so a subfolder often comes before
-// the folder it is in: that one is made here from the path, and its device
-// comes with its own call. depth 0 is a root.
-uint32_t CacheMapBuilder::folderLocked(std::string_view path, int root, int depth, uint64_t device)
-{
-    if (const auto found = m_index.find(path); found != m_index.end()) {
-        CacheMapFolder &folder = m_folders[found->second];
-        if (folder.device == 0) {
-            folder.device = device;
-        }
-        return found->second;
-    }
-    uint32_t parent = CacheMapFolder::NoParent;
-    if (depth > 0) {
-        const std::string_view up = parentOf(path);
-        if (!up.empty() && up != path) {
-            parent = folderLocked(up, root, depth - 1, 0);
-        }
-    }
-    const auto index = uint32_t(m_folders.size());
-    CacheMapFolder &folder = m_folders.emplace_back();
-    folder.path = std::string(path);
-    folder.parent = parent;
-    folder.root = root;
-    folder.device = device;
-    if (parent != CacheMapFolder::NoParent) {
-        ++m_folders[parent].own.folders;
-    } else {
-        m_roots.push_back(index);
-    }
-    m_index.emplace(std::string_view(folder.path), index);
-    return index;
-}
-
 void CacheMapBuilder::add(const WalkEntry &entry)
 {
-    // Folders come whole through addFolder(); walkOptions() asks for no folder entries.
-    if (entry.kind != EntryKind::File || !entry.firstLink) {
+    // Files in folders come added up through addFolder() (walkOptions()):
+    // only a file named as a root comes here, and stands in a folder of its own name.
+    if (entry.kind != EntryKind::File || !entry.firstLink || !entry.directory.empty()) {
         return;
     }
-    // A root that is a file stands in a folder of its own name; a file in a
-    // folder comes here only from a walk without folderTotals.
+    Slot folder;
+    folder.path = std::string(entry.name);
+    folder.root = entry.root;
+    folder.device = entry.device;
     FolderFiles single;
     single.addFile(entry.size, entry.residency);
+    folder.own.addFiles(single);
     std::lock_guard lock(m_mutex);
-    const bool isRoot = entry.directory.empty();
-    m_folders[folderLocked(isRoot ? entry.name : entry.directory, entry.root, isRoot ? 0 : entry.depth - 1, 0)].own.addFiles(single);
+    m_fileRoots.push_back(std::move(folder));
 }
 
 void CacheMapBuilder::addFolder(const WalkFolder &folder)
 {
-    std::lock_guard lock(m_mutex);
-    CacheMapFolder &made = m_folders[folderLocked(folder.path, folder.root, folder.depth, folder.device)];
-    made.own.addFiles(folder.files);
-    // The problems met while it was listed came before it did.
-    if (!m_pendingProblems.empty()) {
-        if (const auto pending = m_pendingProblems.find(made.path); pending != m_pendingProblems.end()) {
-            made.own.problems += pending->second;
-            m_pendingProblems.erase(pending);
+    if (folder.id == WalkFolder::None) {
+        return;
+    }
+    if (folder.listed) {
+        std::lock_guard lock(m_mutex);
+        if (folder.id < m_folders.size()) {
+            m_folders[folder.id].own.addFiles(folder.files);
         }
+        return;
+    }
+    // Opened: the path is copied before the lock is taken.
+    std::string path(folder.path);
+    std::lock_guard lock(m_mutex);
+    if (folder.id >= m_folders.size()) {
+        const size_t before = m_folders.size();
+        m_folders.resize(size_t(folder.id) + 1);
+        // Numbers below this one that have not come yet: another thread is opening them.
+        for (size_t i = before; i < folder.id; ++i) {
+            m_folders[i].root = absentRoot;
+            ++m_absent;
+        }
+    } else if (m_folders[folder.id].root == absentRoot) {
+        --m_absent;
+    }
+    Slot &made = m_folders[folder.id];
+    made.path = std::move(path);
+    made.root = folder.root;
+    made.device = folder.device;
+    // Its parent was opened (and numbered) before this folder was found.
+    if (folder.parent != WalkFolder::None && folder.parent < m_folders.size()) {
+        made.parent = folder.parent;
+        ++m_folders[folder.parent].own.folders;
     }
 }
 
 void CacheMapBuilder::addProblem(const WalkProblem &problem)
 {
+    // Counted in the folder being listed (a folder that could not be opened
+    // counts in its parent); a root's own problem belongs to no folder.
+    if (problem.folder == WalkFolder::None) {
+        return;
+    }
     std::lock_guard lock(m_mutex);
-    // A folder that could not be read is counted in itself; anything else in
-    // its folder. That folder is often not here yet (a folder comes once it
-    // has been listed, and the problems come while it is): the count waits
-    // for it, one entry a folder, not one a problem.
-    const std::string_view where = problem.kind == EntryKind::Directory ? std::string_view(problem.path) : parentOf(problem.path);
-    if (const auto found = m_index.find(where); found != m_index.end()) {
-        ++m_folders[found->second].own.problems;
-    } else if (const auto pending = m_pendingProblems.find(where); pending != m_pendingProblems.end()) {
-        ++pending->second;
-    } else {
-        m_pendingProblems.emplace(std::string(where), 1);
+    if (problem.folder < m_folders.size()) {
+        ++m_folders[problem.folder].own.problems;
     }
 }
 
 CacheMapTree CacheMapBuilder::snapshot(bool complete) const
 {
-    CacheMapTree tree;
-    FolderCounts problems;
+    std::vector<Slot> slots;
+    std::vector<Slot> fileRoots;
     {
-        // The walkers wait while this copies: only the copy and the
-        // problems' lookups are done here, the rest after.
+        // The walkers wait while this copies: only the copy is done here, the rest after.
         std::lock_guard lock(m_mutex);
-        tree.folders.assign(m_folders.begin(), m_folders.end());
-        tree.roots = m_roots;
-        problems = pendingProblemsLocked();
+        slots = m_folders;
+        fileRoots = m_fileRoots;
     }
-    tree.complete = complete;
-    finishTree(tree, problems);
-    return tree;
+    return treeOf(std::move(slots), std::move(fileRoots), complete);
 }
 
 CacheMapTree CacheMapBuilder::take(bool complete)
 {
-    CacheMapTree tree;
-    FolderCounts problems;
+    std::vector<Slot> slots;
+    std::vector<Slot> fileRoots;
     {
         std::lock_guard lock(m_mutex);
-        // Looked up before the move: m_index views the paths' text, which
-        // for a short path lives in the string object moved from.
-        problems = pendingProblemsLocked();
-        tree.folders.assign(std::make_move_iterator(m_folders.begin()), std::make_move_iterator(m_folders.end()));
-        tree.roots = std::move(m_roots);
-        m_index.clear();
-        m_pendingProblems.clear();
-        m_folders.clear();
-        m_roots.clear();
+        slots = std::exchange(m_folders, {});
+        fileRoots = std::exchange(m_fileRoots, {});
+        m_absent = 0;
     }
+    return treeOf(std::move(slots), std::move(fileRoots), complete);
+}
+
+CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> fileRoots, bool complete)
+{
+    CacheMapTree tree;
     tree.complete = complete;
-    finishTree(tree, problems);
-    return tree;
-}
-
-CacheMapBuilder::FolderCounts CacheMapBuilder::pendingProblemsLocked() const
-{
-    // Still waiting: the walk goes on, or a folder that could not be
-    // opened never came (its problems count in the folder it is in).
-    FolderCounts counts;
-    for (const auto &[path, count] : m_pendingProblems) {
-        auto found = m_index.find(path);
-        if (found == m_index.end()) {
-            found = m_index.find(parentOf(path));
+    std::vector<CacheMapFolder> &folders = tree.folders;
+    folders.reserve(slots.size() + fileRoots.size());
+    // A folder is numbered before its opened call, so another thread's later
+    // number can come first: the gaps are closed here. A folder that is here
+    // has its parent here (a parent is opened before its subfolders are found).
+    std::vector<uint32_t> moved(slots.size(), CacheMapFolder::NoParent);
+    const auto keep = [&folders](Slot &slot, uint32_t parent) {
+        CacheMapFolder &folder = folders.emplace_back();
+        folder.path = std::move(slot.path);
+        folder.parent = parent;
+        folder.root = slot.root;
+        folder.device = slot.device;
+        folder.own = slot.own;
+    };
+    for (size_t i = 0; i < slots.size(); ++i) {
+        Slot &slot = slots[i];
+        if (slot.root == absentRoot) {
+            continue;
         }
-        if (found != m_index.end()) {
-            counts.emplace_back(found->second, count);
-        }
+        moved[i] = uint32_t(folders.size());
+        keep(slot, slot.parent == CacheMapFolder::NoParent ? CacheMapFolder::NoParent : moved[slot.parent]);
     }
-    return counts;
-}
-
-void CacheMapBuilder::finishTree(CacheMapTree &tree, const FolderCounts &problems)
-{
-    for (const auto &[folder, count] : problems) {
-        tree.folders[folder].own.problems += count;
+    for (Slot &file : fileRoots) {
+        keep(file, CacheMapFolder::NoParent);
     }
-    for (CacheMapFolder &folder : tree.folders) {
+    for (CacheMapFolder &folder : folders) {
         folder.tree = folder.own;
         if (folder.parent != CacheMapFolder::NoParent) {
-            const uint64_t up = tree.folders[folder.parent].device;
+            const uint64_t up = folders[folder.parent].device;
             folder.mountPoint = folder.device != 0 && up != 0 && folder.device != up;
         }
     }
     // Parents come before their children: one pass from the end adds each
     // folder's tree into its parent's and lists it there.
-    for (size_t i = tree.folders.size(); i-- > 0;) {
-        CacheMapFolder &folder = tree.folders[i];
+    for (size_t i = folders.size(); i-- > 0;) {
+        CacheMapFolder &folder = folders[i];
         if (folder.parent != CacheMapFolder::NoParent) {
-            CacheMapFolder &parent = tree.folders[folder.parent];
+            CacheMapFolder &parent = folders[folder.parent];
             parent.tree.add(folder.tree);
             parent.children.push_back(uint32_t(i));
+        } else {
+            tree.roots.push_back(uint32_t(i));
         }
     }
-    for (CacheMapFolder &folder : tree.folders) {
+    for (CacheMapFolder &folder : folders) {
         // Most resident first; equal ones by path, so that every run shows the same order.
-        std::sort(folder.children.begin(), folder.children.end(), [&tree](uint32_t a, uint32_t b) {
-            const CacheMapFolder &x = tree.folders[a];
-            const CacheMapFolder &y = tree.folders[b];
+        std::sort(folder.children.begin(), folder.children.end(), [&folders](uint32_t a, uint32_t b) {
+            const CacheMapFolder &x = folders[a];
+            const CacheMapFolder &y = folders[b];
             return std::tie(y.tree.resident, x.path) < std::tie(x.tree.resident, y.path);
         });
     }
+    // In the order the roots were given (each root's folder, or the file named as it).
+    std::sort(tree.roots.begin(), tree.roots.end(), [&folders](uint32_t a, uint32_t b) {
+        return std::tie(folders[a].root, a) < std::tie(folders[b].root, b);
+    });
     for (uint32_t root : tree.roots) {
-        tree.total.add(tree.folders[root].tree);
+        tree.total.add(folders[root].tree);
     }
+    return tree;
 }
 
 size_t CacheMapBuilder::folderCount() const
 {
     std::lock_guard lock(m_mutex);
-    return m_folders.size();
+    return m_folders.size() - m_absent + m_fileRoots.size();
 }
 
 size_t CacheMapBuilder::memoryBytes() const
 {
     std::lock_guard lock(m_mutex);
-    size_t bytes = m_folders.size() * (sizeof(CacheMapFolder) + sizeof(std::pair<std::string_view, uint32_t>) + 2 * sizeof(void *));
-    for (const CacheMapFolder &folder : m_folders) {
-        if (folder.path.capacity() > 15) { // beyond the string's own small buffer
-            bytes += folder.path.capacity() + 1;
+    size_t bytes = (m_folders.capacity() + m_fileRoots.capacity()) * sizeof(Slot);
+    for (const std::vector<Slot> *list : {&m_folders, &m_fileRoots}) {
+        for (const Slot &folder : *list) {
+            if (folder.path.capacity() > 15) { // beyond the string's own small buffer
+                bytes += folder.path.capacity() + 1;
+            }
         }
     }
-    return bytes + m_index.bucket_count() * sizeof(void *);
+    return bytes;
 }
 
 CacheMapResult mapCache(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems)

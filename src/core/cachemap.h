@@ -11,13 +11,11 @@
 #include "walker.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -70,12 +68,14 @@ struct CacheMapTree {
     [[nodiscard]] const CacheMapFolder *find(std::string_view path) const;
 };
 
-// Collects a walk's entries into folders. add(), addFolder() and
-// addProblem() are called from the walker's threads; snapshot() from any
-// thread, at any time. The walker adds up each folder's files itself
-// (WalkOptions::folderTotals) and hands over one total a folder, once it
-// has been listed: the lock is taken once a folder, never once a file, so
-// that a map costs the walk almost nothing beyond status -r.
+// Collects a walk's folders into a map. add(), addFolder() and addProblem()
+// are called from the walker's threads; snapshot() from any thread, at any
+// time. The walker adds up each folder's files itself
+// (WalkOptions::folderTotals), numbers the folders as it opens them and hands
+// over each one twice: opened, and then listed with its files' totals. The
+// builder keeps a folder at its number, so that nothing is looked up by path:
+// the lock is taken twice a folder, never once a file, for a few stores,
+// and a map costs the walk almost nothing beyond status -r.
 class CacheMapBuilder
 {
 public:
@@ -87,7 +87,7 @@ public:
     // Wires the walker's callbacks to this builder (and to problems, when set,
     // for the caller's own report). The walker must run with walkOptions().
     void attach(Walker &walker, Walker::ProblemCallback problems = {});
-    // Folder entries, and the files' totals a folder.
+    // Folders opened and listed, with their files' totals.
     [[nodiscard]] static WalkOptions walkOptions(WalkOptions options);
 
     // A file named as a root (it stands in a folder of its own name).
@@ -104,28 +104,24 @@ public:
     [[nodiscard]] size_t memoryBytes() const;
 
 private:
-    using FolderCounts = std::vector<std::pair<uint32_t, uint64_t>>;
-    // The problems still waiting for their folder, by the folder (or the
-    // folder above) they count in, where that one is here.
-    [[nodiscard]] FolderCounts pendingProblemsLocked() const;
-    // Adds the problems in, then fills in tree totals, children and the total.
-    static void finishTree(CacheMapTree &tree, const FolderCounts &problems);
-    uint32_t folderLocked(std::string_view path, int root, int depth, uint64_t device);
+    // What the builder keeps of a folder: half a CacheMapFolder (no tree
+    // totals, no children), so that the walk's copies and memory stay small.
+    struct Slot {
+        std::string path;
+        uint32_t parent = CacheMapFolder::NoParent;
+        int root = 0; // -1: a number handed out whose opened call has not come yet
+        uint64_t device = 0;
+        FolderTotals own;
+    };
+    // The map of these slots: the numbers not come yet left out (a snapshot
+    // in the middle of a walk), the files named as roots added, tree totals,
+    // children, roots and the total filled in.
+    [[nodiscard]] static CacheMapTree treeOf(std::vector<Slot> slots, std::vector<Slot> fileRoots, bool complete);
 
     mutable std::mutex m_mutex;
-    std::deque<CacheMapFolder> m_folders; // stable addresses: m_index points into their paths
-    std::unordered_map<std::string_view, uint32_t> m_index;
-    std::vector<uint32_t> m_roots;
-    // Problems counted for a folder that has not come yet, by its path
-    // (looked up by string_view: no copy a problem).
-    struct PathHash {
-        using is_transparent = void;
-        size_t operator()(std::string_view path) const noexcept
-        {
-            return std::hash<std::string_view>{}(path);
-        }
-    };
-    std::unordered_map<std::string, uint64_t, PathHash, std::equal_to<>> m_pendingProblems;
+    std::vector<Slot> m_folders; // at the walk's numbers (WalkFolder::id)
+    size_t m_absent = 0;
+    std::vector<Slot> m_fileRoots;
 };
 
 struct CacheMapResult {

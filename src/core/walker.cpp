@@ -232,6 +232,8 @@ struct DirNode {
     uint64_t rootDevice = 0;
     int depth = 0;
     int root = 0;
+    uint32_t id = WalkFolder::None; // with WalkOptions::folderTotals
+    uint32_t parentId = WalkFolder::None;
 
     void release()
     {
@@ -320,6 +322,7 @@ struct Walk {
     // the thread that lists it, by its path below the root (see run()).
     bool ownTables = false;
     std::vector<std::pair<uint64_t, uint64_t>> rootIds; // device, inode of each root folder, once opened
+    std::atomic<uint32_t> nextFolderId{0}; // WalkFolder::id
     std::once_flag mappedOnce;
     std::shared_ptr<const MappedFiles> mapped;
     LoadOptions loadOptions;
@@ -363,6 +366,8 @@ struct Worker {
     WalkEntry entry;
     // The folder being listed, where WalkOptions::folderTotals asks for its files' totals.
     FolderFiles *folderFiles = nullptr;
+    // The WalkFolder::id a problem counts in (WalkProblem::folder).
+    uint32_t problemFolder = WalkFolder::None;
     std::string scratchPath;
     std::string filterPath; // the path a glob with a slash is matched against
     uint64_t unreportedEntries = 0;
@@ -422,6 +427,7 @@ struct Worker {
         report.skipped = skipped;
         report.error = error;
         report.reason = std::move(reason);
+        report.folder = problemFolder;
         d.problemCallback(report);
     }
 
@@ -793,6 +799,9 @@ struct Worker {
         const std::string_view parentPath = isRoot ? std::string_view() : std::string_view(task.parent->path);
         const std::string_view name = isRoot ? std::string_view(rootPath) : std::string_view(task.name);
         const int depth = isRoot ? 0 : task.parent->depth + 1;
+        const uint32_t parentId = isRoot ? WalkFolder::None : task.parent->id;
+        // Until it has been opened, a folder's problems count in its parent.
+        problemFolder = parentId;
         std::atomic<bool> rootNoatime{true};
         // With tables of their own the parent's descriptor is not this thread's (and its lister closes it).
         Place place{task.root, isRoot || walk.ownTables ? AT_FDCWD : task.parent->fd.get(), parentPath, depth, isRoot ? &rootNoatime : &task.parent->noatime};
@@ -897,6 +906,12 @@ struct Worker {
         if (!isRoot) {
             node->noatime.store(task.parent->noatime.load(std::memory_order_relaxed), std::memory_order_relaxed);
         }
+        if (options.folderTotals && d.folderCallback) {
+            // Numbered as it is opened, after its parent was: its number is above its parent's.
+            node->id = walk.nextFolderId.fetch_add(1, std::memory_order_relaxed);
+            node->parentId = parentId;
+            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, false});
+        }
 
         ++totals[task.root].directories;
         if (options.reportDirectories && d.entryCallback) {
@@ -922,11 +937,12 @@ struct Worker {
         FolderFiles own;
         const bool perFolder = options.folderTotals && d.folderCallback;
         folderFiles = perFolder ? &own : nullptr;
+        problemFolder = node->id;
         listEntries(node);
         folderFiles = nullptr;
         if (perFolder) {
             // Cancelled too: what was counted is counted.
-            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, own});
+            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, own, node->id, node->parentId, true});
         }
     }
 

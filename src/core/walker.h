@@ -48,10 +48,10 @@ struct WalkOptions {
     int histogramBuckets = 0; // > 0: fill WalkEntry::histogram
     bool reportDirectories = false; // also call the entry callback for folders
     // The files in the folders listed: instead of one entry callback a file,
-    // one folder callback a folder, with their totals, once the folder is
-    // listed (files named as roots are still reported one by one). A caller
-    // that adds files up by folder (the cache map) then costs the walk
-    // nothing a file.
+    // two folder callbacks a folder, one when it is opened and one with its
+    // files' totals once it is listed (files named as roots are still
+    // reported one by one). A caller that adds files up by folder (the cache
+    // map) then costs the walk nothing a file, and needs no look-up by path.
     bool folderTotals = false;
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
@@ -98,13 +98,21 @@ struct FolderFiles {
     void addFile(uint64_t size, const Residency &residency);
 };
 
-// A folder whose listing is done (WalkOptions::folderTotals).
+// A folder of the walk (WalkOptions::folderTotals): once when it has been
+// opened (listed false, no files yet), once when its listing is done.
 struct WalkFolder {
+    static constexpr uint32_t None = UINT32_MAX;
+
     int root = 0;
     std::string_view path; // as WalkEntry::path() names it
     int depth = 0; // 0 for a root
     uint64_t device = 0;
     FolderFiles files; // the files directly in it, not in its subfolders
+    // The walk numbers its folders 0, 1, 2, ... as it opens them, so that a
+    // folder's number is always above its parent's; None for a root's parent.
+    uint32_t id = None;
+    uint32_t parent = None;
+    bool listed = false;
 };
 
 struct WalkProblem {
@@ -116,6 +124,10 @@ struct WalkProblem {
     bool skipped = false;
     int error = 0;
     std::string reason; // for people: "FIFO: skipped, never opened", "Permission denied"
+    // With WalkOptions::folderTotals: the WalkFolder::id of the folder it
+    // counts in, the one being listed (a folder that could not be opened
+    // counts in its parent); WalkFolder::None for a root.
+    uint32_t folder = WalkFolder::None;
 };
 
 struct WalkTotals {

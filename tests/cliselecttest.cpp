@@ -269,6 +269,29 @@ private Q_SLOTS:
         QVERIFY(unlink(odd.c_str()) == 0);
     }
 
+    // status reads --from as it comes: the first paths are answered (and
+    // their rows written) while the list's writer has not finished, as with a
+    // `find` still running.
+    void statusAnswersTheListAsItComes()
+    {
+        QProcess process;
+        process.start(TestUtil::cliPath(), {u"status"_s, u"--from"_s, u"-"_s});
+        QVERIFY(process.waitForStarted());
+        process.write(QByteArray::fromStdString(path("a.so")) + '\n');
+        QByteArray out;
+        // Polled: the row comes while standard input is still open.
+        QTRY_VERIFY_WITH_TIMEOUT((out += process.readAllStandardOutput()).contains(QByteArray::fromStdString(path("a.so"))), 10000);
+        QCOMPARE(process.state(), QProcess::Running);
+        QVERIFY2(!out.contains(QByteArray::fromStdString(path("b.txt"))), out.constData());
+        process.write(QByteArray::fromStdString(path("b.txt")) + '\n');
+        process.closeWriteChannel();
+        QVERIFY(process.waitForFinished(60000));
+        out += process.readAllStandardOutput();
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QVERIFY2(out.contains(QByteArray::fromStdString(path("b.txt"))), out.constData());
+        QCOMPARE(out.count("RESIDENT"), 1); // one header for the rows of both reads
+    }
+
     // A list longer than one of status's batches (4096 paths, each batch's
     // rows printed and dropped before the next): every row once, in the
     // order of the list, the header once, the totals of all, and the bad
@@ -331,6 +354,13 @@ private Q_SLOTS:
         QTest::newRow("list is a folder") << QStringList{u"evict"_s, u"--from"_s, u"/usr"_s} << 1
                                           << u"evict: --from '/usr': is a folder, not a list of paths"_s;
         QTest::newRow("-0 alone") << QStringList{u"load"_s, u"-0"_s, u"/usr/bin/env"_s} << 2 << u"-0 (--null) goes with --from FILE"_s;
+        // A list that opens and then fails to read (offset 0 of a process's
+        // memory is not mapped): status, which reads as it goes, says the rest
+        // was not read; evict reads it whole first and does nothing.
+        QTest::newRow("list unreadable, status") << QStringList{u"status"_s, u"--from"_s, u"/proc/self/mem"_s} << 1
+                                                 << u"--from '/proc/self/mem': Input/output error: the rest of the list was not read"_s;
+        QTest::newRow("list unreadable, evict") << QStringList{u"evict"_s, u"--from"_s, u"/proc/self/mem"_s} << 1
+                                                << u"evict: --from '/proc/self/mem': Input/output error"_s;
         QTest::newRow("max-size 0") << QStringList{u"top"_s, u"--max-size"_s, u"0"_s, u"/usr"_s} << 2 << u"--max-size: '0' is not a byte count of at least 1"_s;
         QTest::newRow("max-size lots") << QStringList{u"status"_s, u"--max-size"_s, u"lots"_s, u"/usr/bin/env"_s} << 2
                                        << u"--max-size: 'lots' is not a byte count"_s;

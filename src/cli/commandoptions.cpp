@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 namespace Cachescope::Cli
@@ -32,56 +33,88 @@ std::vector<OptionSpec> withSelectionOptions(std::vector<OptionSpec> options)
     return options;
 }
 
-bool readPathList(const std::string &source, bool nulSeparated, std::vector<std::string> &paths, std::string &error)
+bool PathListReader::open(const std::string &source, bool nulSeparated, std::string &error)
 {
     const bool standardInput = source == "-";
-    UniqueFd owned;
-    int fd = STDIN_FILENO;
+    m_fd = STDIN_FILENO;
     if (!standardInput) {
-        owned.reset(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
-        if (!owned) {
+        m_owned.reset(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!m_owned) {
             error = "--from '" + source + "': " + errnoText(errno);
             return false;
         }
-        fd = owned.get();
+        m_fd = m_owned.get();
     }
-    const std::string where = standardInput ? std::string("--from -: standard input") : "--from '" + source + "'";
+    m_where = standardInput ? std::string("--from -: standard input") : "--from '" + source + "'";
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        error = where + ": is a folder, not a list of paths";
+    if (fstat(m_fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        error = m_where + ": is a folder, not a list of paths";
         return false;
     }
-    const char separator = nulSeparated ? '\0' : '\n';
-    std::string pending;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0) {
-            if (errno == EINTR && !interrupted()) {
-                continue;
+    m_separator = nulSeparated ? '\0' : '\n';
+    m_buffer.resize(size_t(1) << 16);
+    return true;
+}
+
+bool PathListReader::next(std::vector<std::string> &paths, size_t most, std::string &reason)
+{
+    size_t added = 0;
+    while (!m_ended && added < most) {
+        if (m_at == m_end) {
+            if (added > 0 && m_end < m_buffer.size()) {
+                // The last read got less than it asked for: the writer has
+                // written no more yet. Answer these meanwhile.
+                return true;
             }
-            error = where + ": " + errnoText(errno);
+            const ssize_t n = ::read(m_fd, m_buffer.data(), m_buffer.size());
+            if (n < 0) {
+                if (errno == EINTR && !interrupted()) {
+                    continue;
+                }
+                reason = errnoText(errno);
+                return false;
+            }
+            m_at = 0;
+            m_end = size_t(n);
+            if (n == 0) {
+                m_ended = true;
+                if (!m_pending.empty()) {
+                    paths.push_back(std::move(m_pending));
+                    m_pending.clear();
+                }
+                break;
+            }
+        }
+        const char *start = m_buffer.data() + m_at;
+        const auto *found = static_cast<const char *>(memchr(start, m_separator, m_end - m_at));
+        if (!found) {
+            m_pending.append(start, m_end - m_at);
+            m_at = m_end;
+            continue;
+        }
+        m_pending.append(start, size_t(found - start));
+        m_at += size_t(found - start) + 1;
+        if (!m_pending.empty()) {
+            paths.push_back(std::move(m_pending));
+            ++added;
+        }
+        m_pending.clear();
+    }
+    return true;
+}
+
+bool readPathList(const std::string &source, bool nulSeparated, std::vector<std::string> &paths, std::string &error)
+{
+    PathListReader reader;
+    if (!reader.open(source, nulSeparated, error)) {
+        return false;
+    }
+    while (!reader.ended()) {
+        std::string reason;
+        if (!reader.next(paths, SIZE_MAX, reason)) {
+            error = reader.name() + ": " + reason;
             return false;
         }
-        if (n == 0) {
-            break;
-        }
-        size_t at = 0;
-        for (size_t i = 0; i < size_t(n); ++i) {
-            if (buffer[i] != separator) {
-                continue;
-            }
-            pending.append(buffer + at, i - at);
-            if (!pending.empty()) {
-                paths.push_back(std::move(pending));
-            }
-            pending.clear();
-            at = i + 1;
-        }
-        pending.append(buffer + at, size_t(n) - at);
-    }
-    if (!pending.empty()) {
-        paths.push_back(std::move(pending));
     }
     return true;
 }

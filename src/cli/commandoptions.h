@@ -30,9 +30,44 @@ extern const OptionSpec verboseOption;
 // to the files named.
 [[nodiscard]] std::vector<OptionSpec> withSelectionOptions(std::vector<OptionSpec> options);
 
-// The paths of --from FILE ('-': standard input): one a line, or with
-// nulSeparated (-0) one per NUL-terminated record; empty ones are skipped.
-// False with a sentence naming the file and the reason when it cannot be read.
+// The paths of --from FILE ('-': standard input), read as they come: one a
+// line, or with nulSeparated (-0) one per NUL-terminated record; empty ones
+// are skipped.
+class PathListReader
+{
+public:
+    // False with a sentence naming the list and the reason when it cannot be
+    // read at all (missing, unreadable, a folder).
+    [[nodiscard]] bool open(const std::string &source, bool nulSeparated, std::string &error);
+    // Appends up to `most` more paths: fewer when the list has ended, or when
+    // what its writer has written so far is used up (a `find` still running),
+    // so that they can be answered meanwhile. False with the reason when
+    // reading failed; ended() once the list is done.
+    [[nodiscard]] bool next(std::vector<std::string> &paths, size_t most, std::string &reason);
+    [[nodiscard]] bool ended() const
+    {
+        return m_ended;
+    }
+    // "--from 'FILE'" or "--from -: standard input", for messages.
+    [[nodiscard]] const std::string &name() const
+    {
+        return m_where;
+    }
+
+private:
+    UniqueFd m_owned;
+    int m_fd = -1;
+    char m_separator = '\n';
+    std::string m_where; // "--from 'FILE'" or "--from -: standard input"
+    std::string m_pending; // the start of a path whose end has not been read yet
+    std::vector<char> m_buffer;
+    size_t m_at = 0; // what is left of the last read: [m_at, m_end)
+    size_t m_end = 0;
+    bool m_ended = false;
+};
+
+// The whole list at once (PathListReader): for the commands that act on
+// files (evict, load, top, lock), which read it before they do anything.
 [[nodiscard]] bool readPathList(const std::string &source, bool nulSeparated, std::vector<std::string> &paths, std::string &error);
 
 // "3 files left out by --include, --exclude or --max-size" on stderr, when

@@ -216,10 +216,18 @@ int runCli(int argc, char **argv)
     if (parsed.has("null") && !parsed.has("from")) {
         return usageError(name, "-0 (--null) goes with --from FILE");
     }
+    std::shared_ptr<PathListReader> pathList;
     if (const std::optional<std::string> from = parsed.value("from")) {
-        // Read before anything runs: a list that cannot be read does nothing.
+        // Opened (or read whole) before anything runs: a list that cannot be read does nothing.
         std::string listError;
-        if (!readPathList(*from, parsed.has("null"), parsed.positional, listError)) {
+        bool ok = false;
+        if (command->spec.streamsFrom) {
+            pathList = std::make_shared<PathListReader>();
+            ok = pathList->open(*from, parsed.has("null"), listError);
+        } else {
+            ok = readPathList(*from, parsed.has("null"), parsed.positional, listError);
+        }
+        if (!ok) {
             printError(name + ": " + listError);
             return ExitFailures;
         }
@@ -233,6 +241,7 @@ int runCli(int argc, char **argv)
     context.json = parsed.has("json");
     context.rawBytes = parsed.has("bytes");
     context.arguments = argv;
+    context.pathList = std::move(pathList);
     qCDebug(CACHESCOPE_CLI) << "running" << name.c_str() << (context.json ? "(JSON)" : "(text)");
     const int exitCode = command->run(context, parsed);
     context.out.flush();

@@ -33,6 +33,10 @@ struct CommandSpec {
     const char *examples = nullptr;
     size_t minPositional = 0;
     size_t maxPositional = SIZE_MAX;
+    // The command reads --from itself, as the list comes (Context::pathList),
+    // rather than the dispatcher reading it whole first: status, which
+    // changes nothing and can answer the first paths while `find` still runs.
+    bool streamsFrom = false;
 };
 
 class ParsedArgs

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -37,6 +38,8 @@ struct Problem {
 
 // What every subcommand shares: output settings, stdout, and the problems
 // (on stderr as they happen, and kept for the JSON document).
+class PathListReader;
+
 class Context
 {
 public:
@@ -46,6 +49,8 @@ public:
     Writer out;
     // Files named (or listed by --from) that --include, --exclude or --max-size left out.
     std::atomic<uint64_t> leftOut{0};
+    // --from, opened and not yet read, for a command with CommandSpec::streamsFrom.
+    std::shared_ptr<PathListReader> pathList;
 
     // Thread-safe: walker callbacks call these from worker threads.
     void fail(std::string_view path, std::string_view reason); // counts as a failure (exit 1)

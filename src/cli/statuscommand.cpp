@@ -268,18 +268,38 @@ int runStatus(Context &context, const ParsedArgs &args)
     // where there are many, a batch at a time: the batch's rows are printed,
     // in the order the paths were given, and dropped before the next batch,
     // so that a list of a million paths holds a batch of rows, not a million.
+    // --from is read as it comes (CommandSpec::streamsFrom): a batch is
+    // answered while `find` is still writing the next, and the list is never
+    // held whole.
     constexpr size_t batchSize = 4096;
     std::vector<std::string> roots; // the folders to walk
     WalkTotals namedTotals;
     bool anyNamed = false;
     std::string helperFailure;
-    for (size_t first = 0; first < args.positional.size() && !interrupted(); first += batchSize) {
-        const size_t count = std::min(batchSize, args.positional.size() - first);
+    size_t nextNamed = 0; // in args.positional, which come before the list
+    std::vector<std::string> batch;
+    const auto nextBatch = [&]() {
+        batch.clear();
+        const size_t fromArguments = std::min(batchSize, args.positional.size() - nextNamed);
+        batch.assign(args.positional.begin() + ptrdiff_t(nextNamed), args.positional.begin() + ptrdiff_t(nextNamed + fromArguments));
+        nextNamed += fromArguments;
+        if (batch.empty() && context.pathList && !context.pathList->ended()) {
+            std::string reason;
+            if (!context.pathList->next(batch, batchSize, reason)) {
+                // What was answered stands; the rest of the list is not, and that is said.
+                context.fail(context.pathList->name(), reason + ": the rest of the list was not read");
+                context.pathList.reset();
+            }
+        }
+        return !batch.empty() || (context.pathList && !context.pathList->ended());
+    };
+    while (!interrupted() && nextBatch()) {
+        const size_t count = batch.size();
         std::vector<ArgumentKind> kinds(count, ArgumentKind::Missing);
         std::vector<FileRecord> named(count);
         std::vector<char> answered(count, 0);
         forEachIndex(count, options.threads, [&](size_t i) {
-            const std::string &path = args.positional[first + i];
+            const std::string &path = batch[i];
             struct stat before;
             kinds[i] = classify(context, path, options.filter, &before);
             if (kinds[i] == ArgumentKind::Folder && !recursive) {
@@ -313,7 +333,7 @@ int runStatus(Context &context, const ParsedArgs &args)
         size_t kept = 0;
         for (size_t i = 0; i < count; ++i) {
             if (kinds[i] == ArgumentKind::Folder && recursive) {
-                roots.push_back(args.positional[first + i]);
+                roots.push_back(batch[i]);
             } else if (answered[i]) {
                 if (kept != i) {
                     named[kept] = std::move(named[i]);
@@ -330,6 +350,10 @@ int runStatus(Context &context, const ParsedArgs &args)
         }
         anyNamed = anyNamed || !named.empty();
         printer.rows(named);
+        if (context.pathList) {
+            // Out before the next read of the list, which may wait for its writer.
+            context.out.flush();
+        }
     }
 
     WalkResult result;
@@ -368,45 +392,47 @@ int runStatus(Context &context, const ParsedArgs &args)
 
 Command statusCommand()
 {
-    return {{"status",
-             "PATH...",
-             "how much of each file is in the page cache",
-             "Shows how much of each file is in the page cache: size, pages, resident\n"
-             "pages, the cached share, and, where cachestat(2) exists (Linux 6.5+),\n"
-             "dirty, writeback and evicted pages. A folder needs -r; then one line of\n"
-             "totals a folder is printed (every file with -v).\n"
-             "\n"
-             "Columns: SIZE, RESIDENT (memory the resident pages take), PAGES\n"
-             "(resident/total), CACHED (resident share), DIRTY, WRITEBACK, EVICTED\n"
-             "(memory amounts, '-' without cachestat), METHOD (cachestat or mincore).\n"
-             "\n"
-             "Honesty: for a file you neither own nor may write, the kernel hides the\n"
-             "truth (mincore claims every page is resident, cachestat refuses). Such a\n"
-             "file shows 'hidden (<reason>)' instead of a number, and folder totals\n"
-             "leave it out (column HIDDEN). Run as its owner or as root to see it.\n"
-             "\n"
-             "FIFOs, sockets and devices are reported on stderr and never opened; they\n"
-             "do not change the exit status. Errors (permission denied, vanished,\n"
-             "...) are named on stderr and make the exit status 1.",
-             withCommonOptions(
-                 withSelectionOptions({{'r', "recursive", nullptr, "descend into folders"},
-                                       verboseOption,
-                                       {0, "pages", "N", "draw a heatmap of N cells under each file (' ' none, \u2591 \u2592 \u2593 some, \u2588 all)"},
-                                       {0, "ascii", nullptr, "heatmap with ASCII cells (' ' . o O #)"},
-                                       followOption,
-                                       oneFileSystemOption,
-                                       threadsOption,
-                                       mincoreOption,
-                                       {0, "privileged", nullptr, "ask the privileged helper (polkit) for files whose residency is hidden from you"}})),
-             "  cachescope-cli status /var/log/syslog\n"
-             "  cachescope-cli status --pages 60 big.iso\n"
-             "  cachescope-cli status -r /usr            # one line of totals\n"
-             "  cachescope-cli status -rv --json ~/src   # every file, as JSON\n"
-             "  cachescope-cli status --privileged /usr/bin/bash   # hidden from you: ask root\n"
-             "  cachescope-cli status -r --include '*.so*' --max-size 64M /usr/lib\n"
-             "  find ~/src -name '*.o' -print0 | cachescope-cli status --from - -0\n",
-             1},
-            runStatus};
+    Command command{{"status",
+                     "PATH...",
+                     "how much of each file is in the page cache",
+                     "Shows how much of each file is in the page cache: size, pages, resident\n"
+                     "pages, the cached share, and, where cachestat(2) exists (Linux 6.5+),\n"
+                     "dirty, writeback and evicted pages. A folder needs -r; then one line of\n"
+                     "totals a folder is printed (every file with -v).\n"
+                     "\n"
+                     "Columns: SIZE, RESIDENT (memory the resident pages take), PAGES\n"
+                     "(resident/total), CACHED (resident share), DIRTY, WRITEBACK, EVICTED\n"
+                     "(memory amounts, '-' without cachestat), METHOD (cachestat or mincore).\n"
+                     "\n"
+                     "Honesty: for a file you neither own nor may write, the kernel hides the\n"
+                     "truth (mincore claims every page is resident, cachestat refuses). Such a\n"
+                     "file shows 'hidden (<reason>)' instead of a number, and folder totals\n"
+                     "leave it out (column HIDDEN). Run as its owner or as root to see it.\n"
+                     "\n"
+                     "FIFOs, sockets and devices are reported on stderr and never opened; they\n"
+                     "do not change the exit status. Errors (permission denied, vanished,\n"
+                     "...) are named on stderr and make the exit status 1.",
+                     withCommonOptions(
+                         withSelectionOptions({{'r', "recursive", nullptr, "descend into folders"},
+                                               verboseOption,
+                                               {0, "pages", "N", "draw a heatmap of N cells under each file (' ' none, \u2591 \u2592 \u2593 some, \u2588 all)"},
+                                               {0, "ascii", nullptr, "heatmap with ASCII cells (' ' . o O #)"},
+                                               followOption,
+                                               oneFileSystemOption,
+                                               threadsOption,
+                                               mincoreOption,
+                                               {0, "privileged", nullptr, "ask the privileged helper (polkit) for files whose residency is hidden from you"}})),
+                     "  cachescope-cli status /var/log/syslog\n"
+                     "  cachescope-cli status --pages 60 big.iso\n"
+                     "  cachescope-cli status -r /usr            # one line of totals\n"
+                     "  cachescope-cli status -rv --json ~/src   # every file, as JSON\n"
+                     "  cachescope-cli status --privileged /usr/bin/bash   # hidden from you: ask root\n"
+                     "  cachescope-cli status -r --include '*.so*' --max-size 64M /usr/lib\n"
+                     "  find ~/src -name '*.o' -print0 | cachescope-cli status --from - -0\n",
+                     1},
+                    runStatus};
+    command.spec.streamsFrom = true;
+    return command;
 }
 
 } // namespace Cachescope::Cli

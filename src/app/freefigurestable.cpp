@@ -19,6 +19,11 @@ FreeFiguresTable::FreeFiguresTable(QWidget *parent)
 
 void FreeFiguresTable::setUpCells()
 {
+    // One line a cell, whatever the width when the figures first come: a
+    // figure wrapped onto two lines while the window was still being laid
+    // out made the table (and the memory panel's minimum) a line taller, and
+    // the main splitter kept that height once the columns had widened.
+    setWordWrap(false);
     horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     for (int row = 0; row < RowCount; ++row) {

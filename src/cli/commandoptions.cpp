@@ -8,6 +8,7 @@
 #include "residency.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -32,6 +33,16 @@ std::vector<OptionSpec> withSelectionOptions(std::vector<OptionSpec> options)
     options.push_back({'0', "null", nullptr, "with --from: the paths end with NUL, not newline (find -print0)"});
     return options;
 }
+
+namespace
+{
+// Whether a read of fd would return at once (data, or the end), without waiting.
+[[nodiscard]] bool readableNow(int fd)
+{
+    pollfd ready{fd, POLLIN, 0};
+    return poll(&ready, 1, 0) > 0;
+}
+} // namespace
 
 bool PathListReader::open(const std::string &source, bool nulSeparated, std::string &error)
 {
@@ -61,9 +72,9 @@ bool PathListReader::next(std::vector<std::string> &paths, size_t most, std::str
     size_t added = 0;
     while (!m_ended && added < most) {
         if (m_at == m_end) {
-            if (added > 0 && m_end < m_buffer.size()) {
-                // The last read got less than it asked for: the writer has
-                // written no more yet. Answer these meanwhile.
+            if (added > 0 && !readableNow(m_fd)) {
+                // The writer has written no more yet (a `find` still looking):
+                // answer these meanwhile rather than wait for a whole batch.
                 return true;
             }
             const ssize_t n = ::read(m_fd, m_buffer.data(), m_buffer.size());

@@ -20,6 +20,7 @@
 
 #include <fstream>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -267,6 +268,64 @@ private Q_SLOTS:
         QVERIFY(empty.waitForFinished(60000));
         QCOMPARE(empty.exitCode(), 0);
         QVERIFY(unlink(odd.c_str()) == 0);
+    }
+
+    // A named file is looked up in its folder, which stays open while the
+    // next names are in it too (a list from find): the same answer as a
+    // look-up of the whole path, for every kind of path. Each case comes
+    // between two files of the test's folder, so that the folder kept is
+    // used, left and taken again.
+    void namedFilesAreLookedUpInTheirFolder_data()
+    {
+        QTest::addColumn<QString>("listed"); // as written in the list (relative: from the test's folder)
+        QTest::addColumn<QString>("problem"); // empty: answered with a row
+        const QString base = q(m_dir);
+        QTest::newRow("another folder") << base + u"/sub/d.so"_s << QString();
+        QTest::newRow("through ..") << base + u"/sub/../a.so"_s << QString();
+        QTest::newRow("through a symlink to a folder") << base + u"/link-to-sub/d.so"_s << QString();
+        QTest::newRow("a symlink to a file") << base + u"/link-to-a"_s << QString();
+        QTest::newRow("relative, no folder") << u"a.so"_s << QString();
+        QTest::newRow("relative, in a folder") << u"sub/d.so"_s << QString();
+        QTest::newRow("at /") << u"/"_s << u"is a folder: use -r"_s;
+        QTest::newRow("folder missing") << base + u"/nofolder/x"_s << u"No such file or directory"_s;
+        QTest::newRow("a file as folder") << base + u"/a.so/x"_s << u"Not a directory"_s;
+        QTest::newRow("file missing") << base + u"/gone"_s << u"No such file or directory"_s;
+        QTest::newRow("trailing slash") << base + u"/sub/"_s << u"is a folder: use -r"_s;
+        QTest::newRow("a FIFO") << base + u"/fifo"_s << u"FIFO: skipped, never opened"_s;
+    }
+
+    void namedFilesAreLookedUpInTheirFolder()
+    {
+        QFETCH(QString, listed);
+        QFETCH(QString, problem);
+        const QString base = q(m_dir);
+        QFile::link(base + u"/sub"_s, base + u"/link-to-sub"_s);
+        QFile::link(base + u"/a.so"_s, base + u"/link-to-a"_s);
+        mkfifo((m_dir + "/fifo").c_str(), 0644);
+        QProcess process;
+        process.setWorkingDirectory(base);
+        process.start(TestUtil::cliPath(), {u"status"_s, u"--json"_s, u"--from"_s, u"-"_s});
+        QVERIFY(process.waitForStarted());
+        process.write((base + u"/b.txt\n"_s + listed + u"\n"_s + base + u"/big.so\n"_s).toUtf8());
+        process.closeWriteChannel();
+        QVERIFY(process.waitForFinished(60000));
+        const QByteArray err = process.readAllStandardError();
+        const TestUtil::RunResult result{process.exitCode(), false, process.readAllStandardOutput(), err};
+        const QJsonObject report = TestUtil::jsonObjectOf(result);
+        QStringList rows;
+        for (const QJsonValue &row : report.value(QLatin1String("files")).toArray()) {
+            rows << row.toObject().value(QLatin1String("path")).toString();
+        }
+        if (problem.isEmpty()) {
+            QCOMPARE(rows, (QStringList{base + u"/b.txt"_s, listed, base + u"/big.so"_s}));
+            QVERIFY2(err.isEmpty(), err.constData());
+        } else {
+            QCOMPARE(rows, (QStringList{base + u"/b.txt"_s, base + u"/big.so"_s}));
+            QVERIFY2(err.contains((listed + u": "_s + problem).toUtf8()), err.constData());
+        }
+        QFile::remove(base + u"/link-to-sub"_s);
+        QFile::remove(base + u"/link-to-a"_s);
+        QFile::remove(base + u"/fifo"_s);
     }
 
     // status reads --from as it comes: the first paths are answered (and

@@ -246,11 +246,51 @@ bool walkOptionsFrom(const ParsedArgs &args, WalkOptions &options, int &exitCode
     return bytesOption(args, "max-size", options.filter.maxSize, exitCode, 1);
 }
 
+namespace
+{
+// The folder of the last file named in this thread, opened with O_PATH: a
+// list from `find` names many files of one folder in a row, and looking up
+// one name in it spares the kernel walking the whole path again, twice a file
+// (the look before the open, and the open). Kept for one batch of
+// forEachIndex, so that a folder renamed meanwhile is not used for long.
+struct NamedFolder {
+    std::string path;
+    UniqueFd fd;
+};
+thread_local NamedFolder lastFolder;
+
+struct NameIn {
+    int dirFd = AT_FDCWD;
+    const char *name = nullptr;
+};
+
+// Where to look path up: its folder's descriptor and its last component, or
+// the whole path from the working folder when the folder does not open (the
+// look-up by the whole path then fails with its own reason).
+[[nodiscard]] NameIn nameIn(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash + 1 == path.size()) {
+        return {AT_FDCWD, path.c_str()};
+    }
+    const std::string_view folder(path.data(), slash == 0 ? 1 : slash);
+    if (!lastFolder.fd || lastFolder.path != folder) {
+        lastFolder.path.assign(folder);
+        lastFolder.fd.reset(::open(lastFolder.path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (!lastFolder.fd) {
+            return {AT_FDCWD, path.c_str()};
+        }
+    }
+    return {lastFolder.fd.get(), path.c_str() + slash + 1};
+}
+} // namespace
+
 ArgumentKind classify(Context &context, const std::string &path, const PathFilter &filter, struct stat *looked)
 {
     struct stat own;
     struct stat &st = looked ? *looked : own;
-    if (::stat(path.c_str(), &st) != 0) {
+    const NameIn where = nameIn(path);
+    if (fstatat(where.dirFd, where.name, &st, 0) != 0) {
         context.fail(path, errnoText(errno));
         return ArgumentKind::Missing;
     }
@@ -285,7 +325,8 @@ UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &s
 {
     int error = 0;
     std::string errorText;
-    UniqueFd fd(openRegularFile(AT_FDCWD, path.c_str(), false, st, error, errorText, looked));
+    const NameIn where = nameIn(path);
+    UniqueFd fd(openRegularFile(where.dirFd, where.name, false, st, error, errorText, looked));
     if (!fd) {
         context.fail(path, errorText.empty() ? errnoText(error ? error : EIO) : errorText);
     }
@@ -300,9 +341,11 @@ void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &
     const size_t wanted = threads > 0 ? size_t(threads) : std::max<size_t>(2, std::thread::hardware_concurrency());
     std::atomic<size_t> next{0};
     const auto run = [&] {
+        lastFolder = {};
         for (size_t i = next++; i < count && !interrupted(); i = next++) {
             work(i);
         }
+        lastFolder = {};
     };
     std::vector<std::thread> helpers;
     if (count >= worthThreads) {

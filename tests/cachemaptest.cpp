@@ -199,8 +199,8 @@ private Q_SLOTS:
 
     void problemsStayInTheirFolder()
     {
-        // Met while their folders are listed, before the map has those
-        // folders (a folder comes once listed): counted there all the same.
+        // Met while their folders are listed, before the map has their
+        // files (those come once a folder is listed): counted there all the same.
         QCOMPARE(mkfifo((m_dir + "/small/fifo").c_str(), 0644), 0);
         QCOMPARE(mkfifo((m_dir + "/big/deep/fifo").c_str(), 0644), 0);
         std::vector<WalkProblem> problems;
@@ -216,6 +216,45 @@ private Q_SLOTS:
         QCOMPARE(folder(tree, "big").tree.problems, uint64_t(1));
         QCOMPARE(folder(tree, "").tree.problems, uint64_t(2));
         QCOMPARE(unlink((m_dir + "/big/deep/fifo").c_str()), 0);
+    }
+
+    void aFolderThatCannotBeOpenedCountsInItsParent()
+    {
+        const auto uid = TestUtil::testUserUid();
+        if (!uid) {
+            QSKIP("needs root and the test user of tools/dev");
+        }
+        const std::string unreachable = TestUtil::whyOthersCannotReach(m_dir);
+        if (!unreachable.empty()) {
+            QSKIP(qPrintable(QString::fromStdString(unreachable)));
+        }
+        // Root's folder, closed to others: the test user's walk cannot open it.
+        const std::string locked = m_dir + "/big/locked";
+        QCOMPARE(mkdir(locked.c_str(), 0700), 0);
+        TestUtil::makeColdFile(locked + "/inside", page);
+        struct Answer {
+            uint64_t bigOwnProblems, bigDeepProblems, rootTreeProblems;
+            bool lockedMapped;
+        };
+        QString failure;
+        const std::optional<Answer> answer = TestUtil::valueFromChild<Answer>(
+            [this] {
+                const CacheMapTree tree = mapCache({m_dir}).tree;
+                return Answer{folder(tree, "big").own.problems,
+                              folder(tree, "big/deep").own.problems,
+                              folder(tree, "").tree.problems,
+                              tree.find(m_dir + "/big/locked") != nullptr};
+            },
+            *uid,
+            &failure,
+            30000);
+        QVERIFY2(answer, qPrintable(failure));
+        QCOMPARE(answer->bigOwnProblems, uint64_t(1));
+        QCOMPARE(answer->bigDeepProblems, uint64_t(0));
+        QCOMPARE(answer->rootTreeProblems, uint64_t(1));
+        QVERIFY(!answer->lockedMapped);
+        QCOMPARE(unlink((locked + "/inside").c_str()), 0);
+        QCOMPARE(rmdir(locked.c_str()), 0);
     }
 
     void snapshotsDuringTheWalk()
@@ -341,7 +380,7 @@ private Q_SLOTS:
         CacheMapBuilder builder;
         Walker walker(CacheMapBuilder::walkOptions({}));
         builder.attach(walker);
-        // Cancelled at the first folder it has listed.
+        // Cancelled at the first folder it has opened.
         walker.setFolderCallback([&](const WalkFolder &folder) {
             builder.addFolder(folder);
             walker.cancel();

@@ -98,7 +98,19 @@ class CliSelectTest : public QObject
         }
     }
 
+    void removeLookUpCases()
+    {
+        for (const char *name : {"/link-to-sub", "/link-to-a", "/fifo"}) {
+            QFile::remove(q(m_dir + name));
+        }
+    }
+
 private Q_SLOTS:
+    void cleanup()
+    {
+        removeLookUpCases();
+    }
+
     void initTestCase()
     {
         m_dir = TestUtil::scratchDir("cliselect");
@@ -299,6 +311,8 @@ private Q_SLOTS:
         QFETCH(QString, listed);
         QFETCH(QString, problem);
         const QString base = q(m_dir);
+        // Made for each row, and removed at its end and by cleanup(): other tests walk this folder.
+        removeLookUpCases();
         QFile::link(base + u"/sub"_s, base + u"/link-to-sub"_s);
         QFile::link(base + u"/a.so"_s, base + u"/link-to-a"_s);
         mkfifo((m_dir + "/fifo").c_str(), 0644);
@@ -323,9 +337,7 @@ private Q_SLOTS:
             QCOMPARE(rows, (QStringList{base + u"/b.txt"_s, base + u"/big.so"_s}));
             QVERIFY2(err.contains((listed + u": "_s + problem).toUtf8()), err.constData());
         }
-        QFile::remove(base + u"/link-to-sub"_s);
-        QFile::remove(base + u"/link-to-a"_s);
-        QFile::remove(base + u"/fifo"_s);
+        removeLookUpCases();
     }
 
     // status reads --from as it comes: the first paths are answered (and

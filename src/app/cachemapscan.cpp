@@ -79,29 +79,29 @@ void CacheMapScan::start(const std::string &root, const WalkOptions &options)
         const bool cancelled = result.cancelled || cancelRequested->load();
         // The map is finished here, not on the GUI thread: the folders move
         // into it rather than being copied, and the window stays free meanwhile.
-        const size_t memoryBytes = builder->memoryBytes();
+        // Kept before the builder empties: until walkEnded(), memoryBytes() answers with it.
+        m_memoryBytesAtEnd = builder->memoryBytes();
         auto tree = std::make_shared<const CacheMapTree>(builder->take(!cancelled));
         // Back on the GUI thread; `self` is checked there (the destructor
         // joins this thread, so the object outlives the walk itself).
         QMetaObject::invokeMethod(
             this,
-            [self, generation, cancelled, memoryBytes, tree = std::move(tree)] {
+            [self, generation, cancelled, tree = std::move(tree)] {
                 if (self && self->m_generation == generation) {
-                    self->walkEnded(tree, cancelled, memoryBytes);
+                    self->walkEnded(tree, cancelled);
                 }
             },
             Qt::QueuedConnection);
     });
 }
 
-void CacheMapScan::walkEnded(const std::shared_ptr<const CacheMapTree> &tree, bool cancelled, size_t memoryBytes)
+void CacheMapScan::walkEnded(const std::shared_ptr<const CacheMapTree> &tree, bool cancelled)
 {
     if (m_thread.joinable()) {
         m_thread.join();
     }
     m_snapshots.stop();
     m_running = false;
-    m_memoryBytesAtEnd = memoryBytes;
     Q_EMIT finished(tree, !cancelled);
 }
 
@@ -125,8 +125,9 @@ uint64_t CacheMapScan::entriesSeen() const
 
 size_t CacheMapScan::memoryBytes() const
 {
-    if (!m_running) {
-        return m_memoryBytesAtEnd;
+    const size_t atEnd = m_memoryBytesAtEnd.load();
+    if (!m_running || atEnd > 0) {
+        return atEnd;
     }
     return m_builder ? m_builder->memoryBytes() : 0;
 }

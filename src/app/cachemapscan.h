@@ -45,7 +45,7 @@ Q_SIGNALS:
     void finished(std::shared_ptr<const Cachescope::CacheMapTree> tree, bool complete);
 
 private:
-    void walkEnded(const std::shared_ptr<const Cachescope::CacheMapTree> &tree, bool cancelled, size_t memoryBytes);
+    void walkEnded(const std::shared_ptr<const Cachescope::CacheMapTree> &tree, bool cancelled);
     void stop();
 
     std::unique_ptr<CacheMapBuilder> m_builder;
@@ -56,7 +56,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelRequested;
     QTimer m_snapshots;
     bool m_running = false;
-    size_t m_memoryBytesAtEnd = 0;
+    std::atomic<size_t> m_memoryBytesAtEnd{0}; // set by the walk's thread, before it empties the builder
     uint64_t m_generation = 0; // a walk's end from an older start() is ignored
 };
 

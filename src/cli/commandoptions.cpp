@@ -251,11 +251,14 @@ namespace
 // The folder of the last file named in this thread, opened with O_PATH: a
 // list from `find` names many files of one folder in a row, and looking up
 // one name in it spares the kernel walking the whole path again, twice a file
-// (the look before the open, and the open). Kept for one batch of
-// forEachIndex, so that a folder renamed meanwhile is not used for long.
+// (the look before the open, and the open). Kept only inside one batch of
+// forEachIndex, so that a folder renamed meanwhile is not used for long;
+// elsewhere (evict, load and lock act on one file after another, lock holds
+// them for hours) each name is looked up by its whole path.
 struct NamedFolder {
     std::string path;
     UniqueFd fd;
+    bool kept = false; // inside a batch of forEachIndex
 };
 thread_local NamedFolder lastFolder;
 
@@ -270,7 +273,7 @@ struct NameIn {
 [[nodiscard]] NameIn nameIn(const std::string &path)
 {
     const size_t slash = path.rfind('/');
-    if (slash == std::string::npos || slash + 1 == path.size()) {
+    if (!lastFolder.kept || slash == std::string::npos || slash + 1 == path.size()) {
         return {AT_FDCWD, path.c_str()};
     }
     const std::string_view folder(path.data(), slash == 0 ? 1 : slash);
@@ -342,6 +345,7 @@ void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &
     std::atomic<size_t> next{0};
     const auto run = [&] {
         lastFolder = {};
+        lastFolder.kept = true;
         for (size_t i = next++; i < count && !interrupted(); i = next++) {
             work(i);
         }

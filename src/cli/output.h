@@ -36,10 +36,10 @@ struct Problem {
     bool skipped = false;
 };
 
-// What every subcommand shares: output settings, stdout, and the problems
-// (on stderr as they happen, and kept for the JSON document).
 class PathListReader;
 
+// What every subcommand shares: output settings, stdout, and the problems
+// (on stderr as they happen, and kept for the JSON document).
 class Context
 {
 public:

@@ -85,7 +85,8 @@ public:
     CacheMapBuilder &operator=(const CacheMapBuilder &) = delete;
 
     // Wires the walker's callbacks to this builder (and to problems, when set,
-    // for the caller's own report). The walker must run with walkOptions().
+    // for the caller's own report). The walker must run with walkOptions(),
+    // and walk once: a builder keeps folders at one walk's numbers.
     void attach(Walker &walker, Walker::ProblemCallback problems = {});
     // Folders opened and listed, with their files' totals.
     [[nodiscard]] static WalkOptions walkOptions(WalkOptions options);

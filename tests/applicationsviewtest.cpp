@@ -270,10 +270,10 @@ private Q_SLOTS:
         // Through a helper: called with the cgroup's folder and its cache.
         QString helperCgroup;
         quint64 helperBytes = 0;
-        view.setHelperReclaim([&](const QString &cgroup, quint64 bytes, const std::function<void(const QString &)> &done) {
+        view.setHelperReclaim([&](const QString &cgroup, quint64 bytes, const ApplicationsView::HelperReclaimDone &done) {
             helperCgroup = cgroup;
             helperBytes = bytes;
-            done(QStringLiteral("refused by the test"));
+            done(QStringLiteral("refused by the test"), false);
         });
         QVERIFY(view.reclaimAction()->isEnabled());
         QSignalSpy messages(&view, &ApplicationsView::message);
@@ -283,6 +283,16 @@ private Q_SLOTS:
         QCOMPARE(messages.count(), 1);
         QCOMPARE(messages.at(0).at(0).toString(), QStringLiteral("Could not reclaim the cache of org.kde.dolphin: refused by the test"));
         QCOMPARE(messages.at(0).at(1).toBool(), true);
+        // Stopped at the helper's deadline: the figures, and that it was stopped.
+        view.setHelperReclaim([&](const QString &, quint64, const ApplicationsView::HelperReclaimDone &done) {
+            done(QString(), true);
+        });
+        view.reclaimAction()->trigger();
+        QCOMPARE(messages.count(), 2);
+        QCOMPARE(messages.at(1).at(0).toString(),
+                 QStringLiteral("The page cache of org.kde.dolphin went from 120.0 MiB to 120.0 MiB; the kernel was still reclaiming after 10 seconds and "
+                                "was stopped there (the application may be reading its files back in)."));
+        QCOMPARE(messages.at(1).at(1).toBool(), false);
 
         // memory.reclaim the user may write (a delegated session): written
         // directly, asking for file pages only.
@@ -293,9 +303,9 @@ private Q_SLOTS:
         QVERIFY(view.selectCgroup(dolphin));
         QVERIFY(view.reclaimAction()->isEnabled());
         view.reclaimAction()->trigger();
-        QTRY_COMPARE(messages.count(), 2);
+        QTRY_COMPARE(messages.count(), 3);
         QCOMPARE(QString::fromStdString(readText(reclaimFile)), QStringLiteral("125829120 swappiness=0"));
-        QCOMPARE(messages.at(1).at(0).toString(), QStringLiteral("The page cache of org.kde.dolphin went from 120.0 MiB to 120.0 MiB."));
+        QCOMPARE(messages.at(2).at(0).toString(), QStringLiteral("The page cache of org.kde.dolphin went from 120.0 MiB to 120.0 MiB."));
         QVERIFY(std::remove(reclaimFile.c_str()) == 0);
     }
 };

@@ -22,6 +22,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <dirent.h>
@@ -322,6 +323,26 @@ private Q_SLOTS:
         QVERIFY(pages);
         QVERIFY2(*pages * 4096 < 16 * MiB,
                  qPrintable(QStringLiteral("fincore: %1 pages; the cgroup's file bytes before %2, after %3").arg(*pages).arg(before).arg(after)));
+        QVERIFY(!reply.data().value(QString(replyStoppedAtDeadline)).toBool());
+
+        // rule 14: the kernel's reclaim runs in a child the helper stops at
+        // its deadline. With a deadline of 0 every reclaim is stopped: the
+        // answer says so, the audit line too, and the child is gone.
+        QStringList audit;
+        m_context.log = [&audit](const QString &line) {
+            audit << line;
+        };
+        m_context.reclaimDeadlineMs = 0;
+        const auto restore = qScopeGuard([this] {
+            m_context.log = [](const QString &) { };
+            m_context.reclaimDeadlineMs = reclaimDeadlineSeconds * 1000;
+        });
+        const KAuth::ActionReply stopped = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
+        QVERIFY2(stopped.succeeded(), qPrintable(stopped.errorDescription()));
+        QVERIFY(stopped.data().value(QString(replyStoppedAtDeadline)).toBool());
+        QCOMPARE(audit.size(), 1);
+        QVERIFY2(audit[0].contains(QLatin1String(",stopped=deadline")) && audit[0].contains(QLatin1String("result=ok")), qPrintable(audit[0]));
+        QVERIFY(m_context.abandonedChildren.empty());
     }
 
     void reclaimRefusesBadCgroups()

@@ -8,6 +8,7 @@
 // Runs as root in the dev root (tools/dev); parts that need root skip otherwise.
 
 #include "helperactions.h"
+#include "actionsupport.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
 #include "helpertestsupport.h"
@@ -21,19 +22,71 @@
 #include <QScopeGuard>
 #include <QTest>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 using namespace Cachescope;
 using namespace Cachescope::Helper;
 using namespace Cachescope::HelperProtocol;
 using namespace Cachescope::HelperTest;
+
+namespace
+{
+
+std::string readText(const std::string &path)
+{
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+ino_t inodeOf(int fd)
+{
+    struct stat st{};
+    return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+// A process's descriptors, sorted, as "N:null", "N:target" (the pipe whose
+// inode is targetPipe), "N:pipe" (another pipe) or "N:<where it leads>".
+QStringList descriptorsOf(pid_t pid, ino_t targetPipe)
+{
+    const std::string folderPath = "/proc/" + std::to_string(pid) + "/fd";
+    QStringList out;
+    DIR *folder = opendir(folderPath.c_str());
+    if (folder == nullptr) {
+        return out;
+    }
+    while (const dirent *entry = readdir(folder)) {
+        const std::string name = entry->d_name;
+        if (name == "." || name == "..") {
+            continue;
+        }
+        struct stat st{};
+        std::error_code error;
+        const std::string target = std::filesystem::read_symlink(folderPath + "/" + name, error).string();
+        QString what = QString::fromStdString(target);
+        if (target == "/dev/null") {
+            what = QStringLiteral("null");
+        } else if (stat((folderPath + "/" + name).c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
+            what = st.st_ino == targetPipe ? QStringLiteral("target") : QStringLiteral("pipe");
+        }
+        out << QString::fromStdString(name) + QLatin1Char(':') + what;
+    }
+    closedir(folder);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
 
 class HelperActionsTest : public QObject
 {
@@ -440,6 +493,75 @@ private Q_SLOTS:
         const QList<SealedFileResult> files = openedResidencyReply(reply, key);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.contains(QLatin1String("did not answer within 0 s")), qPrintable(files[0].error));
+    }
+
+    // docs/helper-security.md rule 14: reclaim's write to the kernel runs in a
+    // child the helper stops at its deadline or at the client's cancel. Here
+    // a write the kernel holds for as long as nobody reads: into a full pipe.
+    void boundedWriteEndsAtTheDeadlineOrCancel()
+    {
+        int fds[2];
+        QVERIFY(pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0);
+        const UniqueFd readEnd(fds[0]);
+        const UniqueFd writeEnd(fds[1]);
+        const std::string block(65536, 'x');
+        while (write(writeEnd.get(), block.data(), block.size()) > 0) { }
+        QCOMPARE(errno, EAGAIN);
+        // Blocking again (the flag belongs to the open pipe, which the child shares).
+        QVERIFY(fcntl(writeEnd.get(), F_SETFL, 0) == 0);
+        const size_t abandonedBefore = m_context.abandonedChildren.size();
+
+        const auto started = std::chrono::steady_clock::now();
+        const BoundedWrite stalled = writeInChild(m_context, writeEnd.get(), "more", 300);
+        const auto waited = std::chrono::steady_clock::now() - started;
+        QCOMPARE(int(stalled.outcome), int(BoundedWrite::Outcome::DeadlinePassed));
+        QVERIFY(waited >= std::chrono::milliseconds(300));
+        // Killed in the pipe's wait, it ends: reaped, not abandoned, and
+        // nothing of it reached the pipe.
+        QCOMPARE(m_context.abandonedChildren.size(), abandonedBefore);
+
+        // The client's cancel, looked at while the write waits; meanwhile
+        // the child holds only /dev/null, the report pipe and the pipe it
+        // writes to, nothing else of the helper's (the D-Bus connection).
+        QStringList childFds;
+        m_context.stopped = [&childFds, pipeIno = inodeOf(writeEnd.get())] {
+            std::istringstream children(readText("/proc/self/task/" + std::to_string(gettid()) + "/children"));
+            for (pid_t child = 0; children >> child;) {
+                const QStringList fds = descriptorsOf(child, pipeIno);
+                // Five once it has set itself up (earlier children here are zombies, with none).
+                if (fds.size() == 5) {
+                    childFds = fds;
+                    return true;
+                }
+            }
+            return false;
+        };
+        const auto restore = qScopeGuard([this] {
+            m_context.stopped = {};
+        });
+        const BoundedWrite cancelled = writeInChild(m_context, writeEnd.get(), "more", 60'000);
+        QCOMPARE(int(cancelled.outcome), int(BoundedWrite::Outcome::Cancelled));
+        QCOMPARE(childFds.join(QLatin1Char(' ')), QStringLiteral("0:null 1:null 2:null 3:pipe 4:target"));
+        QCOMPARE(m_context.abandonedChildren.size(), abandonedBefore);
+        m_context.stopped = {};
+
+        // Room in the pipe: written, every byte, once.
+        QVERIFY(fcntl(readEnd.get(), F_SETFL, O_NONBLOCK) == 0);
+        std::string drained(1 << 20, '\0');
+        size_t total = 0;
+        for (ssize_t n; (n = read(readEnd.get(), drained.data(), drained.size())) > 0;) {
+            total += size_t(n);
+        }
+        QVERIFY(total >= block.size());
+        const BoundedWrite written = writeInChild(m_context, writeEnd.get(), "abc", 60'000);
+        QCOMPARE(int(written.outcome), int(BoundedWrite::Outcome::Written));
+        char back[8] = {};
+        QCOMPARE(read(readEnd.get(), back, sizeof back), ssize_t(3));
+        QCOMPARE(std::string(back, 3), std::string("abc"));
+        // The kernel's refusal comes back as its errno: the read end cannot be written.
+        const BoundedWrite refused = writeInChild(m_context, readEnd.get(), "abc", 60'000);
+        QCOMPARE(int(refused.outcome), int(BoundedWrite::Outcome::Failed));
+        QCOMPARE(refused.error, EBADF);
     }
 
     // Residency by path, computed by the helper code, equals root's own view

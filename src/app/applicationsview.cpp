@@ -5,6 +5,7 @@
 
 #include "applicationsmodel.h"
 #include "format.h"
+#include "helperprotocol.h"
 
 #include <KLocalizedString>
 #include <KMessageBox>
@@ -321,10 +322,12 @@ void ApplicationsView::reclaimSelected()
         }
         m_reclaiming = true;
         updateReclaimAction();
-        m_helperReclaim(index.data(ApplicationsModel::CgroupPathRole).toString(), bytes, [this, name, before, folder, version](const QString &error) {
-            m_reclaiming = false;
-            showReclaimed(name, before, folder, version, error);
-        });
+        m_helperReclaim(index.data(ApplicationsModel::CgroupPathRole).toString(),
+                        bytes,
+                        [this, name, before, folder, version](const QString &error, bool stoppedAtDeadline) {
+                            m_reclaiming = false;
+                            showReclaimed(name, before, folder, version, error, stoppedAtDeadline);
+                        });
         return;
     }
     startReclaim({folder, name, bytes, before, version}, true);
@@ -363,7 +366,7 @@ void ApplicationsView::startReclaim(const ReclaimRequest &request, bool fileOnly
     }));
 }
 
-void ApplicationsView::showReclaimed(const QString &name, quint64 before, const QString &folder, int version, const QString &error)
+void ApplicationsView::showReclaimed(const QString &name, quint64 before, const QString &folder, int version, const QString &error, bool stoppedAtDeadline)
 {
     updateReclaimAction();
     if (!error.isEmpty()) {
@@ -372,7 +375,18 @@ void ApplicationsView::showReclaimed(const QString &name, quint64 before, const 
     }
     const std::optional<Cgroups::MemoryStats> after =
         Cgroups::readMemoryStats(folder.toStdString(), version == 1 ? Cgroups::Version::V1 : Cgroups::Version::V2);
-    if (after && after->file) {
+    if (after && after->file && stoppedAtDeadline) {
+        Q_EMIT message(i18ncp("@info %1 an application",
+                              "The page cache of %2 went from %3 to %4; the kernel was still reclaiming after %1 second and was stopped there "
+                              "(the application may be reading its files back in).",
+                              "The page cache of %2 went from %3 to %4; the kernel was still reclaiming after %1 seconds and was stopped there "
+                              "(the application may be reading its files back in).",
+                              HelperProtocol::reclaimDeadlineSeconds,
+                              name,
+                              bytesText(before),
+                              bytesText(*after->file)),
+                       false);
+    } else if (after && after->file) {
         Q_EMIT message(i18nc("@info %1 an application", "The page cache of %1 went from %2 to %3.", name, bytesText(before), bytesText(*after->file)), false);
     } else {
         Q_EMIT message(i18nc("@info %1 an application", "Reclaimed the cache of %1.", name), false);

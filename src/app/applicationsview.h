@@ -31,7 +31,10 @@ public:
     // Reclaims a cgroup's file pages through the privileged helper (the
     // cgroup as /proc/PID/cgroup names it, and its page cache now): calls
     // done(error) when finished, error empty on success.
-    using HelperReclaim = std::function<void(const QString &cgroupPath, quint64 bytes, const std::function<void(const QString &error)> &done)>;
+    // done(error, stoppedAtDeadline): an empty error when it reclaimed; the
+    // helper stops a reclaim still running at its deadline.
+    using HelperReclaimDone = std::function<void(const QString &error, bool stoppedAtDeadline)>;
+    using HelperReclaim = std::function<void(const QString &cgroupPath, quint64 bytes, const HelperReclaimDone &done)>;
 
     explicit ApplicationsView(QWidget *parent = nullptr);
     ~ApplicationsView() override;
@@ -85,7 +88,7 @@ private:
     // The message as tall as its text at this width: in a tab, the layout
     // would otherwise give it the height of its narrowest wrapping.
     void fitMessageHeight();
-    void showReclaimed(const QString &name, quint64 before, const QString &folder, int version, const QString &error);
+    void showReclaimed(const QString &name, quint64 before, const QString &folder, int version, const QString &error, bool stoppedAtDeadline = false);
 
     ApplicationsModel *m_model = nullptr;
     ApplicationsSortModel *m_sortModel = nullptr;

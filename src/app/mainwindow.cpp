@@ -132,10 +132,10 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
             m_applicationsView->setHelperReclaim({}, reason);
             return;
         }
-        m_applicationsView->setHelperReclaim([](const QString &cgroup, quint64, const std::function<void(const QString &)> &done) {
+        m_applicationsView->setHelperReclaim([](const QString &cgroup, quint64, const ApplicationsView::HelperReclaimDone &done) {
             // Waits in a local event loop (KAuth), polkit's dialog included.
             const Privileged::ReclaimResult result = Privileged::reclaimCgroup(cgroup);
-            done(result.ok() ? QString() : result.message);
+            done(result.ok() ? QString() : result.message, result.stoppedAtDeadline);
         });
     };
     connect(m_privileged, &PrivilegedActions::availabilityChanged, this, setHelperReclaim);

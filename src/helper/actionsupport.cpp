@@ -13,11 +13,18 @@
 #include <QRandomGenerator>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <ctime>
+#include <iterator>
 #include <string_view>
 #include <thread>
 
@@ -198,6 +205,143 @@ KAuth::ActionReply swapOffFailure(int error, const QString &shownName)
                 .arg(shownName));
     }
     return refuse(SystemFailure, QStringLiteral("Turning off swap on %1 failed: %2.").arg(shownName, errnoQText(error)));
+}
+
+void reapAbandoned(HelperContext &context)
+{
+    std::erase_if(context.abandonedChildren, [](int pid) {
+        return waitpid(pid, nullptr, WNOHANG) != 0;
+    });
+}
+
+void endOrAbandon(HelperContext &context, pid_t pid, std::chrono::milliseconds grace)
+{
+    if (pid <= 0 || waitpid(pid, nullptr, WNOHANG) != 0) {
+        return;
+    }
+    kill(pid, SIGKILL);
+    const auto until = std::chrono::steady_clock::now() + grace;
+    const timespec step{0, 5'000'000};
+    while (waitpid(pid, nullptr, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() >= until) {
+            context.abandonedChildren.push_back(pid);
+            return;
+        }
+        nanosleep(&step, nullptr);
+    }
+}
+
+bool keepOnlyDescriptors(std::initializer_list<int> fds)
+{
+    // Each goes above the places first, so that putting one at 3 cannot
+    // close another that was there.
+    constexpr int firstPlace = 3;
+    constexpr int aboveThePlaces = 16;
+    int moved[aboveThePlaces - firstPlace];
+    if (fds.size() > std::size(moved)) {
+        return false;
+    }
+    int count = 0;
+    for (const int fd : fds) {
+        moved[count] = fcntl(fd, F_DUPFD_CLOEXEC, aboveThePlaces);
+        if (moved[count] < 0) {
+            return false;
+        }
+        ++count;
+    }
+    for (int i = 0; i < count; ++i) {
+        if (dup2(moved[i], firstPlace + i) != firstPlace + i) {
+            return false;
+        }
+    }
+    close_range(unsigned(firstPlace + count), ~0U, 0);
+    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) != 0 || dup2(null, 1) != 1 || dup2(null, 2) != 2) {
+        return false;
+    }
+    close(null);
+    return true;
+}
+
+namespace
+{
+
+// The child of writeInChild: after fork() only system calls (the helper
+// has threads; the child must not allocate). The answer (0 or errno) goes
+// to 3, the write to 4.
+[[noreturn]] void writeAndReport(int fd, const char *data, size_t size, int reportFd)
+{
+    if (!keepOnlyDescriptors({reportFd, fd})) {
+        _exit(1);
+    }
+    const ssize_t n = write(4, data, size);
+    const int answer = n == ssize_t(size) ? 0 : (n < 0 ? errno : EIO);
+    const ssize_t reported = write(3, &answer, sizeof answer);
+    _exit(reported == ssize_t(sizeof answer) ? 0 : 1);
+}
+
+} // namespace
+
+BoundedWrite writeInChild(HelperContext &context, int fd, const std::string &bytes, int deadlineMs)
+{
+    BoundedWrite result;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        result.error = errno;
+        return result;
+    }
+    const UniqueFd readEnd(fds[0]);
+    UniqueFd writeEnd(fds[1]);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        writeAndReport(fd, bytes.data(), bytes.size(), writeEnd.get());
+    }
+    if (pid < 0) {
+        result.error = errno;
+        return result;
+    }
+    writeEnd.reset();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(deadlineMs);
+    for (;;) {
+        if (context.stopped && context.stopped()) {
+            result.outcome = BoundedWrite::Outcome::Cancelled;
+            break;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            result.outcome = BoundedWrite::Outcome::DeadlinePassed;
+            break;
+        }
+        // At least every 100 ms a look at the client's cancel.
+        pollfd polled{readEnd.get(), POLLIN, 0};
+        const int ready = poll(&polled, 1, int(std::min<long long>(left, 100)));
+        if (ready < 0 && errno == EINTR) {
+            continue;
+        }
+        if (ready < 0) {
+            result.outcome = BoundedWrite::Outcome::Failed;
+            result.error = errno;
+            break;
+        }
+        if (ready > 0) {
+            int answer = 0;
+            const ssize_t n = read(readEnd.get(), &answer, sizeof answer);
+            if (n == ssize_t(sizeof answer)) {
+                result.outcome = answer == 0 ? BoundedWrite::Outcome::Written : BoundedWrite::Outcome::Failed;
+                result.error = answer;
+            } else {
+                // The child ended without an answer (it could not set itself up).
+                result.outcome = BoundedWrite::Outcome::Failed;
+                result.error = EIO;
+            }
+            break;
+        }
+    }
+    // A child that has answered is ending by itself; one still writing is
+    // killed, and the kernel's loop sees the signal at its next round.
+    endOrAbandon(context, pid, std::chrono::milliseconds(500));
+    return result;
 }
 
 } // namespace Cachescope::Helper

@@ -19,7 +19,10 @@
 #include <QString>
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
+#include <chrono>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,5 +104,46 @@ struct OpenedArea {
 
 // The refusal for a swapoff that failed with errno `error`.
 [[nodiscard]] KAuth::ActionReply swapOffFailure(int error, const QString &shownName);
+
+// docs/helper-security.md rule 14: children the helper killed at a deadline
+// and did not wait for (one in uninterruptible sleep ends only when the
+// kernel lets it) are kept in HelperContext::abandonedChildren, at most
+// this many; past that, the actions that start such children refuse until
+// some have ended. reapAbandoned() forgets the ended ones without waiting.
+inline constexpr size_t maxAbandonedChildren = 64;
+void reapAbandoned(HelperContext &context);
+// Kills `pid` unless it has ended, waits for it at most `grace` (a killed
+// child usually ends within milliseconds; one stuck in uninterruptible
+// sleep does not), and abandons it to HelperContext::abandonedChildren if
+// it still has not.
+void endOrAbandon(HelperContext &context, pid_t pid, std::chrono::milliseconds grace);
+
+// In a forked child, first: keeps only `fds`, placed at 3, 4, ... in that
+// order, with /dev/null as the standard streams (the helper's may be a pipe
+// someone reads to its end). Nothing else of the helper's stays open, above
+// all not its D-Bus connection, which a child stuck for good would
+// otherwise keep alive, and with it the helper's bus name. Only system
+// calls, as a child of the threaded helper may make. False: it could not.
+[[nodiscard]] bool keepOnlyDescriptors(std::initializer_list<int> fds);
+
+// docs/helper-security.md rule 14: one write to a kernel file whose handler
+// may run as long as the kernel likes (memory.force_empty, memory.reclaim),
+// made in a forked child that holds nothing of the helper's but `fd`. The
+// helper waits at most `deadlineMs` and for the client's cancel
+// (HelperContext::stopped), then kills the child: the kernel's reclaim loops
+// end on a pending signal, and a child that still does not end is
+// abandoned, so the write never holds the helper past its deadline.
+struct BoundedWrite {
+    enum class Outcome {
+        Written, // the whole write returned
+        Failed, // it returned an error: `error`
+        DeadlinePassed, // still running at the deadline: killed
+        Cancelled, // the client cancelled: killed
+        NotStarted, // no pipe or no fork: `error`
+    };
+    Outcome outcome = Outcome::NotStarted;
+    int error = 0;
+};
+[[nodiscard]] BoundedWrite writeInChild(HelperContext &context, int fd, const std::string &bytes, int deadlineMs);
 
 } // namespace Cachescope::Helper

@@ -393,14 +393,21 @@ KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, 
     if (!before) {
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error) + QLatin1Char('.')));
     }
-    int written = 0;
-    int code = 0;
+    // docs/helper-security.md rule 14: the kernel's reclaim runs in a child
+    // the helper kills at the deadline; past the cap of abandoned children
+    // (ones the kernel has not let go yet) nothing more is started.
+    reapAbandoned(context);
+    if (context.abandonedChildren.size() >= maxAbandonedChildren) {
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Too many earlier requests have not answered; try again later.")));
+    }
+    UniqueFd fd;
+    std::string request;
     if (hierarchy->version == 2) {
         // Only file pages: the kernel's swappiness=0 argument (Linux 6.13+).
-        const std::string request = std::to_string(std::max<uint64_t>(before->pageCache, 4096)) + " swappiness=0";
-        const UniqueFd fd(open((path + "/memory.reclaim").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+        request = std::to_string(std::max<uint64_t>(before->pageCache, 4096)) + " swappiness=0";
+        fd = UniqueFd(open((path + "/memory.reclaim").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
         if (!fd.isValid()) {
-            code = errno;
+            const int code = errno;
             return finish(context,
                           action,
                           caller,
@@ -408,17 +415,6 @@ KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, 
                           refuse(Unsupported,
                                  code == ENOENT ? QStringLiteral("This kernel has no memory.reclaim (Linux 5.19 and later have it).")
                                                 : QStringLiteral("Cannot open memory.reclaim: %1.").arg(errnoQText(code))));
-        }
-        written = int(write(fd.get(), request.data(), request.size()));
-        code = written < 0 ? errno : 0;
-        if (code == EINVAL) {
-            return finish(context,
-                          action,
-                          caller,
-                          target,
-                          refuse(Unsupported,
-                                 QStringLiteral("This kernel's memory.reclaim takes no swappiness argument (Linux 6.13 and later do), so it could swap "
-                                                "the application's own memory out; nothing was reclaimed.")));
         }
     } else {
         // cgroup v1 has no file-only reclaim: memory.force_empty reclaims
@@ -434,20 +430,47 @@ KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, 
                                  QStringLiteral("cgroup v1 has no reclaim of file pages alone: memory.force_empty would swap the application's own memory "
                                                 "out too, and this machine has swap. Nothing was reclaimed.")));
         }
-        const UniqueFd fd(open((path + "/memory.force_empty").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
-        written = fd.isValid() ? int(write(fd.get(), "0", 1)) : -1;
-        code = written < 0 ? errno : 0;
+        request = "0";
+        fd = UniqueFd(open((path + "/memory.force_empty").c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW));
+        if (!fd.isValid()) {
+            return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Reclaim failed: %1.").arg(errnoQText(errno))));
+        }
+    }
+    const BoundedWrite written = writeInChild(context, fd.get(), request, context.reclaimDeadlineMs);
+    const int code = written.error;
+    if (written.outcome == BoundedWrite::Outcome::NotStarted) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(SystemFailure, QStringLiteral("The helper could not start the reclaim: %1.").arg(errnoQText(code))));
+    }
+    if (hierarchy->version == 2 && written.outcome == BoundedWrite::Outcome::Failed && code == EINVAL) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(Unsupported,
+                             QStringLiteral("This kernel's memory.reclaim takes no swappiness argument (Linux 6.13 and later do), so it could swap "
+                                            "the application's own memory out; nothing was reclaimed.")));
     }
     // EAGAIN (v2) and EBUSY (v1): less could be reclaimed than asked, which
     // is an answer, not a failure.
-    if (code != 0 && code != EAGAIN && code != EBUSY) {
+    if (written.outcome == BoundedWrite::Outcome::Failed && code != EAGAIN && code != EBUSY) {
         return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Reclaim failed: %1.").arg(errnoQText(code))));
     }
+    // Stopped at the deadline or by the client's cancel: what the kernel
+    // reclaimed until then stays reclaimed, and the figures say how much.
+    const bool stopped = written.outcome == BoundedWrite::Outcome::DeadlinePassed || written.outcome == BoundedWrite::Outcome::Cancelled;
     const std::optional<RunCgroupMemory> after = readRunCgroupMemory(path, hierarchy->version, &error);
     target += QStringLiteral(",before=%1,after=%2").arg(before->pageCache).arg(after ? after->pageCache : 0);
+    if (stopped) {
+        target += written.outcome == BoundedWrite::Outcome::Cancelled ? QStringLiteral(",stopped=cancel") : QStringLiteral(",stopped=deadline");
+    }
     KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
     reply.addData(replyFileBytesBefore, qulonglong(before->pageCache));
     reply.addData(replyFileBytesAfter, qulonglong(after ? after->pageCache : 0));
+    reply.addData(replyStoppedAtDeadline, stopped);
     return finish(context, action, caller, target, reply);
 }
 

@@ -92,6 +92,10 @@ struct HelperContext {
     // child with this deadline; a child that has not answered by then is
     // killed and abandoned (its pid kept here, reaped later without waiting).
     int residencyDeadlineMs = HelperProtocol::residencyDeadlineSeconds * 1000;
+    // docs/helper-security.md rule 14: reclaim's write to memory.reclaim or
+    // memory.force_empty is made in a child with this deadline.
+    int reclaimDeadlineMs = HelperProtocol::reclaimDeadlineSeconds * 1000;
+    // Children killed at a deadline that had not ended yet (actionsupport.h).
     std::vector<int> abandonedChildren;
     // Tests only: the mincore path as on kernels without cachestat(2), and
     // its page budget.

@@ -46,9 +46,6 @@ using namespace HelperProtocol;
 namespace
 {
 
-// Abandoned children the helper keeps at most; past that it refuses
-// residency (only residency) until some have ended.
-constexpr size_t maxAbandonedChildren = 64;
 // No child's answer is longer than this (histogram and two sentences).
 constexpr size_t maxAnswerBytes = 256 * 1024;
 constexpr unsigned fuseSuperMagic = 0x65735546;
@@ -279,21 +276,10 @@ ChildAnswer readAsCaller(const ChildJob &job)
 
 [[noreturn]] void runChild(const ChildJob &job, int writeFd)
 {
-    // Nothing of the helper's stays open here: above all not its D-Bus
-    // connection, which a child stuck for good would otherwise keep alive,
-    // and with it the helper's bus name.
-    if (writeFd != 3) {
-        if (dup2(writeFd, 3) != 3) {
-            _exit(1);
-        }
-    }
-    close_range(4, ~0U, 0);
-    // The helper's standard streams may be a pipe someone reads to its end.
-    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null < 0 || dup2(null, 0) != 0 || dup2(null, 1) != 1 || dup2(null, 2) != 2) {
+    // The answer goes to 3; nothing else of the helper's stays open.
+    if (!keepOnlyDescriptors({writeFd})) {
         _exit(1);
     }
-    close(null);
     const std::string bytes = encode(readAsCaller(job));
     size_t written = 0;
     while (written < bytes.size()) {
@@ -317,13 +303,6 @@ struct Child {
     std::string startError;
 };
 
-void reapAbandoned(HelperContext &context)
-{
-    std::erase_if(context.abandonedChildren, [](int pid) {
-        return waitpid(pid, nullptr, WNOHANG) != 0;
-    });
-}
-
 // Kills a child that has not ended and keeps it to be reaped later: one in
 // uninterruptible sleep (a FUSE request) ends only when its file system
 // answers or goes away, and the helper must not wait for that.
@@ -332,12 +311,8 @@ void endChild(HelperContext &context, Child &child)
     if (child.pid <= 0) {
         return;
     }
-    if (waitpid(child.pid, nullptr, WNOHANG) == 0) {
-        kill(child.pid, SIGKILL);
-        if (waitpid(child.pid, nullptr, WNOHANG) == 0) {
-            context.abandonedChildren.push_back(child.pid);
-        }
-    }
+    // No grace: up to 16 children a call, each stuck one would add to it.
+    endOrAbandon(context, child.pid, std::chrono::milliseconds(0));
     child.pid = -1;
 }
 
@@ -536,11 +511,7 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller
 
     reapAbandoned(context);
     if (context.abandonedChildren.size() >= maxAbandonedChildren) {
-        return finish(context,
-                      action,
-                      caller,
-                      target,
-                      refuse(SystemFailure, QStringLiteral("Too many earlier residency requests have not answered; try again later.")));
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Too many earlier requests have not answered; try again later.")));
     }
     ChildJob prototype;
     prototype.buckets = buckets;

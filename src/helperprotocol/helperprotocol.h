@@ -110,6 +110,10 @@ inline constexpr QLatin1StringView replyCgroupVersion{"cgroupVersion"};
 // reclaim: the cgroup's page cache before and after (bytes).
 inline constexpr QLatin1StringView replyFileBytesBefore{"fileBytesBefore"};
 inline constexpr QLatin1StringView replyFileBytesAfter{"fileBytesAfter"};
+// reclaim: true when the kernel was still reclaiming at the helper's
+// deadline (reclaimDeadlineSeconds) and was stopped there; the figures say
+// what it had done by then.
+inline constexpr QLatin1StringView replyStoppedAtDeadline{"stoppedAtDeadline"};
 
 // The memory figures of the dropcaches reply, named as in /proc/meminfo.
 inline constexpr QLatin1StringView memTotal{"MemTotal"};
@@ -160,6 +164,10 @@ inline constexpr long long minCacheLimitBytes = 16LL << 20;
 inline constexpr int maxRunCgroupsPerCaller = 4;
 inline constexpr int maxCgroupPathBytes = 4095;
 inline constexpr int maxReclaimCgroups = 4096;
+// reclaim: the kernel's reclaim call runs in a child the helper kills after
+// this long (docs/helper-security.md rule 14), so that no group, however
+// busy, holds the helper for others.
+inline constexpr int reclaimDeadlineSeconds = 10;
 
 // The experiment swap file: a fixed path the helper chooses
 // (docs/helper-security.md rule 5). The client names it in its dialogs.

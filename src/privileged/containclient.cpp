@@ -187,11 +187,13 @@ ContainResult contain(int pid, qint64 limitBytes)
 ReclaimResult reclaimCgroup(const QString &cgroup)
 {
     ReclaimResult out;
-    // v1's force_empty of a large group takes a while.
-    static_cast<Result &>(out) = runHelperAction(actionReclaim, {{QString(keyCgroup), cgroup}}, std::chrono::minutes(5));
+    // The helper stops the kernel's reclaim after reclaimDeadlineSeconds;
+    // the rest is for the password dialog.
+    static_cast<Result &>(out) = runHelperAction(actionReclaim, {{QString(keyCgroup), cgroup}}, std::chrono::minutes(2));
     if (out.ok()) {
         out.fileBytesBefore = out.data.value(replyFileBytesBefore).toULongLong();
         out.fileBytesAfter = out.data.value(replyFileBytesAfter).toULongLong();
+        out.stoppedAtDeadline = out.data.value(replyStoppedAtDeadline).toBool();
     }
     return out;
 }

@@ -187,6 +187,9 @@ struct ContainResult : Result {
 struct ReclaimResult : Result {
     uint64_t fileBytesBefore = 0;
     uint64_t fileBytesAfter = 0;
+    // The kernel was still reclaiming at the helper's deadline
+    // (HelperProtocol::reclaimDeadlineSeconds) and was stopped there.
+    bool stoppedAtDeadline = false;
 };
 [[nodiscard]] ReclaimResult reclaimCgroup(const QString &cgroup);
 

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <map>
@@ -770,6 +771,56 @@ private Q_SLOTS:
         QVERIFY2(child.problems.empty(), child.problems.empty() ? "" : child.problems.front().second.c_str());
         QCOMPARE(child.total.directories, uint64_t(nestingLevels + 1));
         QCOMPARE(child.total.files, uint64_t(1));
+    }
+
+    // Files' descriptors are closed a batch at a time (a run of consecutive
+    // numbers with one close_range): 100,000 files with a limit of 32
+    // descriptors, so the batch meets the limit again and again.
+    void bigFolderWithFewDescriptors()
+    {
+        const ChildWalk child = walkInChild(m_big, [] {
+            struct rlimit limit{32, 32};
+            return setrlimit(RLIMIT_NOFILE, &limit) == 0;
+        });
+        QVERIFY2(child.ok, child.failure.constData());
+        QVERIFY2(child.problems.empty(), child.problems.empty() ? "" : child.problems.front().second.c_str());
+        QCOMPARE(child.total.files, uint64_t(bigFolderFiles));
+        QCOMPARE(child.total.errors, uint64_t(0));
+    }
+
+    // The batch closes only its own descriptors: a callback's, opened
+    // between two files' on the walk's thread (one thread: the process's
+    // table), stay open and the walk leaves no descriptor of its own.
+    void theWalkClosesOnlyItsOwnDescriptors()
+    {
+        const std::string folder = m_base + "/descriptors";
+        QVERIFY(mkdir(folder.c_str(), 0755) == 0 || errno == EEXIST);
+        for (int i = 0; i < 150; ++i) {
+            writeFile(folder + "/f" + std::to_string(i), 10);
+        }
+        const auto openCount = [] {
+            return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator());
+        };
+        struct stat null{};
+        QVERIFY(stat("/dev/null", &null) == 0);
+        const auto before = openCount();
+        WalkOptions options;
+        options.threads = 1;
+        Walker walker(options);
+        std::vector<int> kept;
+        walker.setEntryCallback([&kept](const WalkEntry &) {
+            kept.push_back(open("/dev/null", O_RDONLY | O_CLOEXEC));
+        });
+        const std::optional<WalkResult> result = walkWithin60s(walker, {folder});
+        QVERIFY(result);
+        QCOMPARE(result->total.files, uint64_t(150));
+        QCOMPARE(kept.size(), size_t(150));
+        for (const int fd : kept) {
+            struct stat st{};
+            QVERIFY2(fstat(fd, &st) == 0 && st.st_rdev == null.st_rdev, qPrintable(QStringLiteral("descriptor %1 of the callback").arg(fd)));
+            close(fd);
+        }
+        QCOMPARE(openCount(), before);
     }
 
     void filesVanishAndShrinkDuringTheWalk()

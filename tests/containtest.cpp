@@ -326,8 +326,11 @@ private Q_SLOTS:
         QVERIFY(!reply.data().value(QString(replyStoppedAtDeadline)).toBool());
 
         // rule 14: the kernel's reclaim runs in a child the helper stops at
-        // its deadline. With a deadline of 0 every reclaim is stopped: the
-        // answer says so, the audit line too, and the child is gone.
+        // its deadline. With a deadline of 0 the reclaim is stopped unless
+        // its answer is already there at the first look (a child that fast
+        // is rare): the answer says which, the audit line says the same, and
+        // the child is gone. That a write still running is stopped is
+        // helperactionstest's (a write into a full pipe).
         QStringList audit;
         m_context.log = [&audit](const QString &line) {
             audit << line;
@@ -339,9 +342,9 @@ private Q_SLOTS:
         });
         const KAuth::ActionReply stopped = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
         QVERIFY2(stopped.succeeded(), qPrintable(stopped.errorDescription()));
-        QVERIFY(stopped.data().value(QString(replyStoppedAtDeadline)).toBool());
         QCOMPARE(audit.size(), 1);
-        QVERIFY2(audit[0].contains(QLatin1String(",stopped=deadline")) && audit[0].contains(QLatin1String("result=ok")), qPrintable(audit[0]));
+        QVERIFY2(audit[0].contains(QLatin1String("result=ok")), qPrintable(audit[0]));
+        QCOMPARE(audit[0].contains(QLatin1String(",stopped=deadline")), stopped.data().value(QString(replyStoppedAtDeadline)).toBool());
         QVERIFY(m_context.abandonedChildren.empty());
     }
 

@@ -537,10 +537,14 @@ struct Worker {
         } else {
             int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
             const bool tryNoatime = place.noatime && place.noatime->load(std::memory_order_relaxed);
-            fd.reset(openat(place.dirFd, name, flags | (tryNoatime ? O_NOATIME : 0)));
+            if (tryNoatime) {
+                flags |= O_NOATIME;
+            }
+            fd.reset(openat(place.dirFd, name, flags));
             if (!fd && errno == EPERM && tryNoatime) {
                 // Not our file: the rest of this folder likely is not either.
                 place.noatime->store(false, std::memory_order_relaxed);
+                flags &= ~O_NOATIME;
                 fd.reset(openat(place.dirFd, name, flags));
             }
             if (!fd && (errno == EMFILE || errno == ENFILE) && !closeBatch.empty()) {
@@ -640,7 +644,10 @@ struct Worker {
             if (entry.evict.error != 0) {
                 problem(place.root, place.directory, name, EntryKind::File, false, entry.evict.error, entry.evict.errorText);
             } else if (entry.evict.after > 0 && entry.evict.reason == RemainReason::Unknown) {
-                // Only now is it worth reading every process's maps, and only once.
+                // Only now is it worth reading every process's maps, and only
+                // once; with the batch's descriptors closed first, so that
+                // the scan has them (it is kept for the whole walk).
+                closeBatch.flush();
                 const MappedFiles *mapped = walk.mappedFiles();
                 if (mapped && mapped->contains(st.st_dev, st.st_ino)) {
                     entry.evict.reason = RemainReason::Mapped;

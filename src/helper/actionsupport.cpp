@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -254,12 +255,25 @@ bool keepOnlyDescriptors(std::initializer_list<int> fds)
             return false;
         }
     }
-    close_range(unsigned(firstPlace + count), ~0U, 0);
+    if (close_range(unsigned(firstPlace + count), ~0U, 0) != 0) {
+        // A kernel before 5.9 (or a filter that refuses it): one by one, up
+        // to the highest number this process may have.
+        struct rlimit limit{};
+        if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+            return false;
+        }
+        for (rlim_t fd = rlim_t(firstPlace + count); fd < limit.rlim_cur; ++fd) {
+            close(int(fd));
+        }
+    }
     const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null < 0 || dup2(null, 0) != 0 || dup2(null, 1) != 1 || dup2(null, 2) != 2) {
         return false;
     }
-    close(null);
+    // It is one of 0-2 itself when that one was closed.
+    if (null > 2) {
+        close(null);
+    }
     return true;
 }
 
@@ -304,18 +318,22 @@ BoundedWrite writeInChild(HelperContext &context, int fd, const std::string &byt
     using Clock = std::chrono::steady_clock;
     const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(deadlineMs);
     for (;;) {
-        if (context.stopped && context.stopped()) {
-            result.outcome = BoundedWrite::Outcome::Cancelled;
-            break;
-        }
+        std::optional<BoundedWrite::Outcome> stop;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            result.outcome = BoundedWrite::Outcome::DeadlinePassed;
+        if (context.stopped && context.stopped()) {
+            stop = BoundedWrite::Outcome::Cancelled;
+        } else if (left <= 0) {
+            stop = BoundedWrite::Outcome::DeadlinePassed;
+        }
+        // At least every 100 ms a look at the client's cancel; once stopped,
+        // a last look without waiting, since an answer already written is
+        // the answer.
+        pollfd polled{readEnd.get(), POLLIN, 0};
+        const int ready = poll(&polled, 1, stop ? 0 : int(std::min<long long>(left, 100)));
+        if (ready == 0 && stop) {
+            result.outcome = *stop;
             break;
         }
-        // At least every 100 ms a look at the client's cancel.
-        pollfd polled{readEnd.get(), POLLIN, 0};
-        const int ready = poll(&polled, 1, int(std::min<long long>(left, 100)));
         if (ready < 0 && errno == EINTR) {
             continue;
         }

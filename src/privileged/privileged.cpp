@@ -29,7 +29,9 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <syslog.h>
 #include <unistd.h>
@@ -190,8 +192,21 @@ Result performDirectly(const QString &actionName,
     context.log = [](const QString &line) {
         syslog(LOG_AUTHPRIV | LOG_NOTICE, "%s", line.toUtf8().constData());
     };
+    // Children killed at a deadline that had not ended (docs/helper-security.md
+    // rule 14) are kept across calls, as the helper keeps them, to be reaped
+    // at a later call and counted against the same cap.
+    static std::mutex abandonedMutex;
+    static std::vector<int> abandoned;
+    {
+        const std::lock_guard lock(abandonedMutex);
+        context.abandonedChildren.swap(abandoned);
+    }
     const Helper::Caller root{0};
     const KAuth::ActionReply reply = perform(arguments, root, context);
+    {
+        const std::lock_guard lock(abandonedMutex);
+        abandoned.insert(abandoned.end(), context.abandonedChildren.begin(), context.abandonedChildren.end());
+    }
     // As KAuth's ExecuteJob takes a reply from the bus: a failure's code and
     // sentence, a success's data.
     if (reply.failed()) {

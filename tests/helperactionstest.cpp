@@ -12,6 +12,7 @@
 #include "helperlogic.h"
 #include "helperprotocol.h"
 #include "helpertestsupport.h"
+#include "procfs.h"
 #include "residency.h"
 #include "testutil.h"
 #include "uniquefd.h"
@@ -42,12 +43,6 @@ using namespace Cachescope::HelperTest;
 
 namespace
 {
-
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 ino_t inodeOf(int fd)
 {
@@ -528,7 +523,7 @@ private Q_SLOTS:
         // writes to, nothing else of the helper's (the D-Bus connection).
         QStringList childFds;
         m_context.stopped = [&childFds, pipeIno = inodeOf(writeEnd.get())] {
-            std::istringstream children(readText("/proc/self/task/" + std::to_string(gettid()) + "/children"));
+            std::istringstream children(readProcFile("/proc/self/task/" + std::to_string(gettid()) + "/children").value_or(""));
             for (pid_t child = 0; children >> child;) {
                 const QStringList fds = descriptorsOf(child, pipeIno);
                 // Once it has set itself up: five, the first three /dev/null

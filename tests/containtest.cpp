@@ -46,14 +46,14 @@ constexpr uint64_t MiB = 1ULL << 20;
 constexpr uint32_t otherUid = 4202;
 
 // Polls a condition for up to seconds; true once it holds.
-bool eventually(const std::function<bool()> &condition, int seconds = 10)
+bool eventually(const std::function<bool()> &condition, int seconds = 10, int pollMs = 20)
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     while (!condition()) {
         if (std::chrono::steady_clock::now() > deadline) {
             return false;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::this_thread::sleep_for(std::chrono::milliseconds(pollMs));
     }
     return true;
 }
@@ -423,8 +423,22 @@ private Q_SLOTS:
         QCOMPARE(runShell(QStringLiteral("kill -TERM $$")).exitCode, 128 + SIGTERM);
     }
 
+    // Ctrl+C at two moments: as soon as the command is in its cgroup (root
+    // makes the cgroup and starts its watcher in the CLI's own process: an
+    // end in between would leave the cgroup; several rounds, as the moment
+    // lands anywhere in the setup) and once the command runs.
+    void runAfterSigintRemovesTheCgroup_data()
+    {
+        QTest::addColumn<bool>("commandRunning");
+        for (int round = 1; round <= 6; ++round) {
+            QTest::addRow("while it is set up, round %d", round) << false;
+        }
+        QTest::newRow("while the command runs") << true;
+    }
+
     void runAfterSigintRemovesTheCgroup()
     {
+        QFETCH(bool, commandRunning);
         Cleanup cleanup{m_hierarchy, runCgroups(*m_hierarchy)};
         const std::vector<std::string> before = runCgroups(*m_hierarchy);
         QProcess cli;
@@ -436,26 +450,47 @@ private Q_SLOTS:
                    QStringLiteral("sleep"),
                    QStringLiteral("60")});
         QVERIFY(cli.waitForStarted());
+        const QScopeGuard endCli([&cli] {
+            cli.kill();
+            cli.waitForFinished();
+        });
+        // The command's process, once it is in a new run cgroup (and, for
+        // the second moment, once it has become sleep).
         std::string made;
-        QVERIFY2(eventually([&] {
-                     for (const std::string &path : runCgroups(*m_hierarchy)) {
-                         if (std::find(before.begin(), before.end(), path) == before.end() && cgroupPopulated(path, m_hierarchy->version) == true) {
+        QVERIFY2(eventually(
+                     [&] {
+                         for (const std::string &path : runCgroups(*m_hierarchy)) {
+                             if (std::find(before.begin(), before.end(), path) != before.end()) {
+                                 continue;
+                             }
+                             const std::optional<std::string> procs = readProcFile(path + "/cgroup.procs");
+                             const long pid = procs ? std::strtol(procs->c_str(), nullptr, 10) : 0;
+                             if (pid <= 0) {
+                                 continue;
+                             }
                              made = path;
-                             return true;
+                             return !commandRunning || readProcFile("/proc/" + std::to_string(pid) + "/comm") == std::optional<std::string>("sleep\n");
                          }
-                     }
-                     return false;
-                 }),
+                         return false;
+                     },
+                     10,
+                     1),
                  "no populated run cgroup appeared");
         // The CLI is cachescope-cli, which runs cachescope-cli-privileged in
         // its place (exec): the pid is the same.
         QVERIFY(kill(pid_t(cli.processId()), SIGINT) == 0);
         QVERIFY(cli.waitForFinished(20000));
-        QCOMPARE(cli.exitCode(), 128 + SIGINT);
+        const QByteArray err = cli.readAllStandardError();
+        QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 128 + SIGINT, err.constData());
         QVERIFY2(eventually([&made] {
                      return !exists(made);
                  }),
-                 made.c_str());
+                 qPrintable(QString::fromStdString(made) + QLatin1String(" is still there; the CLI said: ") + QString::fromUtf8(err)));
+        // The CLI waited for the removal, and says so.
+        QVERIFY2(err.contains("was removed"), err.constData());
+        if (commandRunning) {
+            QVERIFY2(err.contains("exit status 130"), err.constData());
+        }
     }
 
     void runRefusesBadInput()

@@ -29,6 +29,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace Cachescope::Cli
@@ -243,12 +244,12 @@ bool inGroup(pid_t pid, const Experiments::ContainedGroup &group)
 }
 
 // The command is let go only once the kernel shows it in its cgroup, so
-// that none of its reads is charged outside.
+// that none of its reads is charged outside. Ends early on an interrupt.
 bool awaitArrival(pid_t pid, const Experiments::ContainedGroup &group)
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (!inGroup(pid, group)) {
-        if (std::chrono::steady_clock::now() > deadline) {
+        if (interrupted() || std::chrono::steady_clock::now() > deadline) {
             return false;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -350,20 +351,46 @@ int runContainedCommand(Context &context, const ParsedArgs &args)
         printError("run: " + error);
         return ExitFailures;
     }
+    // From the cgroup's making on, an interrupt only sets the flag: ending
+    // at once could leave the cgroup behind. Root makes it in this very
+    // process, and an end between the command's move into it and the start
+    // of the watcher that removes it would leave it. Anyone else asks
+    // systemd or the helper, which remove it whatever becomes of this
+    // process; there the interrupt still ends the wait for a password
+    // dialog at once.
+    std::optional<CancelScope> scope;
+    if (geteuid() == 0) {
+        scope.emplace();
+    }
     Experiments::ContainedGroup group;
-    if (!containStep()(int(held.pid), *limit, group, error)) {
+    const bool contained = containStep()(int(held.pid), *limit, group, error);
+    if (!scope) {
+        scope.emplace();
+    }
+    if (!contained) {
         killHeld(held);
+        if (interrupted()) {
+            printError("run: interrupted before " + args.positional.front() + " started; it did not run");
+            return interruptExitCode();
+        }
         printError("run: cannot contain the command: " + error);
         return ExitFailures;
     }
-    if (!awaitArrival(held.pid, group)) {
+    const bool arrived = awaitArrival(held.pid, group);
+    if (interrupted()) {
+        killHeld(held);
+        const bool removed = awaitRemoval(group.path);
+        printError("run: interrupted before " + args.positional.front() + " started; it did not run, and its cgroup " + group.path
+                   + (removed ? " was removed" : " is still there (removed once empty)"));
+        return interruptExitCode();
+    }
+    if (!arrived) {
         killHeld(held);
         printError("run: the command did not arrive in its cgroup " + group.path + " within 5 s");
         (void)awaitRemoval(group.path);
         return ExitFailures;
     }
-    // While it runs, an interrupt only sets the flag (passed on to the command).
-    const CancelScope scope;
+    // While it runs, an interrupt is passed on to the command.
     const char go = 1;
     (void)!write(held.gate.get(), &go, 1);
     held.gate.reset();

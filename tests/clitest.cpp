@@ -12,6 +12,7 @@
 #include "trace/tracereport.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -785,6 +786,40 @@ private Q_SLOTS:
         const QJsonObject root = TestUtil::jsonObjectOf(walked).value(QLatin1String("roots")).toArray().at(0).toObject();
         QCOMPARE(number(root, "files"), quint64(1));
         QCOMPARE(number(root, "skipped"), quint64(1));
+    }
+
+    void fileSystemWithoutPageCache_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<bool>("noted"); // evict and load say on stderr that they had nothing to do
+        QTest::newRow("status") << QStringLiteral("status") << false;
+        QTest::newRow("evict") << QStringLiteral("evict") << true;
+        QTest::newRow("load") << QStringLiteral("load") << true;
+    }
+
+    // sysfs keeps no page cache: its files are counted, none is read, and
+    // evict and load say why they did nothing.
+    void fileSystemWithoutPageCache()
+    {
+        QFETCH(QString, command);
+        QFETCH(bool, noted);
+        const QString folder = QStringLiteral("/sys/kernel/mm");
+        if (!QFileInfo(folder).isDir()) {
+            QSKIP("no sysfs at /sys here");
+        }
+        QStringList arguments{command, QStringLiteral("--json"), folder};
+        if (command == QLatin1String("status")) {
+            arguments.insert(1, QStringLiteral("-r"));
+        }
+        const auto run = cli(arguments, 30000);
+        QVERIFY(!run.timedOut);
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject total = TestUtil::jsonObjectOf(run).value(QLatin1String("total")).toObject();
+        QVERIFY(number(total, "files") > 0);
+        QCOMPARE(number(total, "no_page_cache"), number(total, "files"));
+        QCOMPARE(number(total, "resident"), quint64(0));
+        const QByteArray note = QByteArrayLiteral("keeps no page cache (proc, sysfs, cgroup, ...): nothing there to ") + command.toLatin1();
+        QVERIFY2(run.err.contains(note) == noted, run.err.constData());
     }
 
     // experiment replay --trace FILE: a trace file that cannot be read or is

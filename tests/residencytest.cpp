@@ -326,6 +326,35 @@ private Q_SLOTS:
         QCOMPARE(owner.residentMincore, quint64(2));
     }
 
+    void fileSystemsWithoutPageCache_data()
+    {
+        QTest::addColumn<qlonglong>("type"); // statfs's f_type
+        QTest::addColumn<bool>("none");
+        QTest::newRow("proc") << qlonglong(0x9fa0) << true;
+        QTest::newRow("sysfs") << qlonglong(0x62656572) << true;
+        QTest::newRow("cgroup") << qlonglong(0x27e0eb) << true;
+        QTest::newRow("cgroup2") << qlonglong(0x63677270) << true;
+        QTest::newRow("debugfs") << qlonglong(0x64626720) << true;
+        QTest::newRow("tracefs") << qlonglong(0x74726163) << true;
+        QTest::newRow("configfs") << qlonglong(0x62656570) << true;
+        // Their files live in the page cache: they must still be read.
+        QTest::newRow("ext4") << qlonglong(0xef53) << false;
+        QTest::newRow("xfs") << qlonglong(0x58465342) << false;
+        QTest::newRow("btrfs") << qlonglong(0x9123683e) << false;
+        QTest::newRow("tmpfs") << qlonglong(0x01021994) << false;
+        QTest::newRow("ramfs") << qlonglong(0x858458f6) << false;
+        QTest::newRow("hugetlbfs") << qlonglong(0x958458f6) << false;
+        QTest::newRow("fuse") << qlonglong(0x65735546) << false;
+        QTest::newRow("nfs") << qlonglong(0x6969) << false;
+    }
+
+    void fileSystemsWithoutPageCache()
+    {
+        QFETCH(qlonglong, type);
+        QFETCH(bool, none);
+        QCOMPARE(fileSystemKeepsNoPageCache(type), none);
+    }
+
     void refusesWhatIsNotARegularFile_data()
     {
         QTest::addColumn<QString>("name");

@@ -10,6 +10,7 @@
 #include "walker.h"
 #include "testutil.h"
 
+#include <QScopeGuard>
 #include <QTest>
 
 #include <climits>
@@ -22,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -271,8 +273,11 @@ public:
             }
             for (ssize_t at = 0; at < n;) {
                 const auto *event = reinterpret_cast<const inotify_event *>(buffer + at);
-                if (event->mask & IN_OPEN) {
-                    paths.insert(m_paths[event->wd]);
+                // A watched folder names the file in it that was opened (no name:
+                // itself); its subfolders' openings are left out.
+                if ((event->mask & IN_OPEN) && !(event->len > 0 && (event->mask & IN_ISDIR))) {
+                    const std::string name = event->len > 0 ? std::string(event->name) : std::string();
+                    paths.insert(name.empty() ? m_paths[event->wd] : m_paths[event->wd] + "/" + name);
                 }
                 at += ssize_t(sizeof(inotify_event) + event->len);
             }
@@ -286,6 +291,8 @@ private:
 };
 
 } // namespace
+
+Q_DECLARE_METATYPE(Cachescope::FileAction)
 
 class WalkerTest : public QObject
 {
@@ -961,6 +968,132 @@ private Q_SLOTS:
             QVERIFY(null->skipped);
             QCOMPARE(null->kind, EntryKind::CharDevice);
         }
+    }
+
+    void filesWithoutPageCacheAreNeverOpened_data()
+    {
+        QTest::addColumn<QString>("folder");
+        QTest::addColumn<qlonglong>("fileSystem"); // statfs's f_type
+        QTest::addColumn<FileAction>("action");
+        QTest::newRow("procfs, residency") << QStringLiteral("/proc/sys/vm") << qlonglong(0x9fa0) << FileAction::Residency;
+        QTest::newRow("procfs, load") << QStringLiteral("/proc/sys/vm") << qlonglong(0x9fa0) << FileAction::Load;
+        QTest::newRow("sysfs, residency") << QStringLiteral("/sys/kernel/mm/transparent_hugepage") << qlonglong(0x62656572) << FileAction::Residency;
+        QTest::newRow("sysfs, load") << QStringLiteral("/sys/kernel/mm/transparent_hugepage") << qlonglong(0x62656572) << FileAction::Load;
+        QTest::newRow("sysfs, evict") << QStringLiteral("/sys/kernel/mm/transparent_hugepage") << qlonglong(0x62656572) << FileAction::Evict;
+        QTest::newRow("cgroup v1, residency") << QStringLiteral("/sys/fs/cgroup/pids") << qlonglong(0x27e0eb) << FileAction::Residency;
+        QTest::newRow("cgroup v2, residency") << QStringLiteral("/sys/fs/cgroup") << qlonglong(0x63677270) << FileAction::Residency;
+    }
+
+    // Files of proc, sysfs, cgroup and the like never hold page cache: the
+    // walk counts them from a stat and opens none (opening some of them has
+    // effects, and on a desktop they are a good part of /).
+    void filesWithoutPageCacheAreNeverOpened()
+    {
+        QFETCH(QString, folder);
+        QFETCH(qlonglong, fileSystem);
+        QFETCH(FileAction, action);
+        const std::string path = folder.toStdString();
+        struct statfs fs;
+        if (statfs(path.c_str(), &fs) != 0 || qlonglong(fs.f_type) != fileSystem) {
+            QSKIP(qPrintable(folder + QStringLiteral(" is not that file system here")));
+        }
+        OpenWatch watch;
+        QVERIFY(watch.watch(path));
+        WalkOptions options;
+        options.action = action;
+        Walker walker(options);
+        Collector seen;
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {path});
+        QVERIFY(result);
+        QVERIFY(result->total.files > 0);
+        QCOMPARE(result->total.noPageCache, result->total.files);
+        QCOMPARE(result->total.resident, uint64_t(0));
+        QCOMPARE(result->method, ResidencyMethod::NoPageCache);
+        for (const SeenEntry &e : seen.entries) {
+            if (e.kind == EntryKind::File) {
+                QCOMPARE(e.residency.method, ResidencyMethod::NoPageCache);
+                QCOMPARE(e.residency.pages, pagesFor(e.size));
+                QVERIFY(e.residency.known());
+                // Nothing evicted, nothing read, no failure.
+                QCOMPARE(e.load.bytesDone, uint64_t(0));
+                QCOMPARE(e.load.after, uint64_t(0));
+                QCOMPARE(e.load.error, 0);
+                QCOMPARE(e.evict.after, uint64_t(0));
+                QCOMPARE(e.evict.error, 0);
+            }
+        }
+        QCOMPARE(result->total.errors, uint64_t(0));
+        QCOMPARE(result->total.residentAfter, uint64_t(0));
+        std::set<std::string> openedFiles;
+        for (const std::string &opened : watch.opened()) {
+            if (opened != path) { // the folder itself is opened to be listed
+                openedFiles.insert(opened);
+            }
+        }
+        const std::string opened =
+            openedFiles.empty() ? std::string() : std::to_string(openedFiles.size()) + " files opened, the first " + *openedFiles.begin();
+        QVERIFY2(openedFiles.empty(), opened.c_str());
+    }
+
+    // A file named on its own (or reached through a symlink) is opened, as
+    // the user asked for it, and then left alone all the same.
+    void namedFileWithoutPageCacheIsLeftAlone()
+    {
+        const std::string path = "/proc/sys/vm/swappiness";
+        struct statfs fs;
+        if (statfs(path.c_str(), &fs) != 0 || fs.f_type != 0x9fa0) {
+            QSKIP("no procfs at /proc here");
+        }
+        WalkOptions options;
+        options.action = FileAction::Load;
+        Walker walker(options);
+        Collector seen;
+        seen.attach(walker);
+        const auto result = walkWithin60s(walker, {path});
+        QVERIFY(result);
+        QVERIFY2(seen.problems.empty(), seen.problemList().constData());
+        QCOMPARE(result->total.files, uint64_t(1));
+        QCOMPARE(result->total.noPageCache, uint64_t(1));
+        const SeenEntry *entry = seen.entry(path);
+        QVERIFY(entry);
+        QCOMPARE(entry->residency.method, ResidencyMethod::NoPageCache);
+        QCOMPARE(entry->load.bytesDone, uint64_t(0));
+    }
+
+    // tmpfs keeps its files in the page cache: they are still read (a
+    // wrong entry in the list of file systems without one would show here).
+    void memoryFileSystemIsStillRead()
+    {
+        const std::string shm = "/dev/shm";
+        struct statfs fs;
+        if (statfs(shm.c_str(), &fs) != 0 || fs.f_type != 0x01021994) {
+            QSKIP("no tmpfs at /dev/shm here");
+        }
+        const std::string dir = shm + "/cachescope-walkertest-" + std::to_string(getpid());
+        removeTreeAt(AT_FDCWD, dir.c_str());
+        QVERIFY(mkdir(dir.c_str(), 0700) == 0);
+        const auto cleanup = qScopeGuard([&dir] {
+            removeTreeAt(AT_FDCWD, dir.c_str());
+        });
+        const uint64_t page = pageSize();
+        {
+            const UniqueFd fd(open((dir + "/in-memory").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+            QVERIFY(fd);
+            const std::string data(size_t(32 * page), 'x');
+            QCOMPARE(write(fd.get(), data.data(), data.size()), ssize_t(data.size()));
+        }
+        OpenWatch watch;
+        QVERIFY(watch.watch(dir));
+        Walker walker;
+        const auto result = walkWithin60s(walker, {dir});
+        QVERIFY(result);
+        QCOMPARE(result->total.files, uint64_t(1));
+        QCOMPARE(result->total.noPageCache, uint64_t(0));
+        // tmpfs pages stay until the file goes (no swap is on in the tests).
+        QCOMPARE(result->total.resident, uint64_t(32));
+        QVERIFY(result->method == ResidencyMethod::Cachestat || result->method == ResidencyMethod::Mincore);
+        QVERIFY(watch.opened().count(dir + "/in-memory") == 1);
     }
 
     void residencyOfEachFile()

@@ -138,6 +138,15 @@ void noteLeftOut(std::string_view command, uint64_t files)
     printError(std::string(command) + ": " + std::to_string(files) + (files == 1 ? " file" : " files") + " left out by --include, --exclude or --max-size");
 }
 
+void noteWithoutPageCache(std::string_view command, uint64_t files)
+{
+    if (files == 0) {
+        return;
+    }
+    printError(std::string(command) + ": " + std::to_string(files) + (files == 1 ? " file is" : " files are")
+               + " on a file system that keeps no page cache (proc, sysfs, cgroup, ...): nothing there to " + std::string(command));
+}
+
 std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options)
 {
     options.push_back({0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"});

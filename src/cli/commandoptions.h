@@ -73,6 +73,9 @@ private:
 // "3 files left out by --include, --exclude or --max-size" on stderr, when
 // any was (the files named, Context::leftOut, and the files walked).
 void noteLeftOut(std::string_view command, uint64_t files);
+// On stderr, for evict and load: files they had nothing to do with, as
+// their file system keeps no page cache (status counts them silently).
+void noteWithoutPageCache(std::string_view command, uint64_t files);
 
 // options plus --json, --bytes and --help, which every command takes.
 [[nodiscard]] std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options);

@@ -164,6 +164,20 @@ Column<TotalsRow> leftOutColumn()
     return column;
 }
 
+// JSON only, and only where some file was on a file system that keeps no page cache.
+Column<TotalsRow> noPageCacheColumn()
+{
+    Column<TotalsRow> column = countColumn(nullptr,
+                                           "no_page_cache",
+                                           0,
+                                           &WalkTotals::noPageCache,
+                                           "files on file systems that keep no page cache (proc, sysfs, ...): counted, never opened");
+    column.inJson = [](const TotalsRow &row) {
+        return row.totals.noPageCache > 0;
+    };
+    return column;
+}
+
 std::vector<Column<TotalsRow>> tailColumns()
 {
     return {
@@ -173,6 +187,7 @@ std::vector<Column<TotalsRow>> tailColumns()
         countColumn("SKIPPED", "skipped", 7, &WalkTotals::skipped, "special files, never opened"),
         countColumn("ERRORS", "errors", 7, &WalkTotals::errors, "entries that failed"),
         leftOutColumn(),
+        noPageCacheColumn(),
     };
 }
 
@@ -405,6 +420,9 @@ int WalkReportPrinter::finish(const Table<TotalsRow> &totalsTable, const TotalsR
         totals.appendText(out, totalsTable, filesNamed, m_context.rawBytes);
     }
     noteLeftOut(m_command, totals.total.totals.filtered);
+    if (std::string_view(m_command) == "evict" || std::string_view(m_command) == "load") {
+        noteWithoutPageCache(m_command, totals.total.totals.noPageCache);
+    }
     if (cancelled) {
         m_context.out.flush(); // the partial figures first, then the word that they are partial
         printError("interrupted: the totals above are partial");

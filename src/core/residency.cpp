@@ -7,8 +7,10 @@
 #include "format.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -197,10 +199,56 @@ const char *methodName(ResidencyMethod method)
         return "cachestat";
     case ResidencyMethod::Mincore:
         return "mincore";
+    case ResidencyMethod::NoPageCache:
+        return "no-page-cache";
     case ResidencyMethod::None:
         break;
     }
     return "none";
+}
+
+bool fileSystemKeepsNoPageCache(int64_t type)
+{
+    // statfs f_type values (linux/magic.h; configfs's is in fs/configfs).
+    // Each of these answers a read from its own code, never from cached pages.
+    switch (type) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case SECURITYFS_MAGIC:
+    case SELINUX_MAGIC:
+    case SMACK_MAGIC:
+    case BPF_FS_MAGIC:
+    case PSTOREFS_MAGIC:
+    case EFIVARFS_MAGIC:
+    case DEVPTS_SUPER_MAGIC:
+    case BINFMTFS_MAGIC:
+    case 0x65735543: // fusectl
+    case RDTGROUP_SUPER_MAGIC:
+    case 0x62656570: // configfs
+    case 0x19800202: // mqueue
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool descriptorKeepsNoPageCache(int fd)
+{
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && fileSystemKeepsNoPageCache(int64_t(fs.f_type));
+}
+
+Residency noPageCacheResidency(uint64_t sizeBytes)
+{
+    Residency residency;
+    residency.method = ResidencyMethod::NoPageCache;
+    residency.sizeBytes = sizeBytes;
+    residency.pages = pagesFor(sizeBytes);
+    return residency;
 }
 
 uint64_t pageSize()

@@ -19,9 +19,12 @@ enum class ResidencyMethod : uint8_t {
     None,
     Cachestat,
     Mincore,
+    // The file is on a file system that keeps no page cache (proc, sysfs,
+    // cgroup, ...): nothing of it can be resident, and it was not opened.
+    NoPageCache,
 };
 
-[[nodiscard]] const char *methodName(ResidencyMethod method);
+[[nodiscard]] const char *methodName(ResidencyMethod method); // "cachestat", "mincore", "no-page-cache" or "none"
 
 struct ResidencyOptions {
     // Use mincore even where cachestat exists (tests and benchmarks compare both).
@@ -58,6 +61,16 @@ struct Residency : ResidencyStatus {
     uint64_t evicted = 0;
     uint64_t recentlyEvicted = 0;
 };
+
+// Whether files of the file system of this statfs f_type never hold page
+// cache: proc, sysfs, cgroup, debugfs, tracefs and the other file systems
+// whose files the kernel makes up as they are read. tmpfs, ramfs and
+// hugetlbfs keep their files in the page cache: false for them.
+[[nodiscard]] bool fileSystemKeepsNoPageCache(int64_t type);
+// The same for the file system of an open descriptor (false when fstatfs fails).
+[[nodiscard]] bool descriptorKeepsNoPageCache(int fd);
+// A Residency of such a file: every page known, none resident.
+[[nodiscard]] Residency noPageCacheResidency(uint64_t sizeBytes);
 
 // Buckets over the whole file, or over a window of it, for heatmaps. Bucket b
 // covers the pages windowFirst + [firstPage(b), firstPage(b + 1)); memory is

@@ -102,6 +102,7 @@ void WalkTotals::add(const WalkTotals &other)
     errors += other.errors;
     remained += other.remained;
     filtered += other.filtered;
+    noPageCache += other.noPageCache;
 }
 
 EntryKind kindOfMode(uint32_t mode)
@@ -231,6 +232,7 @@ struct DirNode {
     uint64_t device = 0;
     uint64_t inode = 0;
     uint64_t rootDevice = 0;
+    bool noPageCache = false; // on a file system that keeps no page cache
     int depth = 0;
     int root = 0;
     uint32_t id = WalkFolder::None; // with WalkOptions::folderTotals
@@ -292,6 +294,8 @@ struct Place {
     std::string_view directory;
     int depth = 0;
     std::atomic<bool> *noatime = nullptr;
+    uint64_t device = 0; // the folder's (0: not known, as for a root)
+    bool noPageCache = false; // the folder is on a file system that keeps no page cache
 };
 
 // What the threads share with the Walker object for the walk's length.
@@ -434,6 +438,7 @@ struct Worker {
     // Files read in the task being run; flushed after each task, in this
     // thread (its own descriptor table with ownTables).
     CloseBatch closeBatch;
+    std::vector<std::pair<uint64_t, bool>> deviceKinds; // keepsNoPageCache()'s answers
 
     Worker(Walk &w, size_t rootCount)
         : walk(w)
@@ -447,6 +452,20 @@ struct Worker {
     bool cancelled() const
     {
         return d.cancelled.load(std::memory_order_relaxed);
+    }
+
+    // Whether the file system of this device keeps no page cache: asked of
+    // the kernel once a device and thread (a walk meets a handful of them).
+    bool keepsNoPageCache(int fd, uint64_t device)
+    {
+        for (const auto &[known, none] : deviceKinds) {
+            if (known == device) {
+                return none;
+            }
+        }
+        const bool none = descriptorKeepsNoPageCache(fd);
+        deviceKinds.emplace_back(device, none);
+        return none;
     }
 
     void seen(uint64_t size)
@@ -521,8 +540,14 @@ struct Worker {
         WalkTotals &t = totals[place.root];
         struct stat st;
         UniqueFd fd;
+        const bool statOnly = options.action == FileAction::StatOnly;
+        // A file on a file system that keeps no page cache: found in such a
+        // folder, it is not opened (a stat tells all there is to know, and
+        // opening some of them has effects); named or reached through a
+        // symlink, it is opened and then left alone.
+        bool noPageCache = false;
 
-        if (options.action == FileAction::StatOnly) {
+        if (statOnly || (place.noPageCache && !follow)) {
             if (known) {
                 st = *known;
             } else if (fstatat(place.dirFd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
@@ -534,7 +559,10 @@ struct Worker {
                 changedType(place, nameView, st);
                 return;
             }
-        } else {
+            // Not on the folder's device: a file mounted over this name, opened below.
+            noPageCache = !statOnly && uint64_t(st.st_dev) == place.device;
+        }
+        if (!statOnly && !noPageCache) {
             int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
             const bool tryNoatime = place.noatime && place.noatime->load(std::memory_order_relaxed);
             if (tryNoatime) {
@@ -565,6 +593,7 @@ struct Worker {
                 changedType(place, nameView, st);
                 return;
             }
+            noPageCache = uint64_t(st.st_dev) == place.device ? place.noPageCache : keepsNoPageCache(fd.get(), uint64_t(st.st_dev));
         }
 
         if (!options.filter.admitsSize(uint64_t(st.st_size))) {
@@ -578,17 +607,24 @@ struct Worker {
             entry.firstLink = false;
         }
 
-        if (fd) {
+        if (noPageCache) {
+            withoutPageCache(st);
+        } else if (fd) {
             act(fd.get(), st, place, nameView);
-            closeBatch.add(fd.release());
         } else {
             entry.residency = Residency();
+        }
+        if (fd) {
+            closeBatch.add(fd.release());
         }
 
         if (!entry.firstLink) {
             ++t.hardLinks;
         } else {
             ++t.files;
+            if (noPageCache) {
+                ++t.noPageCache;
+            }
             t.bytes += uint64_t(st.st_size);
             t.pages += pagesFor(uint64_t(st.st_size));
             const Residency &r = entry.residency;
@@ -622,10 +658,32 @@ struct Worker {
         }
     }
 
+    // What act() would find on a file system that keeps no page cache,
+    // without asking: every page known, none resident, nothing to evict or read.
+    void withoutPageCache(const struct stat &st)
+    {
+        const uint64_t size = uint64_t(std::max<off_t>(st.st_size, 0));
+        entry.residency = noPageCacheResidency(size);
+        if (options.histogramBuckets > 0) {
+            Histogram histogram;
+            histogram.method = ResidencyMethod::NoPageCache;
+            histogram.pages = entry.residency.pages;
+            histogram.resident.assign(size_t(std::min<uint64_t>(uint64_t(options.histogramBuckets), histogram.pages)), 0);
+            entry.histogram = std::move(histogram);
+        }
+        entry.evict = EvictReport();
+        entry.load = LoadReport();
+        entry.evict.pages = entry.residency.pages;
+        entry.load.pages = entry.residency.pages;
+        if (method == ResidencyMethod::None) {
+            method = ResidencyMethod::NoPageCache;
+        }
+    }
+
     void act(int fd, const struct stat &st, const Place &place, std::string_view name)
     {
         entry.residency = residencyOfDescriptor(fd, st, options.residencyOptions);
-        if (entry.residency.ok()) {
+        if (entry.residency.ok() && entry.residency.method != ResidencyMethod::None) {
             method = entry.residency.method;
         } else {
             problem(place.root, place.directory, name, EntryKind::File, false, entry.residency.error, entry.residency.errorText);
@@ -969,6 +1027,7 @@ struct Worker {
         node->device = st.st_dev;
         node->inode = st.st_ino;
         node->rootDevice = rootDevice;
+        node->noPageCache = options.action != FileAction::StatOnly && keepsNoPageCache(node->fd.get(), node->device);
         node->depth = depth;
         node->root = task.root;
         if (options.followSymlinks) {
@@ -1019,7 +1078,7 @@ struct Worker {
 
     void listEntries(const std::shared_ptr<DirNode> &node)
     {
-        Place place{node->root, node->fd.get(), node->path, node->depth + 1, &node->noatime};
+        Place place{node->root, node->fd.get(), node->path, node->depth + 1, &node->noatime, node->device, node->noPageCache};
         for (;;) {
             const long n = syscall(SYS_getdents64, node->fd.get(), buffer.get(), direntBufferSize);
             if (n < 0) {
@@ -1196,7 +1255,8 @@ WalkResult Walker::walk(const std::vector<std::string> &roots)
         for (size_t i = 0; i < roots.size(); ++i) {
             result.perRoot[i].add(worker->totals[i]);
         }
-        if (result.method == ResidencyMethod::None) {
+        // A method that read residency rather than "no page cache" where both were met.
+        if (result.method == ResidencyMethod::None || (result.method == ResidencyMethod::NoPageCache && worker->method != ResidencyMethod::None)) {
             result.method = worker->method;
         }
     }

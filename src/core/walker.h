@@ -148,6 +148,10 @@ struct WalkTotals {
     uint64_t errors = 0;
     uint64_t remained = 0; // Evict: files with pages left
     uint64_t filtered = 0; // files left out by WalkOptions::filter (folders left out are not entered, their files not counted)
+    // Files on file systems that keep no page cache (proc, sysfs, cgroup, ...):
+    // counted from a stat and never opened, their pages known and none resident;
+    // neither evicted nor read by Evict and Load. In files and pages.
+    uint64_t noPageCache = 0;
 
     void add(const WalkTotals &other);
 };

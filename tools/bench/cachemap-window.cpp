@@ -5,9 +5,10 @@
 // folder, in interleaved rounds of one run: issue 14 asks for the whole map
 // of / within the time of `status -r /`, the first picture within 3 s and no
 // event-loop stall over 100 ms. Each round runs the CLI (from its start to
-// its exit, its output thrown away) and then maps the folder in a shown
-// window (from the click to the whole map). The window's first walk, made
-// when it is first shown, warms both and is not timed.
+// its exit, its output thrown away) and maps the folder in a shown window
+// (from the click to the whole map drawn), the CLI first in odd rounds and
+// the window first in even ones, each after 300 ms of quiet. The window's
+// first walk, made when it is first shown, warms both and is not timed.
 //
 //   cachemap-window-bench [--rounds N] --cli PATH FOLDER
 //
@@ -15,7 +16,9 @@
 // window process, walk threads included), then one line of medians:
 //   medians status S window W ratio R first-picture F stall-max G folders N bytes B
 // (seconds; R is status over window: 1.00 or more when the window is within
-// the time of status). Needs a display: tools/bench/run starts it under Xvfb.
+// the time of status), then the rounds' differences:
+//   paired window-minus-status mean M standard-error E rounds N
+// Needs a display: tools/bench/run starts it under Xvfb.
 
 #include "cachemapview.h"
 #include "cachemapwidget.h"
@@ -28,6 +31,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <vector>
@@ -76,6 +80,8 @@ namespace
     return process.exitCode() <= 1 ? seconds : -1;
 }
 
+constexpr int settleMs = 300;
+
 struct MapTiming {
     double whole = 0; // seconds from mapFolder() to the whole map
     double firstPicture = -1; // seconds to the first box drawn
@@ -83,6 +89,16 @@ struct MapTiming {
     double guiCpu = 0; // CPU seconds of the window's own thread meanwhile
     double cpu = 0; // CPU seconds of the whole process (walk threads too) meanwhile
 };
+
+// Lets the window finish what a map leaves for later (the previous map is
+// freed, pending events run) and the kernel what an exited process leaves,
+// so that each measurement starts from a quiet machine, not in the other's wake.
+void settle()
+{
+    QEventLoop quiet;
+    QTimer::singleShot(settleMs, &quiet, &QEventLoop::quit);
+    quiet.exec();
+}
 
 [[nodiscard]] double threadCpuSeconds()
 {
@@ -121,6 +137,8 @@ struct MapTiming {
     if (view.isMapping()) {
         loop.exec();
     }
+    // The whole map is there when it is drawn: its first paint counts.
+    view.repaint();
     timing.whole = double(clock.nsecsElapsed()) / 1e9;
     timing.guiCpu = threadCpuSeconds() - cpuBefore;
     timing.cpu = cpuSecondsOf(RUSAGE_SELF) - processCpuBefore;
@@ -168,14 +186,32 @@ int main(int argc, char **argv)
 
     std::vector<double> status, window, first, stalls;
     for (int round = 0; round < rounds; ++round) {
-        const double childCpuBefore = cpuSecondsOf(RUSAGE_CHILDREN);
-        const double seconds = timeStatus(cli, folder);
-        const double statusCpu = cpuSecondsOf(RUSAGE_CHILDREN) - childCpuBefore;
+        // Status first in odd rounds, the tab first in even ones: neither
+        // always runs in the wake of the other.
+        double seconds = 0;
+        double statusCpu = 0;
+        const auto runStatus = [&] {
+            settle();
+            const double childCpuBefore = cpuSecondsOf(RUSAGE_CHILDREN);
+            seconds = timeStatus(cli, folder);
+            statusCpu = cpuSecondsOf(RUSAGE_CHILDREN) - childCpuBefore;
+        };
+        MapTiming map;
+        const auto runMap = [&] {
+            settle();
+            map = timeMap(view, folder);
+        };
+        if (round % 2 == 0) {
+            runStatus();
+            runMap();
+        } else {
+            runMap();
+            runStatus();
+        }
         if (seconds < 0) {
             std::fprintf(stderr, "cachemap-window-bench: %s status -r %s failed\n", qPrintable(cli), qPrintable(folder));
             return 1;
         }
-        const MapTiming map = timeMap(view, folder);
         if (!view.isComplete()) {
             std::fprintf(stderr, "cachemap-window-bench: the map of %s did not complete\n", qPrintable(folder));
             return 1;
@@ -205,5 +241,18 @@ int main(int argc, char **argv)
                 *std::max_element(stalls.begin(), stalls.end()),
                 view.mapWidget()->tree()->folders.size(),
                 view.mapMemoryBytes());
+    // Round by round: how much longer the tab took than status, on average,
+    // and the standard error of that mean (the rounds vary more than the pairs).
+    double sum = 0;
+    for (size_t i = 0; i < window.size(); ++i) {
+        sum += window[i] - status[i];
+    }
+    const double mean = sum / double(window.size());
+    double squares = 0;
+    for (size_t i = 0; i < window.size(); ++i) {
+        squares += (window[i] - status[i] - mean) * (window[i] - status[i] - mean);
+    }
+    const double standardError = window.size() > 1 ? std::sqrt(squares / double(window.size() - 1) / double(window.size())) : 0.0;
+    std::printf("paired window-minus-status mean %.4f standard-error %.4f rounds %zu\n", mean, standardError, window.size());
     return 0;
 }

@@ -975,8 +975,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("folder");
         QTest::addColumn<qlonglong>("fileSystem"); // statfs's f_type
         QTest::addColumn<FileAction>("action");
-        QTest::newRow("procfs, residency") << QStringLiteral("/proc/sys/vm") << qlonglong(0x9fa0) << FileAction::Residency;
-        QTest::newRow("procfs, load") << QStringLiteral("/proc/sys/vm") << qlonglong(0x9fa0) << FileAction::Load;
+        QTest::newRow("procfs, residency") << QStringLiteral("/proc/sys/user") << qlonglong(0x9fa0) << FileAction::Residency;
+        QTest::newRow("procfs, load") << QStringLiteral("/proc/sys/user") << qlonglong(0x9fa0) << FileAction::Load;
         QTest::newRow("sysfs, residency") << QStringLiteral("/sys/kernel/mm/transparent_hugepage") << qlonglong(0x62656572) << FileAction::Residency;
         QTest::newRow("sysfs, load") << QStringLiteral("/sys/kernel/mm/transparent_hugepage") << qlonglong(0x62656572) << FileAction::Load;
         QTest::newRow("sysfs, evict") << QStringLiteral("/sys/kernel/mm/transparent_hugepage") << qlonglong(0x62656572) << FileAction::Evict;
@@ -1090,8 +1090,8 @@ private Q_SLOTS:
         QVERIFY(result);
         QCOMPARE(result->total.files, uint64_t(1));
         QCOMPARE(result->total.noPageCache, uint64_t(0));
-        // tmpfs pages stay until the file goes (no swap is on in the tests).
-        QCOMPARE(result->total.resident, uint64_t(32));
+        // Resident right after the write (with swap on, pressure could move some out).
+        QVERIFY(result->total.resident > 0);
         QVERIFY(result->method == ResidencyMethod::Cachestat || result->method == ResidencyMethod::Mincore);
         QVERIFY(watch.opened().count(dir + "/in-memory") == 1);
     }

@@ -201,7 +201,7 @@ Table<TotalsRow> makeStatusTotalsTable()
         rootPathColumn(),
         {.key = "method",
          .format = Format::Text,
-         .help = "cachestat or mincore",
+         .help = "cachestat or mincore (no-page-cache where only such files were met)",
          .value =
              [](const TotalsRow &row) {
                  return textCell(methodName(row.method));

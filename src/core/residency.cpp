@@ -230,6 +230,10 @@ bool fileSystemKeepsNoPageCache(int64_t type)
     case RDTGROUP_SUPER_MAGIC:
     case 0x62656570: // configfs
     case 0x19800202: // mqueue
+    case 0x67596969: // rpc_pipefs
+    case 0x6e667364: // nfsd
+    case 0xabba1974: // xenfs
+    case NSFS_MAGIC:
         return true;
     default:
         return false;
@@ -239,7 +243,8 @@ bool fileSystemKeepsNoPageCache(int64_t type)
 bool descriptorKeepsNoPageCache(int fd)
 {
     struct statfs fs;
-    return fstatfs(fd, &fs) == 0 && fileSystemKeepsNoPageCache(int64_t(fs.f_type));
+    // Through uint32_t: f_type is a signed int on 32-bit systems, and some magics have the top bit set.
+    return fstatfs(fd, &fs) == 0 && fileSystemKeepsNoPageCache(int64_t(uint32_t(fs.f_type)));
 }
 
 Residency noPageCacheResidency(uint64_t sizeBytes)

@@ -683,7 +683,7 @@ struct Worker {
     void act(int fd, const struct stat &st, const Place &place, std::string_view name)
     {
         entry.residency = residencyOfDescriptor(fd, st, options.residencyOptions);
-        if (entry.residency.ok() && entry.residency.method != ResidencyMethod::None) {
+        if (entry.residency.ok()) {
             method = entry.residency.method;
         } else {
             problem(place.root, place.directory, name, EntryKind::File, false, entry.residency.error, entry.residency.errorText);

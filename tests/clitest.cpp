@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -791,33 +792,57 @@ private Q_SLOTS:
     void fileSystemWithoutPageCache_data()
     {
         QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("path");
         QTest::addColumn<bool>("noted"); // evict and load say on stderr that they had nothing to do
-        QTest::newRow("status") << QStringLiteral("status") << false;
-        QTest::newRow("evict") << QStringLiteral("evict") << true;
-        QTest::newRow("load") << QStringLiteral("load") << true;
+        const QString folder = QStringLiteral("/sys/kernel/mm");
+        const QString file = QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled");
+        QTest::newRow("status -r") << QStringLiteral("status") << folder << false;
+        QTest::newRow("evict") << QStringLiteral("evict") << folder << true;
+        QTest::newRow("load") << QStringLiteral("load") << folder << true;
+        QTest::newRow("status, a named file") << QStringLiteral("status") << file << false;
+        QTest::newRow("load, a named file") << QStringLiteral("load") << file << true;
     }
 
-    // sysfs keeps no page cache: its files are counted, none is read, and
-    // evict and load say why they did nothing.
+    // sysfs keeps no page cache: its files are counted, none is read, their
+    // sizes (4 KiB an attribute) count in no size or pages (they would make
+    // the cached share of / a lie), and evict and load say why they did nothing.
     void fileSystemWithoutPageCache()
     {
         QFETCH(QString, command);
+        QFETCH(QString, path);
         QFETCH(bool, noted);
-        const QString folder = QStringLiteral("/sys/kernel/mm");
-        if (!QFileInfo(folder).isDir()) {
-            QSKIP("no sysfs at /sys here");
+        struct statfs fs;
+        if (statfs(QFile::encodeName(path).constData(), &fs) != 0 || fs.f_type != 0x62656572) {
+            QSKIP(qPrintable(path + QStringLiteral(" is not on sysfs here")));
         }
-        QStringList arguments{command, QStringLiteral("--json"), folder};
-        if (command == QLatin1String("status")) {
+        const bool folder = QFileInfo(path).isDir();
+        QVERIFY(folder || QFileInfo(path).size() > 0); // a size that, counted, would make pages
+        QStringList arguments{command, QStringLiteral("--json"), path};
+        if (command == QLatin1String("status") && folder) {
             arguments.insert(1, QStringLiteral("-r"));
         }
         const auto run = cli(arguments, 30000);
         QVERIFY(!run.timedOut);
         QCOMPARE(run.exitCode, 0);
-        const QJsonObject total = TestUtil::jsonObjectOf(run).value(QLatin1String("total")).toObject();
+        const QJsonObject json = TestUtil::jsonObjectOf(run);
+        const QJsonObject total = json.value(QLatin1String("total")).toObject();
         QVERIFY(number(total, "files") > 0);
         QCOMPARE(number(total, "no_page_cache"), number(total, "files"));
         QCOMPARE(number(total, "resident"), quint64(0));
+        QCOMPARE(number(total, "bytes"), quint64(0));
+        QCOMPARE(number(total, "pages"), quint64(0));
+        if (command != QLatin1String("status")) {
+            QCOMPARE(number(total, "resident_after"), quint64(0));
+        }
+        if (!folder) {
+            const QJsonArray files = json.value(QLatin1String("files")).toArray();
+            QCOMPARE(files.size(), 1);
+            const QJsonObject row = files.first().toObject();
+            QCOMPARE(row.value(QLatin1String("pages")).toInteger(-1), 0);
+            if (command == QLatin1String("status")) {
+                QCOMPARE(row.value(QLatin1String("method")).toString(), QStringLiteral("no-page-cache"));
+            }
+        }
         const QByteArray note = QByteArrayLiteral("keeps no page cache (proc, sysfs, cgroup, ...): nothing there to ") + command.toLatin1();
         QVERIFY2(run.err.contains(note) == noted, run.err.constData());
     }

@@ -19,6 +19,7 @@
 #include <KUrlMimeData>
 
 #include <QAction>
+#include <QFileInfo>
 #include <QMimeData>
 #include <QScopeGuard>
 #include <QSignalSpy>
@@ -30,6 +31,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -470,6 +472,45 @@ private Q_SLOTS:
         const QModelIndex deep = t.model->index(0, 0, sub);
         QCOMPARE(t.text(deep, FilesModel::NameColumn), QStringLiteral("deep"));
         QCOMPARE(t.text(deep, FilesModel::CachedPercentColumn), QStringLiteral("100%"));
+    }
+
+    // A folder of sysfs: its files keep no page cache. Each says so instead of
+    // a percentage, and their sizes (4 KiB an attribute, the kernel's figure)
+    // make up no size or pages of the folder.
+    void folderWithoutPageCache()
+    {
+        const std::string folder = "/sys/kernel/mm";
+        struct statfs fs;
+        if (statfs(folder.c_str(), &fs) != 0 || fs.f_type != 0x62656572 || !QFileInfo::exists(QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled"))) {
+            QSKIP("no sysfs with transparent_hugepage here");
+        }
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(folder)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        const QModelIndex row = t.rowOf(folder);
+        QVERIFY(row.isValid());
+        QCOMPARE(t.text(row, FilesModel::SizeColumn), shownBytes(0));
+        QCOMPARE(t.text(row, FilesModel::CachedPercentColumn), QStringLiteral("—"));
+        t.view->expand(row);
+        QTRY_VERIFY_WITH_TIMEOUT(t.model->rowCount(row) > 0, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        const auto childNamed = [&t](const QModelIndex &parent, QLatin1String name) {
+            for (int i = 0; i < t.model->rowCount(parent); ++i) {
+                if (t.text(t.model->index(i, 0, parent), FilesModel::NameColumn) == name) {
+                    return t.model->index(i, 0, parent);
+                }
+            }
+            return QModelIndex();
+        };
+        const QModelIndex hugePages = childNamed(row, QLatin1String("transparent_hugepage"));
+        QVERIFY(hugePages.isValid());
+        QCOMPARE(t.text(hugePages, FilesModel::SizeColumn), shownBytes(0));
+        t.view->expand(hugePages);
+        QTRY_VERIFY_WITH_TIMEOUT(t.model->rowCount(hugePages) > 0, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        const QModelIndex enabled = childNamed(hugePages, QLatin1String("enabled"));
+        QVERIFY(enabled.isValid());
+        QCOMPARE(t.text(enabled, FilesModel::CachedPercentColumn), QStringLiteral("no page cache"));
     }
 
     // Top Cached Files of a folder: most resident first, in a dialog.

@@ -208,7 +208,9 @@ void FilesJob::onEntry(const WalkEntry &entry)
         const std::string &root = m_roots[size_t(entry.root)];
         // Kept for the live refresh: every folder (its modification time
         // tells when to walk again) and every file whose residency was read.
-        const bool keepFile = isFile && entry.depth > 0 && entry.residency.ok() && (entry.firstLink || entry.depth == 1);
+        // A file of proc, sysfs and the like has nothing to re-read: never kept, never opened again.
+        const bool noPageCache = entry.residency.method == ResidencyMethod::NoPageCache;
+        const bool keepFile = isFile && entry.depth > 0 && entry.residency.ok() && !noPageCache && (entry.firstLink || entry.depth == 1);
         if (keepFile || entry.kind == EntryKind::Directory) {
             const std::string path = entry.path();
             std::lock_guard lock(a.mutex);
@@ -236,7 +238,8 @@ void FilesJob::onEntry(const WalkEntry &entry)
             if (isFile) {
                 const Residency &r = entry.residency;
                 child.size = entry.size;
-                child.pages = pagesFor(entry.size);
+                // Its size is the kernel's figure, not data: no pages (WalkTotals::noPageCache).
+                child.pages = noPageCache ? 0 : pagesFor(entry.size);
                 child.files = 1;
                 if (!r.ok()) {
                     child.error = r.errorText;
@@ -263,6 +266,10 @@ void FilesJob::onEntry(const WalkEntry &entry)
         FolderChild &child = children[std::string(childName)];
         child.name = std::string(childName);
         child.isDirectory = true;
+        if (noPageCache) {
+            ++child.files; // in no size or pages, as in the walk's totals
+            return;
+        }
         child.size += entry.size;
         const uint64_t pages = pagesFor(entry.size);
         child.pages += pages;

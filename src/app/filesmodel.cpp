@@ -295,6 +295,10 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
             if (allHidden(n)) {
                 return i18nc("@item:intable the kernel hides the residency", "hidden");
             }
+            if (n.pages == 0 && !n.isDirectory && n.size > 0) {
+                // Only a file of proc, sysfs and the like has a size and no pages.
+                return i18nc("@item:intable the file system (proc, sysfs, ...) keeps no page cache", "no page cache");
+            }
             if (n.pages == 0) {
                 return i18nc("@item:intable no value (empty file)", "—");
             }

@@ -146,9 +146,7 @@ actOnNamedFiles(Context &context, const std::vector<std::string> &files, const W
             record.load.pages = record.residency.pages;
             ++progress.filesDone;
             total.files += 1;
-            total.bytes += record.size;
-            total.pages += record.residency.pages;
-            total.noPageCache += 1;
+            total.noPageCache += 1; // not in bytes or pages (WalkTotals::noPageCache)
             named.push_back(std::move(record));
             continue;
         }

@@ -20,6 +20,23 @@ namespace Cachescope::Cli
 namespace
 {
 
+// Whether a named file's file system keeps no page cache (proc, sysfs, ...),
+// asked once each time the device changes on this thread: a list of paths
+// mostly stays on one file system, and one statfs a file would cost a --from
+// list of 200,000 files a system call each.
+bool onFileSystemWithoutPageCache(int fd, dev_t device)
+{
+    thread_local bool asked = false;
+    thread_local dev_t lastDevice = 0;
+    thread_local bool lastAnswer = false;
+    if (!asked || device != lastDevice) {
+        asked = true;
+        lastDevice = device;
+        lastAnswer = descriptorKeepsNoPageCache(fd);
+    }
+    return lastAnswer;
+}
+
 std::string heatmapCells(const Histogram &histogram, bool ascii)
 {
     static const char *const unicodeCells[] = {" ", "\u2591", "\u2592", "\u2593", "\u2588"};
@@ -316,7 +333,9 @@ int runStatus(Context &context, const ParsedArgs &args)
             FileRecord &record = named[i];
             record.path = path;
             record.size = uint64_t(st.st_size);
-            if (!privileged) {
+            if (!privileged && onFileSystemWithoutPageCache(fd.get(), st.st_dev)) {
+                record.residency = noPageCacheResidency(record.size);
+            } else if (!privileged) {
                 record.residency = residencyOfDescriptor(fd.get(), st, options.residencyOptions);
                 if (cells > 0 && record.residency.ok()) {
                     record.histogram = histogramOfDescriptor(fd.get(), st, int(cells), options.residencyOptions);

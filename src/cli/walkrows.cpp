@@ -56,9 +56,12 @@ std::vector<Column<FileRecord>> fileHeadColumns(const char *sizeHeader, bool (*h
                  return countCell(r.size);
              }},
         {.key = "pages",
-         .help = "file size in pages, rounded up",
+         .help = "file size in pages, rounded up (0 on a file system that keeps no page cache)",
          .value =
              [](const FileRecord &r) {
+                 if (r.residency.method == ResidencyMethod::NoPageCache) {
+                     return countCell(0);
+                 }
                  return countCell(std::max(r.residency.pages, pagesFor(r.size)));
              }},
         {.key = "first_link",
@@ -171,7 +174,7 @@ Column<TotalsRow> noPageCacheColumn()
                                            "no_page_cache",
                                            0,
                                            &WalkTotals::noPageCache,
-                                           "files on file systems that keep no page cache (proc, sysfs, ...): counted, never opened");
+                                           "files on file systems that keep no page cache (proc, sysfs, ...): in no size or pages; in folders never opened");
     column.inJson = [](const TotalsRow &row) {
         return row.totals.noPageCache > 0;
     };
@@ -213,12 +216,12 @@ Table<TotalsRow> makeStatusTotalsTable()
          .key = "bytes",
          .width = 10,
          .format = Format::Bytes,
-         .help = "sum of file sizes",
+         .help = "sum of file sizes (none of files without page cache)",
          .value =
              [](const TotalsRow &row) {
                  return countCell(row.totals.bytes);
              }},
-        countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages"),
+        countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages (none of files without page cache)"),
         hiddenWhereAllAre(pagesColumn("RESIDENT", "resident", 10, &WalkTotals::resident, "resident pages of the files whose residency is known"),
                           &WalkTotals::resident),
         {.header = "CACHED",
@@ -258,8 +261,8 @@ Table<TotalsRow> makeActionTotalsTable(FileAction action)
         rootPathColumn(),
         countColumn("FILES", "files", 9, &WalkTotals::files, "regular files"),
         countColumn(nullptr, "directories", 0, &WalkTotals::directories, "folders walked"),
-        countColumn(nullptr, "bytes", 0, &WalkTotals::bytes, "sum of file sizes"),
-        countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages"),
+        countColumn(nullptr, "bytes", 0, &WalkTotals::bytes, "sum of file sizes (none of files without page cache)"),
+        countColumn(nullptr, "pages", 0, &WalkTotals::pages, "sum of file pages (none of files without page cache)"),
         hiddenWhereAllAre(pagesColumn("BEFORE", "resident", 10, &WalkTotals::resident, "resident pages before"), &WalkTotals::resident),
         {.key = "cached_percent",
          .format = Format::Percent,
@@ -350,6 +353,10 @@ void TotalsRows::appendJson(std::string &json, const Table<TotalsRow> &table) co
 void addFileToTotals(WalkTotals &totals, uint64_t size, const Residency &residency)
 {
     totals.files += 1;
+    if (residency.method == ResidencyMethod::NoPageCache) {
+        totals.noPageCache += 1; // not in bytes or pages (WalkTotals::noPageCache)
+        return;
+    }
     totals.bytes += size;
     totals.pages += residency.pages;
     if (residency.hidden) {

@@ -252,7 +252,7 @@ Residency noPageCacheResidency(uint64_t sizeBytes)
     Residency residency;
     residency.method = ResidencyMethod::NoPageCache;
     residency.sizeBytes = sizeBytes;
-    residency.pages = pagesFor(sizeBytes);
+    residency.pages = 0;
     return residency;
 }
 

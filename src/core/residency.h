@@ -69,7 +69,9 @@ struct Residency : ResidencyStatus {
 [[nodiscard]] bool fileSystemKeepsNoPageCache(int64_t type);
 // The same for the file system of an open descriptor (false when fstatfs fails).
 [[nodiscard]] bool descriptorKeepsNoPageCache(int fd);
-// A Residency of such a file: every page known, none resident.
+// A Residency of such a file: known, and no pages at all. Its size is the
+// kernel's own figure (/proc/kcore's is the size of the address space), not
+// data that could be cached, so it counts in no figure of pages.
 [[nodiscard]] Residency noPageCacheResidency(uint64_t sizeBytes);
 
 // Buckets over the whole file, or over a window of it, for heatmaps. Bucket b

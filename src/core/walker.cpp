@@ -72,6 +72,9 @@ std::string WalkEntry::path() const
 void FolderFiles::addFile(uint64_t size, const Residency &residency)
 {
     ++files;
+    if (residency.method == ResidencyMethod::NoPageCache) {
+        return; // its size is no data (see WalkTotals::noPageCache)
+    }
     bytes += size;
     if (residency.known()) {
         knownPages += residency.pages;
@@ -624,9 +627,10 @@ struct Worker {
             ++t.files;
             if (noPageCache) {
                 ++t.noPageCache;
+            } else {
+                t.bytes += uint64_t(st.st_size);
+                t.pages += pagesFor(uint64_t(st.st_size));
             }
-            t.bytes += uint64_t(st.st_size);
-            t.pages += pagesFor(uint64_t(st.st_size));
             const Residency &r = entry.residency;
             if (r.ok() && options.action != FileAction::StatOnly) {
                 if (r.hidden) {

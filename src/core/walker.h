@@ -87,7 +87,7 @@ struct WalkEntry {
 // The regular files directly in one folder, added up (each inode once).
 struct FolderFiles {
     uint64_t files = 0;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0; // not those of files without page cache (WalkTotals::noPageCache)
     uint64_t knownPages = 0; // pages of the files whose residency is known
     uint64_t resident = 0; // resident pages of those files
     uint64_t dirty = 0;
@@ -149,8 +149,10 @@ struct WalkTotals {
     uint64_t remained = 0; // Evict: files with pages left
     uint64_t filtered = 0; // files left out by WalkOptions::filter (folders left out are not entered, their files not counted)
     // Files on file systems that keep no page cache (proc, sysfs, cgroup, ...):
-    // counted from a stat and never opened, their pages known and none resident;
-    // neither evicted nor read by Evict and Load. In files and pages.
+    // counted from a stat and never opened; neither evicted nor read by Evict
+    // and Load. In files, not in bytes or pages: their sizes are the kernel's
+    // own figures (/proc/kcore's is the address space), and counted as pages
+    // they would drown the cached share of / (0.0 % instead of its figure).
     uint64_t noPageCache = 0;
 
     void add(const WalkTotals &other);

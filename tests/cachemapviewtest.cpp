@@ -284,18 +284,26 @@ private Q_SLOTS:
         QVERIFY(view.findChildren<QProgressBar *>().isEmpty());
         const auto *progress = view.findChild<QLabel *>(QStringLiteral("cacheMapProgress"));
         QVERIFY(progress);
+        const QRect mapPlace = view.mapWidget()->geometry();
         view.mapFolder(QStringLiteral("/"));
         QVERIFY(progress->isVisible());
         QVERIFY2(progress->text().contains(QLatin1String("Walking /")), qPrintable(progress->text()));
+        // The map keeps its place when a walk starts (the progress row keeps its height).
+        QApplication::processEvents();
+        QCOMPARE(view.mapWidget()->geometry(), mapPlace);
         // The count comes within the progress timer's 200 ms (the walk of / takes longer).
         QTRY_VERIFY_WITH_TIMEOUT(progress->text().contains(QLatin1String("entries")) || !view.isMapping(), 10000);
         view.cancel();
         QTRY_VERIFY_WITH_TIMEOUT(!view.isMapping(), 30000);
-        QVERIFY(!progress->isVisible());
+        QVERIFY2(progress->text().contains(QLatin1String("cancelled")), qPrintable(progress->text()));
         // The map it holds is measured once the walk has ended, too.
         mapAndWait(view, m_dir);
         QVERIFY(view.mapMemoryBytes() > 0);
         QVERIFY(view.mapMemoryBytes() < 64 * 1024);
+        // Between walks the row says when the map was made; the map is where it was.
+        QVERIFY2(progress->text().contains(QLatin1String(" mapped at ")), qPrintable(progress->text()));
+        QApplication::processEvents();
+        QCOMPARE(view.mapWidget()->geometry(), mapPlace);
     }
 
     // Not a timed assertion: the figures for the README, and a screenshot of a

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QTime>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -93,6 +94,12 @@ CacheMapView::CacheMapView(QWidget *parent)
     d->progress = new QLabel(this);
     d->progress->setObjectName(QStringLiteral("cacheMapProgress"));
     d->cancelButton = new QPushButton(QIcon::fromTheme(QStringLiteral("dialog-cancel")), i18nc("@action:button", "Cancel"), this);
+    // The progress row keeps its height between walks (it then says when the
+    // map was made): the map below does not jump, nor is it laid out and
+    // drawn again, each time a walk starts and ends.
+    QSizePolicy keepSpace = d->cancelButton->sizePolicy();
+    keepSpace.setRetainSizeWhenHidden(true);
+    d->cancelButton->setSizePolicy(keepSpace);
     auto *progressRow = new QHBoxLayout;
     progressRow->addWidget(d->progress, 1);
     progressRow->addWidget(d->cancelButton);
@@ -100,6 +107,8 @@ CacheMapView::CacheMapView(QWidget *parent)
     d->summary = new QLabel(this);
     d->summary->setWordWrap(true);
     d->summary->setObjectName(QStringLiteral("cacheMapSummary"));
+    // A line even while empty (a walk's start, before its first figures): the map keeps its place.
+    d->summary->setMinimumHeight(d->summary->fontMetrics().lineSpacing());
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -137,6 +146,10 @@ CacheMapView::CacheMapView(QWidget *parent)
     connect(d->scan, &CacheMapScan::finished, this, [this](std::shared_ptr<const CacheMapTree> tree, bool complete) {
         d->complete = complete;
         d->progressTimer->stop();
+        const QString at = QLocale().toString(QTime::currentTime(), QLocale::LongFormat);
+        const QString seconds = QLocale().toString(double(d->walkTime.elapsed()) / 1000.0, 'f', 1);
+        d->progress->setText(complete ? i18nc("@info %1 a path, %2 a time of day, %3 seconds", "%1 mapped at %2 in %3 s", d->root, at, seconds)
+                                      : i18nc("@info %1 a path, %2 a time of day, %3 seconds", "Walk of %1 cancelled at %2 after %3 s", d->root, at, seconds));
         setTree(std::move(tree));
         Q_EMIT mappingChanged(false);
         QTimer::singleShot(0, this, [this] {
@@ -345,7 +358,6 @@ void CacheMapView::chooseFolder()
 void CacheMapView::updateHeader()
 {
     const bool mapping = d->scan->isRunning();
-    d->progress->setVisible(mapping);
     d->cancelButton->setVisible(mapping);
     d->backButton->setEnabled(!d->history.isEmpty());
     const uint32_t index = indexOf(d->current);

@@ -146,10 +146,12 @@ CacheMapView::CacheMapView(QWidget *parent)
     connect(d->scan, &CacheMapScan::finished, this, [this](std::shared_ptr<const CacheMapTree> tree, bool complete) {
         d->complete = complete;
         d->progressTimer->stop();
-        const QString at = QLocale().toString(QTime::currentTime(), QLocale::LongFormat);
-        const QString seconds = QLocale().toString(double(d->walkTime.elapsed()) / 1000.0, 'f', 1);
-        d->progress->setText(complete ? i18nc("@info %1 a path, %2 a time of day, %3 seconds", "%1 mapped at %2 in %3 s", d->root, at, seconds)
-                                      : i18nc("@info %1 a path, %2 a time of day, %3 seconds", "Walk of %1 cancelled at %2 after %3 s", d->root, at, seconds));
+        const QString at = QLocale().toString(QTime::currentTime(), QLocale::ShortFormat);
+        const qint64 ms = d->walkTime.elapsed();
+        const QString took =
+            ms < 100 ? i18nc("@info a duration", "under 0.1 s") : i18nc("@info a duration in seconds", "%1 s", QLocale().toString(double(ms) / 1000.0, 'f', 1));
+        d->progress->setText(complete ? i18nc("@info %1 a time of day, %2 a duration", "Mapped at %1 in %2", at, took)
+                                      : i18nc("@info %1 a time of day, %2 a duration", "Walk cancelled at %1 after %2", at, took));
         setTree(std::move(tree));
         Q_EMIT mappingChanged(false);
         QTimer::singleShot(0, this, [this] {

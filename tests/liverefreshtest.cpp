@@ -24,6 +24,9 @@
 #include <QTreeView>
 
 #include <filesystem>
+#include <set>
+
+#include <sys/statfs.h>
 
 using namespace Cachescope;
 using namespace Cachescope::App;
@@ -201,6 +204,43 @@ private Q_SLOTS:
         w.panel.showNormal();
         QTRY_VERIFY_WITH_TIMEOUT(w.live->isWatching(), longWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().keptFilesRead > after.keptFilesRead, longWaitMs);
+    }
+
+    // A folder of sysfs: its files keep no page cache. The refresh keeps
+    // none of them, never opens them again (opening some has effects), and
+    // their rows keep saying "no page cache".
+    void filesWithoutPageCacheAreNotReopened()
+    {
+        const std::string folder = "/sys/kernel/mm/transparent_hugepage";
+        struct statfs fs;
+        if (statfs(folder.c_str(), &fs) != 0 || fs.f_type != 0x62656572) {
+            QSKIP("no sysfs with transparent_hugepage here");
+        }
+        Window w;
+        w.panel.inspectUrls({QUrl::fromLocalFile(QString::fromStdString(folder))});
+        QTRY_VERIFY_WITH_TIMEOUT(!w.panel.isBusy() && w.topRow().isValid(), longWaitMs);
+        w.view->expand(w.topRow());
+        QTRY_VERIFY_WITH_TIMEOUT(w.model->rowCount(w.topRow()) > 0, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.panel.isBusy(), longWaitMs);
+        QCOMPARE(w.live->keptFileCount(), size_t(0));
+        QModelIndex enabled;
+        for (int row = 0; row < w.model->rowCount(w.topRow()); ++row) {
+            const QModelIndex index = w.model->index(row, 0, w.topRow());
+            if (index.data().toString() == QLatin1String("enabled")) {
+                enabled = index;
+            }
+        }
+        QVERIFY(enabled.isValid());
+        TestUtil::OpenWatch watch;
+        QVERIFY(watch.watch(folder));
+        // Several refreshes that read the file rows on show.
+        const LiveRefresh::Counters before = w.live->counters();
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().ticks > before.ticks + 3 && w.live->counters().filesShownRead > before.filesShownRead + 3, longWaitMs);
+        std::set<std::string> opened = watch.opened();
+        QVERIFY(!watch.overflowed());
+        opened.erase(folder); // a walk of the folder lists it, and opens none of its files
+        QVERIFY2(opened.empty(), opened.empty() ? "" : opened.begin()->c_str());
+        QCOMPARE(enabled.siblingAtColumn(FilesModel::CachedPercentColumn).data().toString(), QStringLiteral("no page cache"));
     }
 
     // The tooltip says how old a folder's totals are, and that is never more

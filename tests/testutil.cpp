@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -442,6 +443,55 @@ ChildResult runInChild(const std::function<QByteArray()> &work, std::optional<ui
         result.ok = true;
     }
     return result;
+}
+
+OpenWatch::OpenWatch()
+    : m_fd(inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
+{
+}
+
+OpenWatch::~OpenWatch()
+{
+    close(m_fd);
+}
+
+bool OpenWatch::watch(const std::string &path)
+{
+    const int wd = inotify_add_watch(m_fd, path.c_str(), IN_OPEN | IN_DONT_FOLLOW);
+    if (wd < 0) {
+        return false;
+    }
+    m_paths[wd] = path;
+    return true;
+}
+
+std::set<std::string> OpenWatch::opened()
+{
+    std::set<std::string> paths;
+    alignas(inotify_event) char buffer[8192];
+    for (;;) {
+        const ssize_t n = read(m_fd, buffer, sizeof buffer);
+        if (n <= 0) {
+            break;
+        }
+        for (ssize_t at = 0; at < n;) {
+            const auto *event = reinterpret_cast<const inotify_event *>(buffer + at);
+            m_overflowed = m_overflowed || (event->mask & IN_Q_OVERFLOW);
+            // A watched folder names the file in it that was opened (no name:
+            // itself); its subfolders' openings are left out.
+            if ((event->mask & IN_OPEN) && !(event->len > 0 && (event->mask & IN_ISDIR))) {
+                const std::string name = event->len > 0 ? std::string(event->name) : std::string();
+                paths.insert(name.empty() ? m_paths[event->wd] : m_paths[event->wd] + "/" + name);
+            }
+            at += ssize_t(sizeof(inotify_event) + event->len);
+        }
+    }
+    return paths;
+}
+
+bool OpenWatch::overflowed() const
+{
+    return m_overflowed;
 }
 
 } // namespace TestUtil

@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -168,6 +170,27 @@ template<typename T>
     std::memcpy(&value, child.output.constData(), sizeof value);
     return value;
 }
+
+// Watches for IN_OPEN on a few paths (inotify): proof of what was opened.
+class OpenWatch
+{
+public:
+    OpenWatch();
+    ~OpenWatch();
+    OpenWatch(const OpenWatch &) = delete;
+    OpenWatch &operator=(const OpenWatch &) = delete;
+    // A file, or a folder: then the files in it too (not its subfolders).
+    [[nodiscard]] bool watch(const std::string &path);
+    // The paths opened since the last call (a watched folder itself by its own path).
+    [[nodiscard]] std::set<std::string> opened();
+    // Events were lost (the queue overflowed): opened() may miss some.
+    [[nodiscard]] bool overflowed() const;
+
+private:
+    int m_fd;
+    bool m_overflowed = false;
+    std::map<int, std::string> m_paths;
+};
 
 } // namespace TestUtil
 

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
-#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -241,62 +240,6 @@ ChildWalk walkInChild(const std::string &root, const std::function<bool()> &setu
     return result;
 }
 
-// Watches for IN_OPEN on a few paths: proof of what was opened.
-class OpenWatch
-{
-public:
-    OpenWatch()
-        : m_fd(inotify_init1(IN_NONBLOCK | IN_CLOEXEC))
-    {
-    }
-    ~OpenWatch()
-    {
-        close(m_fd);
-    }
-    bool watch(const std::string &path)
-    {
-        const int wd = inotify_add_watch(m_fd, path.c_str(), IN_OPEN | IN_DONT_FOLLOW);
-        if (wd < 0) {
-            return false;
-        }
-        m_paths[wd] = path;
-        return true;
-    }
-    std::set<std::string> opened()
-    {
-        std::set<std::string> paths;
-        alignas(inotify_event) char buffer[8192];
-        for (;;) {
-            const ssize_t n = read(m_fd, buffer, sizeof buffer);
-            if (n <= 0) {
-                break;
-            }
-            for (ssize_t at = 0; at < n;) {
-                const auto *event = reinterpret_cast<const inotify_event *>(buffer + at);
-                m_overflowed = m_overflowed || (event->mask & IN_Q_OVERFLOW);
-                // A watched folder names the file in it that was opened (no name:
-                // itself); its subfolders' openings are left out.
-                if ((event->mask & IN_OPEN) && !(event->len > 0 && (event->mask & IN_ISDIR))) {
-                    const std::string name = event->len > 0 ? std::string(event->name) : std::string();
-                    paths.insert(name.empty() ? m_paths[event->wd] : m_paths[event->wd] + "/" + name);
-                }
-                at += ssize_t(sizeof(inotify_event) + event->len);
-            }
-        }
-        return paths;
-    }
-    // Events were lost (the queue overflowed): opened() may miss some.
-    bool overflowed() const
-    {
-        return m_overflowed;
-    }
-
-private:
-    int m_fd;
-    bool m_overflowed = false;
-    std::map<int, std::string> m_paths;
-};
-
 } // namespace
 
 Q_DECLARE_METATYPE(Cachescope::FileAction)
@@ -447,7 +390,7 @@ private Q_SLOTS:
         options.reportDirectories = true;
 
         // A FIFO with no writer blocks a plain open: a hang would show it was opened.
-        OpenWatch watch;
+        TestUtil::OpenWatch watch;
         const std::string &h = m_hostile;
         QVERIFY(watch.watch(h + "/fifo"));
         QVERIFY(watch.watch(h + "/sock"));
@@ -1004,7 +947,7 @@ private Q_SLOTS:
         if (statfs(path.c_str(), &fs) != 0 || qlonglong(fs.f_type) != fileSystem) {
             QSKIP(qPrintable(folder + QStringLiteral(" is not that file system here")));
         }
-        OpenWatch watch;
+        TestUtil::OpenWatch watch;
         QVERIFY(watch.watch(path));
         WalkOptions options;
         options.action = action;
@@ -1098,7 +1041,7 @@ private Q_SLOTS:
             const std::string data(size_t(32 * page), 'x');
             QCOMPARE(write(fd.get(), data.data(), data.size()), ssize_t(data.size()));
         }
-        OpenWatch watch;
+        TestUtil::OpenWatch watch;
         QVERIFY(watch.watch(dir));
         Walker walker;
         const auto result = walkWithin60s(walker, {dir});

@@ -240,6 +240,7 @@ void FilesJob::onEntry(const WalkEntry &entry)
                 child.size = entry.size;
                 // Its size is the kernel's figure, not data: no pages (WalkTotals::noPageCache).
                 child.pages = noPageCache ? 0 : pagesFor(entry.size);
+                child.noPageCache = noPageCache;
                 child.files = 1;
                 if (!r.ok()) {
                     child.error = r.errorText;

@@ -295,8 +295,7 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
             if (allHidden(n)) {
                 return i18nc("@item:intable the kernel hides the residency", "hidden");
             }
-            if (n.pages == 0 && !n.isDirectory && n.size > 0) {
-                // Only a file of proc, sysfs and the like has a size and no pages.
+            if (!n.isDirectory && n.noPageCache) {
                 return i18nc("@item:intable the file system (proc, sysfs, ...) keeps no page cache", "no page cache");
             }
             if (n.pages == 0) {
@@ -538,6 +537,7 @@ void FilesModel::setFileResidency(FileNode *n, const Residency &residency, const
     n->size = residency.sizeBytes;
     n->pages = residency.pages;
     n->hidden = residency.hidden;
+    n->noPageCache = residency.method == ResidencyMethod::NoPageCache;
     n->hiddenReason = QString::fromStdString(residency.hiddenReason);
     n->resident = residency.hidden ? 0 : residency.resident;
     n->detail = residency.detail;
@@ -644,6 +644,7 @@ void applyChild(FileNode &n, const FolderChild &child)
     n.dirty = child.dirty;
     n.detail = child.detail;
     n.hidden = child.hidden;
+    n.noPageCache = child.noPageCache;
     n.hiddenReason = QString::fromStdString(child.hiddenReason);
     n.error = QString::fromStdString(child.error);
     n.files = child.files;

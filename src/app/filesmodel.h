@@ -34,6 +34,9 @@ struct FolderChild {
     bool hidden = false; // files: the kernel hides its residency
     std::string hiddenReason;
     std::string error; // files: why its residency could not be read
+    // Files: on a file system that keeps no page cache (proc, sysfs, ...):
+    // nothing to read, and never opened again.
+    bool noPageCache = false;
 };
 
 // One walk of a folder: its totals and, one level down, its children.
@@ -72,6 +75,7 @@ struct FileNode {
     uint64_t dirty = 0;
     bool detail = false; // dirty is known (cachestat)
     bool hidden = false; // files: the kernel hides the residency
+    bool noPageCache = false; // files: on proc, sysfs, ...: never opened again after the first read
     QString hiddenReason;
     QString error;
     // Folders.

@@ -187,7 +187,12 @@ struct FilesPanel::Private {
     void showCurrentInHeatmap()
     {
         const FileNode *n = currentNode();
-        if (n && !n->isDirectory) {
+        if (n && !n->isDirectory && n->noPageCache) {
+            // Never opened for a heatmap: there is no page of it to show.
+            heatmap->setFile({});
+            heatmapTitle->setText(
+                i18nc("@info file path", "%1 is on a file system that keeps no page cache (proc, sysfs, ...): it has no pages to show", displayPath(n->path)));
+        } else if (n && !n->isDirectory) {
             heatmap->setFile(n->path);
             heatmapTitle->setText(displayPath(n->path));
         } else {

@@ -52,12 +52,21 @@ void LiveRefresh::setScanRunning(std::function<bool(const std::string &)> runnin
 
 void LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
 {
+    if (n->noPageCache && n->known) {
+        // A file of proc, sysfs and the like: nothing can change, and opening
+        // some has effects (tracefs's trace pauses tracing while open).
+        return;
+    }
     struct stat st;
     int error = 0;
     std::string errorText;
     const UniqueFd fd(openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText));
     if (!fd.isValid()) {
         model->setFileError(n, QString::fromStdString(errorText));
+        return;
+    }
+    if (descriptorKeepsNoPageCache(fd.get())) {
+        model->setFileResidency(n, noPageCacheResidency(uint64_t(std::max<off_t>(st.st_size, 0))), nullptr);
         return;
     }
     const Residency residency = residencyOfDescriptor(fd.get(), st);

@@ -143,8 +143,10 @@ void noteWithoutPageCache(std::string_view command, uint64_t files)
     if (files == 0) {
         return;
     }
+    // status has nothing to leave: it says why those files add no size.
+    const std::string what = command == "status" ? std::string("counted as files, in no size or pages") : "nothing there to " + std::string(command);
     printError(std::string(command) + ": " + std::to_string(files) + (files == 1 ? " file is" : " files are")
-               + " on a file system that keeps no page cache (proc, sysfs, cgroup, ...): nothing there to " + std::string(command));
+               + " on a file system that keeps no page cache (proc, sysfs, cgroup, ...): " + what);
 }
 
 std::vector<OptionSpec> withCommonOptions(std::vector<OptionSpec> options)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 namespace Cachescope::Cli
@@ -21,16 +22,21 @@ namespace
 {
 
 // Whether a named file's file system keeps no page cache (proc, sysfs, ...),
-// asked once each time the device changes on this thread: a list of paths
-// mostly stays on one file system, and one statfs a file would cost a --from
-// list of 200,000 files a system call each.
+// asked once each time the device changes on this thread within one batch
+// of names: a list of paths mostly stays on one file system, and one statfs a
+// file would cost a --from list of 200,000 files a system call each. Never
+// kept from one batch to the next: a device number (0:N of proc, sysfs,
+// tmpfs) can be another file system's once its mount is gone.
+std::atomic<uint64_t> namedBatch{0};
+
 bool onFileSystemWithoutPageCache(int fd, dev_t device)
 {
-    thread_local bool asked = false;
+    thread_local uint64_t batch = 0; // 0: never asked (batches count from 1)
     thread_local dev_t lastDevice = 0;
     thread_local bool lastAnswer = false;
-    if (!asked || device != lastDevice) {
-        asked = true;
+    const uint64_t now = namedBatch.load(std::memory_order_relaxed);
+    if (batch != now || device != lastDevice) {
+        batch = now;
         lastDevice = device;
         lastAnswer = descriptorKeepsNoPageCache(fd);
     }
@@ -228,35 +234,46 @@ Table<FileRecord> fileTable(bool withHistogram, bool ascii)
 // asked again (a refused authentication is not asked for once a batch).
 void askHelper(Context &context, std::vector<FileRecord> &named, int cells, std::string &failure)
 {
+    // Files of proc, sysfs and the like are answered already (no page cache):
+    // the helper is asked of the others only, and the order given is kept.
+    std::vector<size_t> asked;
     std::vector<std::string> paths;
-    for (const FileRecord &record : named) {
-        paths.push_back(record.path);
+    for (size_t i = 0; i < named.size(); ++i) {
+        if (named[i].residency.method != ResidencyMethod::NoPageCache) {
+            asked.push_back(i);
+            paths.push_back(named[i].path);
+        }
+    }
+    if (paths.empty()) {
+        return;
     }
     std::vector<Residency> residencies;
     std::vector<Histogram> histograms;
     const bool ok = failure.empty() && residencyFromHelper(paths, cells, residencies, histograms, failure);
-    if (!ok) {
-        if (failure.empty()) {
-            failure = "the privileged helper gave no residency";
-        }
-        qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << failure.c_str();
-        for (const FileRecord &record : named) {
-            context.fail(record.path, failure);
-        }
-        named.clear();
-        return;
+    if (!ok && failure.empty()) {
+        failure = "the privileged helper gave no residency";
     }
-    std::vector<FileRecord> answered;
-    for (size_t i = 0; i < named.size() && i < residencies.size(); ++i) {
-        if (!residencies[i].ok()) {
-            context.fail(named[i].path, residencies[i].errorText);
+    if (!ok) {
+        qCDebug(CACHESCOPE_CLI) << "status --privileged: the helper gave no residency:" << failure.c_str();
+    }
+    std::vector<char> keep(named.size(), 1);
+    for (size_t k = 0; k < asked.size(); ++k) {
+        FileRecord &record = named[asked[k]];
+        if (!ok || k >= residencies.size() || !residencies[k].ok()) {
+            context.fail(record.path, !ok ? failure : k < residencies.size() ? residencies[k].errorText : std::string("the privileged helper gave no answer"));
+            keep[asked[k]] = 0;
             continue;
         }
-        named[i].residency = std::move(residencies[i]);
-        if (i < histograms.size()) {
-            named[i].histogram = std::move(histograms[i]);
+        record.residency = std::move(residencies[k]);
+        if (k < histograms.size()) {
+            record.histogram = std::move(histograms[k]);
         }
-        answered.push_back(std::move(named[i]));
+    }
+    std::vector<FileRecord> answered;
+    for (size_t i = 0; i < named.size(); ++i) {
+        if (keep[i]) {
+            answered.push_back(std::move(named[i]));
+        }
     }
     named = std::move(answered);
 }
@@ -297,6 +314,7 @@ int runStatus(Context &context, const ParsedArgs &args)
     std::vector<std::string> batch;
     const auto nextBatch = [&]() {
         batch.clear();
+        namedBatch.fetch_add(1, std::memory_order_relaxed);
         const size_t fromArguments = std::min(batchSize, args.positional.size() - nextNamed);
         batch.assign(args.positional.begin() + ptrdiff_t(nextNamed), args.positional.begin() + ptrdiff_t(nextNamed + fromArguments));
         nextNamed += fromArguments;
@@ -333,7 +351,8 @@ int runStatus(Context &context, const ParsedArgs &args)
             FileRecord &record = named[i];
             record.path = path;
             record.size = uint64_t(st.st_size);
-            if (!privileged && onFileSystemWithoutPageCache(fd.get(), st.st_dev)) {
+            if (onFileSystemWithoutPageCache(fd.get(), st.st_dev)) {
+                // Nothing to ask, of the kernel or of the helper.
                 record.residency = noPageCacheResidency(record.size);
             } else if (!privileged) {
                 record.residency = residencyOfDescriptor(fd.get(), st, options.residencyOptions);

@@ -427,9 +427,7 @@ int WalkReportPrinter::finish(const Table<TotalsRow> &totalsTable, const TotalsR
         totals.appendText(out, totalsTable, filesNamed, m_context.rawBytes);
     }
     noteLeftOut(m_command, totals.total.totals.filtered);
-    if (std::string_view(m_command) == "evict" || std::string_view(m_command) == "load") {
-        noteWithoutPageCache(m_command, totals.total.totals.noPageCache);
-    }
+    noteWithoutPageCache(m_command, totals.total.totals.noPageCache);
     if (cancelled) {
         m_context.out.flush(); // the partial figures first, then the word that they are partial
         printError("interrupted: the totals above are partial");

@@ -604,7 +604,7 @@ struct Worker {
             ++t.filtered;
             return;
         }
-        seen(uint64_t(st.st_size));
+        seen(noPageCache ? 0 : uint64_t(st.st_size)); // a size the kernel makes up is no data (WalkTotals::noPageCache)
         fillEntry(place, nameView, EntryKind::File, st);
         if ((options.followSymlinks || st.st_nlink > 1) && !walk.links.insert(st.st_dev, st.st_ino)) {
             entry.firstLink = false;

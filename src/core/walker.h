@@ -151,8 +151,9 @@ struct WalkTotals {
     // Files on file systems that keep no page cache (proc, sysfs, cgroup, ...):
     // counted from a stat and never opened; neither evicted nor read by Evict
     // and Load. In files, not in bytes or pages: their sizes are the kernel's
-    // own figures (/proc/kcore's is the address space), and counted as pages
-    // they would drown the cached share of / (0.0 % instead of its figure).
+    // own figures (4 KiB a sysfs attribute; /proc/kcore's, where there is
+    // one, the address space), and counted as pages they would shrink the
+    // cached share of every folder above them.
     uint64_t noPageCache = 0;
 
     void add(const WalkTotals &other);

@@ -5,6 +5,7 @@
 
 #include "cachemapscan.h"
 #include "cachemapwidget.h"
+#include "experiments/figuretext.h"
 
 #include "format.h"
 #include "residency.h"
@@ -13,6 +14,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileDialog>
@@ -20,7 +22,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QTime>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -55,6 +56,8 @@ struct CacheMapView::Private {
     bool oneFileSystem = false;
     bool complete = false;
     bool shownOnce = false;
+    // The picture shown is the map before a Refresh, until the new walk's first snapshot or its end.
+    bool previousShown = false;
     QElapsedTimer walkTime;
 };
 
@@ -146,12 +149,11 @@ CacheMapView::CacheMapView(QWidget *parent)
     connect(d->scan, &CacheMapScan::finished, this, [this](std::shared_ptr<const CacheMapTree> tree, bool complete) {
         d->complete = complete;
         d->progressTimer->stop();
-        const QString at = QLocale().toString(QTime::currentTime(), QLocale::ShortFormat);
-        const qint64 ms = d->walkTime.elapsed();
-        const QString took =
-            ms < 100 ? i18nc("@info a duration", "under 0.1 s") : i18nc("@info a duration in seconds", "%1 s", QLocale().toString(double(ms) / 1000.0, 'f', 1));
-        d->progress->setText(complete ? i18nc("@info %1 a time of day, %2 a duration", "Mapped at %1 in %2", at, took)
-                                      : i18nc("@info %1 a time of day, %2 a duration", "Walk cancelled at %1 after %2", at, took));
+        // With the date: a window left open overnight still says when.
+        const QString at = QLocale().toString(QDateTime::currentDateTime(), QLocale::ShortFormat);
+        const QString took = formatDuration(double(d->walkTime.elapsed()) / 1000.0);
+        d->progress->setText(complete ? i18nc("@info:status %1 a date and time, %2 a duration (0.65 s)", "Mapped on %1 (took %2)", at, took)
+                                      : i18nc("@info:status %1 a date and time, %2 a duration (0.65 s)", "Walk cancelled on %1 after %2", at, took));
         setTree(std::move(tree));
         Q_EMIT mappingChanged(false);
         QTimer::singleShot(0, this, [this] {
@@ -201,9 +203,21 @@ void CacheMapView::refresh()
     }
     const QString keep = d->current;
     const QStringList history = d->history;
+    const std::shared_ptr<const CacheMapTree> shown = d->tree;
     mapFolder(d->root);
     d->current = keep;
     d->history = history;
+    if (shown) {
+        // The map stays in sight while its folder is walked again (no blank
+        // map for up to a second): the new one replaces it when it comes.
+        d->tree = shown;
+        d->shown = indexOf(keep);
+        if (d->shown != CacheMapFolder::NoParent) {
+            d->map->setTree(d->tree, d->shown);
+        }
+        d->previousShown = true;
+        updateHeader();
+    }
 }
 
 void CacheMapView::cancel()
@@ -266,6 +280,7 @@ uint32_t CacheMapView::indexOf(const QString &path) const
 
 void CacheMapView::setTree(std::shared_ptr<const CacheMapTree> tree)
 {
+    d->previousShown = false;
     d->tree = std::move(tree);
     d->shown = indexOf(d->current);
     if (d->shown == CacheMapFolder::NoParent && !d->tree->roots.empty()) {
@@ -384,7 +399,9 @@ void CacheMapView::updateHeader()
                      "%1 files hidden by the kernel, not counted (run as their owner or use administrator rights)",
                      qulonglong(totals.hiddenFiles));
     }
-    if (mapping) {
+    if (mapping && d->previousShown) {
+        text += QStringLiteral(" ") + i18nc("@info", "(the map before: walking again)");
+    } else if (mapping) {
         text += QStringLiteral(" ") + i18nc("@info", "(so far: still walking)");
     } else if (!d->complete) {
         text += QStringLiteral(" ") + i18nc("@info", "(partial: the walk was cancelled)");

@@ -84,11 +84,25 @@ std::string memoryCgroupOf(pid_t pid)
     return {};
 }
 
-// /proc/swaps as it is now: what a refused request must leave alone.
+// The swap areas on now, from /proc/swaps: what a refused request must leave
+// alone. Each as "name type size priority", not how much of it is used,
+// which the kernel changes under memory pressure at any time (a run once saw
+// 0 KiB become 192 KiB between two reads of an area it kept).
 std::string swapsNow()
 {
     std::ifstream in("/proc/swaps");
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string header;
+    std::getline(in, header);
+    std::string areas;
+    std::string name;
+    std::string type;
+    std::string size;
+    std::string used;
+    std::string priority;
+    while (in >> name >> type >> size >> used >> priority) {
+        areas += name + ' ' + type + ' ' + size + ' ' + priority + '\n';
+    }
+    return areas;
 }
 
 uint64_t residentPages(const std::string &path)

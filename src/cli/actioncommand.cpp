@@ -139,14 +139,13 @@ actOnNamedFiles(Context &context, const std::vector<std::string> &files, const W
         record.residency.hiddenReason = hiddenReasonFor(st, fd.get());
         record.residency.hidden = !record.residency.hiddenReason.empty();
         record.residency.pages = pagesFor(record.size);
-        if (descriptorKeepsNoPageCache(fd.get())) {
+        if (namedFileKeepsNoPageCache(fd.get(), st)) {
             // Nothing to evict or read (reading a sysfs file can reach a device).
             record.residency = noPageCacheResidency(record.size);
             record.evict.pages = record.residency.pages;
             record.load.pages = record.residency.pages;
             ++progress.filesDone;
-            total.files += 1;
-            total.noPageCache += 1; // not in bytes or pages (WalkTotals::noPageCache)
+            addFileToTotals(total, record.size, record.residency);
             named.push_back(std::move(record));
             continue;
         }

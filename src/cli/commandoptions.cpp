@@ -273,6 +273,19 @@ struct NamedFolder {
 };
 thread_local NamedFolder lastFolder;
 
+// Whether the last device a named file was on keeps no page cache, kept as
+// lastFolder is: a list of paths mostly stays on one file system, and one
+// statfs a file would cost a --from list of 200,000 files a system call
+// each; never kept from one batch to the next, since a device number (0:N of
+// proc, sysfs, tmpfs) can be another file system's once its mount is gone.
+struct NamedDevice {
+    bool known = false;
+    dev_t device = 0;
+    bool keepsNoPageCache = false;
+    bool kept = false; // inside a batch of forEachIndex
+};
+thread_local NamedDevice lastDevice;
+
 struct NameIn {
     int dirFd = AT_FDCWD;
     const char *name = nullptr;
@@ -347,6 +360,20 @@ UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &s
     return fd;
 }
 
+bool namedFileKeepsNoPageCache(int fd, const struct stat &st)
+{
+    if (lastDevice.known && lastDevice.device == st.st_dev) {
+        return lastDevice.keepsNoPageCache;
+    }
+    const bool none = descriptorKeepsNoPageCache(fd);
+    if (lastDevice.kept) {
+        lastDevice.known = true;
+        lastDevice.device = st.st_dev;
+        lastDevice.keepsNoPageCache = none;
+    }
+    return none;
+}
+
 void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &work)
 {
     // Below this, starting threads costs more than it saves (a few
@@ -357,10 +384,13 @@ void forEachIndex(size_t count, int threads, const std::function<void(size_t)> &
     const auto run = [&] {
         lastFolder = {};
         lastFolder.kept = true;
+        lastDevice = {};
+        lastDevice.kept = true;
         for (size_t i = next++; i < count && !interrupted(); i = next++) {
             work(i);
         }
         lastFolder = {};
+        lastDevice = {};
     };
     std::vector<std::thread> helpers;
     if (count >= worthThreads) {

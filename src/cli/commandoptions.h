@@ -120,6 +120,11 @@ filesAndFolders(Context &context, std::vector<std::string>::const_iterator first
 // not. looked: classify()'s stat of it, so that it is not looked at twice.
 [[nodiscard]] UniqueFd openNamedFile(Context &context, const std::string &path, struct stat &st, const struct stat *looked = nullptr);
 
+// Whether an open file named on the command line is on a file system that
+// keeps no page cache (proc, sysfs, ...): inside a batch of forEachIndex
+// asked once a device, elsewhere once a file.
+[[nodiscard]] bool namedFileKeepsNoPageCache(int fd, const struct stat &st);
+
 // Calls work(i) for every i below count, on up to threads threads (0: one a
 // core, at least 2) when count is large enough to gain from them, else on
 // this one; stops handing out work once interrupted. work must be thread-safe.

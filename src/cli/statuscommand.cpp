@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 
 namespace Cachescope::Cli
@@ -20,28 +19,6 @@ namespace Cachescope::Cli
 
 namespace
 {
-
-// Whether a named file's file system keeps no page cache (proc, sysfs, ...),
-// asked once each time the device changes on this thread within one batch
-// of names: a list of paths mostly stays on one file system, and one statfs a
-// file would cost a --from list of 200,000 files a system call each. Never
-// kept from one batch to the next: a device number (0:N of proc, sysfs,
-// tmpfs) can be another file system's once its mount is gone.
-std::atomic<uint64_t> namedBatch{0};
-
-bool onFileSystemWithoutPageCache(int fd, dev_t device)
-{
-    thread_local uint64_t batch = 0; // 0: never asked (batches count from 1)
-    thread_local dev_t lastDevice = 0;
-    thread_local bool lastAnswer = false;
-    const uint64_t now = namedBatch.load(std::memory_order_relaxed);
-    if (batch != now || device != lastDevice) {
-        batch = now;
-        lastDevice = device;
-        lastAnswer = descriptorKeepsNoPageCache(fd);
-    }
-    return lastAnswer;
-}
 
 std::string heatmapCells(const Histogram &histogram, bool ascii)
 {
@@ -259,8 +236,9 @@ void askHelper(Context &context, std::vector<FileRecord> &named, int cells, std:
     std::vector<char> keep(named.size(), 1);
     for (size_t k = 0; k < asked.size(); ++k) {
         FileRecord &record = named[asked[k]];
-        if (!ok || k >= residencies.size() || !residencies[k].ok()) {
-            context.fail(record.path, !ok ? failure : k < residencies.size() ? residencies[k].errorText : std::string("the privileged helper gave no answer"));
+        const bool answered = ok && k < residencies.size();
+        if (!answered || !residencies[k].ok()) {
+            context.fail(record.path, answered ? residencies[k].errorText : ok ? std::string("the privileged helper gave no answer") : failure);
             keep[asked[k]] = 0;
             continue;
         }
@@ -314,7 +292,6 @@ int runStatus(Context &context, const ParsedArgs &args)
     std::vector<std::string> batch;
     const auto nextBatch = [&]() {
         batch.clear();
-        namedBatch.fetch_add(1, std::memory_order_relaxed);
         const size_t fromArguments = std::min(batchSize, args.positional.size() - nextNamed);
         batch.assign(args.positional.begin() + ptrdiff_t(nextNamed), args.positional.begin() + ptrdiff_t(nextNamed + fromArguments));
         nextNamed += fromArguments;
@@ -351,7 +328,7 @@ int runStatus(Context &context, const ParsedArgs &args)
             FileRecord &record = named[i];
             record.path = path;
             record.size = uint64_t(st.st_size);
-            if (onFileSystemWithoutPageCache(fd.get(), st.st_dev)) {
+            if (namedFileKeepsNoPageCache(fd.get(), st)) {
                 // Nothing to ask, of the kernel or of the helper.
                 record.residency = noPageCacheResidency(record.size);
             } else if (!privileged) {

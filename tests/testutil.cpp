@@ -225,11 +225,12 @@ void evictRaw(const std::string &path)
     if (fd < 0) {
         fail("open " + path);
     }
-    const off_t size = lseek(fd, 0, SEEK_END);
-    // Writeback may still be finishing: ask again until nothing is resident.
+    // Writeback, or reads readahead(2) queued, may still be under way, and
+    // fadvise leaves those pages: ask again until none is in the cache.
+    // cachestat counts a page whose read is under way, mincore does not.
     for (int attempt = 0; attempt < 200; ++attempt) {
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        if (residentByMincore(fd, uint64_t(size)) == 0) {
+        if (pagesNow(path).resident == 0) {
             break;
         }
         fdatasync(fd);

@@ -22,6 +22,7 @@
 #include "testutil.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -33,6 +34,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -363,6 +365,27 @@ private Q_SLOTS:
         const QJsonObject entry = document.value(QStringLiteral("files")).toArray().at(0).toObject();
         QCOMPARE(entry.value(QStringLiteral("hidden")).toBool(), false);
         QCOMPARE(entry.value(QStringLiteral("resident")).toInteger(), qint64((1 << 20) / pageSize()));
+
+        // A file of sysfs beside it is not sent to the helper (which refuses
+        // what keeps no page cache): counted as a file, in no size or pages,
+        // and the helper's answer for the other file is the same.
+        const QString sysfsFile = QStringLiteral("/sys/kernel/mm/transparent_hugepage/enabled");
+        struct statfs fs;
+        if (statfs(QFile::encodeName(sysfsFile).constData(), &fs) == 0 && fs.f_type == 0x62656572) {
+            const TestUtil::RunResult both =
+                TestUtil::run(TestUtil::cliPath(), {QStringLiteral("status"), QStringLiteral("--privileged"), QStringLiteral("--json"), file, sysfsFile});
+            QVERIFY2(both.exitCode == 0, both.err.constData());
+            QVERIFY2(both.err.contains("keeps no page cache"), both.err.constData());
+            const QJsonArray rows = QJsonDocument::fromJson(both.out).object().value(QStringLiteral("files")).toArray();
+            QCOMPARE(rows.size(), 2);
+            QCOMPARE(rows.at(0).toObject().value(QStringLiteral("hidden")).toBool(), false);
+            QCOMPARE(rows.at(0).toObject().value(QStringLiteral("resident")).toInteger(), qint64((1 << 20) / pageSize()));
+            QCOMPARE(rows.at(1).toObject().value(QStringLiteral("path")).toString(), sysfsFile);
+            QCOMPARE(rows.at(1).toObject().value(QStringLiteral("method")).toString(), QStringLiteral("no-page-cache"));
+            QCOMPARE(rows.at(1).toObject().value(QStringLiteral("pages")).toInteger(-1), 0);
+        } else {
+            qInfo("%s is not on sysfs here: the helper is not asked about it", qPrintable(sysfsFile));
+        }
         held.release(); // so that drop_caches can drop them
 
         const TestUtil::RunResult drop =

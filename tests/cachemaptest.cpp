@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <memory>
@@ -195,6 +196,31 @@ private Q_SLOTS:
         WalkOptions oneFileSystem;
         oneFileSystem.oneFileSystem = true;
         QVERIFY(!mapCache({"/dev"}, oneFileSystem).tree.find(mounted));
+    }
+
+    // devpts below /dev keeps no page cache: with skipNoPageCache (the tab's
+    // and map's way) it is in the map, marked, with nothing counted in it.
+    void fileSystemWithoutPageCacheIsMarkedNotWalked()
+    {
+        struct statfs fs;
+        if (statfs("/dev/pts", &fs) != 0 || fs.f_type != 0x1cd1 || access("/dev/pts/ptmx", F_OK) != 0) {
+            QSKIP("/dev/pts is not a devpts with its ptmx here");
+        }
+        for (const bool skip : {true, false}) {
+            WalkOptions options;
+            options.skipNoPageCache = skip;
+            const CacheMapResult result = mapCache({"/dev"}, options);
+            const CacheMapFolder *pts = result.tree.find("/dev/pts");
+            QVERIFY(pts);
+            QVERIFY(pts->mountPoint);
+            QCOMPARE(pts->noPageCache, skip);
+            QCOMPARE(pts->own.foldersNotEntered, uint64_t(skip ? 1 : 0));
+            QCOMPARE(result.tree.total.foldersNotEntered, result.walk.total.foldersNotEntered);
+            QCOMPARE(result.tree.total.foldersNotEntered >= 1, skip);
+            // Skipped, nothing in it is seen: not even ptmx, a device skipped when listed.
+            QCOMPARE(pts->tree.problems == 0, skip);
+            QCOMPARE(pts->tree.resident, uint64_t(0));
+        }
     }
 
     void problemsStayInTheirFolder()
@@ -443,6 +469,43 @@ private Q_SLOTS:
         QCOMPARE(big.value(QLatin1String("resident")).toInteger(), qint64(62));
         QCOMPARE(folders.at(2).toObject().value(QLatin1String("path")).toString(), QString::fromStdString(m_dir + "/big/deep"));
         QCOMPARE(document.value(QLatin1String("total")).toObject().value(QLatin1String("resident")).toInteger(), qint64(73));
+    }
+
+    // map names /dev/pts (devpts) and does not walk it; --kernel-file-systems walks it.
+    void cliLeavesFileSystemsWithoutPageCache()
+    {
+        struct statfs fs;
+        if (statfs("/dev/pts", &fs) != 0 || fs.f_type != 0x1cd1 || access("/dev/pts/ptmx", F_OK) != 0) {
+            QSKIP("/dev/pts is not a devpts with its ptmx here");
+        }
+        for (const bool walkThem : {false, true}) {
+            QStringList arguments{QStringLiteral("--json"), QStringLiteral("map"), QStringLiteral("/dev"), QStringLiteral("-d"), QStringLiteral("1")};
+            if (walkThem) {
+                arguments << QStringLiteral("--kernel-file-systems");
+            }
+            const auto json = TestUtil::run(TestUtil::cliPath(), arguments);
+            QVERIFY2(json.exitCode <= 1, json.err.constData()); // 1: some device could not be read
+            const QJsonObject document = QJsonDocument::fromJson(json.out).object();
+            QCOMPARE(document.value(QLatin1String("folders_not_walked")).toInteger(-1) >= 1, !walkThem);
+            bool found = false;
+            for (const QJsonValue &value : document.value(QLatin1String("folders")).toArray()) {
+                const QJsonObject folder = value.toObject();
+                if (folder.value(QLatin1String("path")).toString() == QLatin1String("/dev/pts")) {
+                    found = true;
+                    QCOMPARE(folder.value(QLatin1String("no_page_cache")).toBool(), !walkThem);
+                    QCOMPARE(folder.value(QLatin1String("mount_point")).toBool(), true);
+                    QCOMPARE(folder.value(QLatin1String("problems")).toInteger() == 0, !walkThem); // ptmx, skipped, when listed
+                }
+            }
+            QVERIFY2(found, json.out.constData());
+            // Problems named only where it was walked.
+            QCOMPARE(json.out.contains("/dev/pts/ptmx"), walkThem);
+
+            arguments.removeFirst(); // as text
+            const auto text = TestUtil::run(TestUtil::cliPath(), arguments);
+            QCOMPARE(text.out.contains("pts  (mount point, keeps no page cache: not walked)"), !walkThem);
+            QCOMPARE(text.out.contains("that keep no page cache not walked (--kernel-file-systems walks them)"), !walkThem);
+        }
     }
 
     void cliBadInput_data()

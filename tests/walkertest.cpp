@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -99,6 +100,22 @@ struct Collector {
             }
         }
         return nullptr;
+    }
+
+    // Whether an entry or a problem under this prefix came.
+    bool sawBelow(const std::string &prefix) const
+    {
+        const auto below = [&prefix](const std::string &path) {
+            return path.rfind(prefix, 0) == 0;
+        };
+        return std::any_of(entries.begin(),
+                           entries.end(),
+                           [&below](const SeenEntry &e) {
+                               return below(e.path);
+                           })
+            || std::any_of(problems.begin(), problems.end(), [&below](const WalkProblem &p) {
+                   return below(p.path);
+               });
     }
 
     const WalkProblem *problem(const std::string &path) const
@@ -904,20 +921,63 @@ private Q_SLOTS:
             seen.attach(walker);
             const auto result = walkWithin60s(walker, {"/dev"});
             QVERIFY(result);
-            bool enteredPts = false;
-            for (const SeenEntry &e : seen.entries) {
-                enteredPts = enteredPts || e.path.rfind("/dev/pts/", 0) == 0;
-            }
-            for (const WalkProblem &p : seen.problems) {
-                enteredPts = enteredPts || p.path.rfind("/dev/pts/", 0) == 0;
-            }
-            QCOMPARE(enteredPts, !oneFs);
+            QCOMPARE(seen.sawBelow("/dev/pts/"), !oneFs);
             // Real devices: skipped and reported.
             const WalkProblem *null = seen.problem("/dev/null");
             QVERIFY(null);
             QVERIFY(null->skipped);
             QCOMPARE(null->kind, EntryKind::CharDevice);
         }
+    }
+
+    void foldersWithoutPageCacheAreNotEntered_data()
+    {
+        QTest::addColumn<QString>("root");
+        QTest::addColumn<bool>("skip"); // WalkOptions::skipNoPageCache
+        QTest::addColumn<bool>("entered"); // whether anything in /dev/pts was seen
+        QTest::newRow("skipped below the root") << QStringLiteral("/dev") << true << false;
+        QTest::newRow("walked when not skipped") << QStringLiteral("/dev") << false << true;
+        QTest::newRow("a root on one is walked") << QStringLiteral("/dev/pts") << true << true;
+    }
+
+    // devpts keeps no page cache: below /dev it is named as a folder and
+    // counted as not entered, and nothing in it is opened or listed.
+    void foldersWithoutPageCacheAreNotEntered()
+    {
+        QFETCH(QString, root);
+        QFETCH(bool, skip);
+        QFETCH(bool, entered);
+        struct statfs fs;
+        if (statfs("/dev/pts", &fs) != 0 || fs.f_type != 0x1cd1 || access("/dev/pts/ptmx", F_OK) != 0) {
+            QSKIP("/dev/pts is not a devpts with its ptmx here");
+        }
+        WalkOptions options;
+        options.skipNoPageCache = skip;
+        options.reportDirectories = true;
+        options.folderTotals = true;
+        Walker walker(options);
+        Collector seen;
+        seen.attach(walker);
+        std::mutex mutex;
+        std::vector<std::pair<std::string, bool>> listed; // path, noPageCache
+        walker.setFolderCallback([&](const WalkFolder &folder) {
+            if (folder.listed) {
+                std::lock_guard lock(mutex);
+                listed.emplace_back(std::string(folder.path), folder.noPageCache);
+            }
+        });
+        const auto result = walkWithin60s(walker, {root.toStdString()});
+        QVERIFY(result);
+        QCOMPARE(seen.sawBelow("/dev/pts/"), entered);
+        const bool notEntered = root == QLatin1String("/dev") && skip;
+        QCOMPARE(result->total.foldersNotEntered >= 1, notEntered);
+        // The folder itself is seen either way: named, counted as a folder.
+        QVERIFY(root != QLatin1String("/dev") || seen.entry("/dev/pts"));
+        const auto pts = std::find_if(listed.begin(), listed.end(), [](const auto &folder) {
+            return folder.first == "/dev/pts";
+        });
+        QVERIFY(pts != listed.end());
+        QCOMPARE(pts->second, notEntered);
     }
 
     void filesWithoutPageCacheAreNeverOpened_data()

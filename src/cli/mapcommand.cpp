@@ -133,6 +133,13 @@ const Table<MapRow> &mapTable()
                      [](const MapRow &r) {
                          return boolCell(r.folder->mountPoint);
                      }},
+                {.key = "no_page_cache",
+                 .format = Format::Bool,
+                 .help = "on a file system that keeps no page cache (proc, sysfs, ...): not walked (--kernel-file-systems walks it)",
+                 .value =
+                     [](const MapRow &r) {
+                         return boolCell(r.folder->noPageCache);
+                     }},
                 {.header = "FOLDER",
                  .align = Align::Left,
                  .format = Format::Text,
@@ -151,6 +158,9 @@ const Table<MapRow> &mapTable()
             },
         .lineEnd =
             [](const MapRow &r) {
+                if (r.folder->noPageCache) {
+                    return std::string("  (mount point, keeps no page cache: not walked)");
+                }
                 return std::string(r.folder->mountPoint ? "  (mount point)" : "");
             },
     };
@@ -177,6 +187,8 @@ int runMap(Context &context, const ParsedArgs &args)
     if (!walkOptionsFrom(args, options, exitCode) || !countOption(args, "depth", 0, 4096, depth, exitCode)) {
         return exitCode;
     }
+    // /proc, /sys and the like hold no page cache: a map of the cache names them and walks on.
+    options.skipNoPageCache = !args.has("kernel-file-systems");
     std::vector<std::string> roots;
     for (auto it = args.positional.begin(); it != args.positional.end(); ++it) {
         const ArgumentKind kind = classify(context, *it);
@@ -218,6 +230,8 @@ int runMap(Context &context, const ParsedArgs &args)
         }
         out += "],";
         appendJsonBool(out, "complete", result.tree.complete);
+        out += ',';
+        appendJsonNumber(out, "folders_not_walked", total.foldersNotEntered);
         out += ",\"total\":";
         statusTotalsTable().appendJson(out, TotalsRow{"total", false, total, result.walk.method});
         out += ',';
@@ -234,6 +248,10 @@ int runMap(Context &context, const ParsedArgs &args)
             + sizeText(total.resident * pageSize(), context.rawBytes) + " resident";
         if (total.hiddenFiles > 0) {
             out += "; " + std::to_string(total.hiddenFiles) + " files hidden by the kernel, not in RESIDENT (run as their owner or as root)";
+        }
+        if (total.foldersNotEntered > 0) {
+            out += "; " + std::to_string(total.foldersNotEntered) + (total.foldersNotEntered == 1 ? " file system" : " file systems")
+                + " that keep no page cache not walked (--kernel-file-systems walks them)";
         }
         out += '\n';
     }
@@ -258,10 +276,14 @@ Command mapCommand()
              "SHARE is the folder's part of what the whole map holds in the cache.\n"
              "Files whose residency the kernel hides from you are counted in HIDDEN,\n"
              "never in RESIDENT. Mount points are marked; -x stays on each folder's\n"
-             "file system. Memory grows with the number of folders, not files.",
+             "file system. File systems that keep no page cache (proc, sysfs,\n"
+             "cgroup, ...) below a folder named are marked and not walked, nor\n"
+             "anything mounted below them. Memory grows with the number of\n"
+             "folders, not files.",
              withCommonOptions({{'d', "depth", "N", "how many levels of folders to print (default 2; 0: the roots only)"},
                                 followOption,
                                 oneFileSystemOption,
+                                {0, "kernel-file-systems", nullptr, "also walk file systems that keep no page cache (proc, sysfs, cgroup, ...)"},
                                 threadsOption,
                                 mincoreOption}),
              "  cachescope-cli map / -x --depth 3\n"

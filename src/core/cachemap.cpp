@@ -26,6 +26,7 @@ void FolderTotals::add(const FolderTotals &other)
     hiddenFiles += other.hiddenFiles;
     hiddenBytes += other.hiddenBytes;
     problems += other.problems;
+    foldersNotEntered += other.foldersNotEntered;
 }
 
 void FolderTotals::addFiles(const FolderFiles &f)
@@ -136,6 +137,7 @@ void CacheMapBuilder::addFolder(const WalkFolder &folder)
     made.path = std::move(path);
     made.root = folder.root;
     made.device = folder.device;
+    made.own.foldersNotEntered = folder.noPageCache ? 1 : 0;
     // Its parent was opened (and numbered) before this folder was found.
     if (folder.parent != WalkFolder::None && folder.parent < m_folders.size()) {
         made.parent = folder.parent;
@@ -199,6 +201,7 @@ CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> 
         folder.root = slot.root;
         folder.device = slot.device;
         folder.own = slot.own;
+        folder.noPageCache = slot.own.foldersNotEntered > 0;
     };
     for (size_t i = 0; i < slots.size(); ++i) {
         Slot &slot = slots[i];

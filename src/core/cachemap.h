@@ -34,6 +34,9 @@ struct FolderTotals {
     uint64_t hiddenFiles = 0;
     uint64_t hiddenBytes = 0;
     uint64_t problems = 0; // entries that failed or were skipped
+    // Folders of file systems that keep no page cache, named but not walked
+    // (WalkOptions::skipNoPageCache): in `own`, 1 for such a folder itself.
+    uint64_t foldersNotEntered = 0;
 
     void add(const FolderTotals &other);
     void addFiles(const FolderFiles &files);
@@ -49,6 +52,8 @@ struct CacheMapFolder {
     uint64_t device = 0;
     // On another file system than its parent (or the root's own device): a mount point.
     bool mountPoint = false;
+    // On a file system that keeps no page cache, not walked (WalkOptions::skipNoPageCache).
+    bool noPageCache = false;
     FolderTotals own; // the files directly in this folder
     FolderTotals tree; // own plus every subfolder's (CacheMapTree only)
     std::vector<uint32_t> children; // most resident first (CacheMapTree only)

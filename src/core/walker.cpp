@@ -106,6 +106,7 @@ void WalkTotals::add(const WalkTotals &other)
     remained += other.remained;
     filtered += other.filtered;
     noPageCache += other.noPageCache;
+    foldersNotEntered += other.foldersNotEntered;
 }
 
 EntryKind kindOfMode(uint32_t mode)
@@ -1032,6 +1033,7 @@ struct Worker {
         node->inode = st.st_ino;
         node->rootDevice = rootDevice;
         node->noPageCache = options.action != FileAction::StatOnly && keepsNoPageCache(node->fd.get(), node->device);
+        const bool notEntered = options.skipNoPageCache && !isRoot && node->noPageCache && !task.parent->noPageCache;
         node->depth = depth;
         node->root = task.root;
         if (options.followSymlinks) {
@@ -1044,7 +1046,7 @@ struct Worker {
             // Numbered as it is opened, after its parent was: its number is above its parent's.
             node->id = walk.nextFolderId.fetch_add(1, std::memory_order_relaxed);
             node->parentId = parentId;
-            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, false});
+            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, false, notEntered});
         }
 
         ++totals[task.root].directories;
@@ -1055,6 +1057,13 @@ struct Worker {
             entry.evict = EvictReport();
             entry.load = LoadReport();
             d.entryCallback(entry);
+        }
+        if (notEntered) {
+            ++totals[task.root].foldersNotEntered;
+            if (options.folderTotals && d.folderCallback) {
+                d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, true, true});
+            }
+            return;
         }
         // The parent's descriptor is no longer needed by this task.
         task.dropParent();

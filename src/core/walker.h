@@ -53,6 +53,14 @@ struct WalkOptions {
     // reported one by one). A caller that adds files up by folder (the cache
     // map) then costs the walk nothing a file, and needs no look-up by path.
     bool folderTotals = false;
+    // Below the roots, a folder on a file system that keeps no page cache
+    // (proc, sysfs, cgroup, devpts, ...) entered from one that keeps it, as
+    // /proc and /sys below /, is opened and named but not listed: nothing in
+    // it or mounted below it is walked (WalkFolder::noPageCache,
+    // WalkTotals::foldersNotEntered). For the cache map, to which such a
+    // tree adds no page and costs a seventh of the walk of /. A root on one
+    // is walked: the user named it.
+    bool skipNoPageCache = false;
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
     LoadOptions loadOptions; // cancel and progress are set by the walker
@@ -113,6 +121,8 @@ struct WalkFolder {
     uint32_t id = None;
     uint32_t parent = None;
     bool listed = false;
+    // Not listed: a file system that keeps no page cache (WalkOptions::skipNoPageCache).
+    bool noPageCache = false;
 };
 
 struct WalkProblem {
@@ -155,6 +165,8 @@ struct WalkTotals {
     // one, the address space), and counted as pages they would shrink the
     // cached share of every folder above them.
     uint64_t noPageCache = 0;
+    // Folders of file systems that keep no page cache, not entered (WalkOptions::skipNoPageCache).
+    uint64_t foldersNotEntered = 0;
 
     void add(const WalkTotals &other);
 };

@@ -29,6 +29,7 @@
 #include <QTimer>
 
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <memory>
@@ -306,6 +307,28 @@ private Q_SLOTS:
         QVERIFY(view.mapMemoryBytes() < 64 * 1024);
         QApplication::processEvents();
         QCOMPARE(view.mapWidget()->geometry(), mapPlace);
+    }
+
+    // The tab does not walk devpts below /dev, and says so under the map.
+    void fileSystemsWithoutPageCacheAreNamed()
+    {
+        struct statfs fs;
+        if (statfs("/dev/pts", &fs) != 0 || fs.f_type != 0x1cd1) {
+            QSKIP("/dev/pts is not a devpts here");
+        }
+        CacheMapView view;
+        view.resize(800, 500);
+        mapAndWait(view, "/dev");
+        const CacheMapFolder *pts = view.mapWidget()->tree()->find("/dev/pts");
+        QVERIFY(pts);
+        QVERIFY(pts->noPageCache);
+        QVERIFY2(view.summaryText().contains(QStringLiteral("no page cache (proc, sysfs, …) not walked")), qPrintable(view.summaryText()));
+        view.setWalkKernelFileSystems(true);
+        mapAndWait(view, "/dev");
+        pts = view.mapWidget()->tree()->find("/dev/pts");
+        QVERIFY(pts);
+        QVERIFY(!pts->noPageCache);
+        QVERIFY2(!view.summaryText().contains(QLatin1String("not walked")), qPrintable(view.summaryText()));
     }
 
     // Refresh keeps the map in sight while the folder is walked again, and

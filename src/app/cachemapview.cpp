@@ -54,6 +54,7 @@ struct CacheMapView::Private {
     QString current; // the folder shown, by path: kept across snapshots
     QStringList history; // for Back
     bool oneFileSystem = false;
+    bool walkKernelFileSystems = false;
     bool complete = false;
     bool shownOnce = false;
     // The picture shown is the map before a Refresh, until the new walk's first snapshot or its end.
@@ -188,6 +189,7 @@ void CacheMapView::mapFolder(const QString &root)
     d->map->setTree(nullptr, CacheMapFolder::NoParent);
     WalkOptions options;
     options.oneFileSystem = d->oneFileSystem;
+    options.skipNoPageCache = !d->walkKernelFileSystems;
     d->scan->start(root.toStdString(), options);
     d->walkTime.start();
     d->progressTimer->start();
@@ -228,6 +230,11 @@ void CacheMapView::cancel()
 void CacheMapView::setOneFileSystem(bool stay)
 {
     d->oneFileSystem = stay;
+}
+
+void CacheMapView::setWalkKernelFileSystems(bool walk)
+{
+    d->walkKernelFileSystems = walk;
 }
 
 void CacheMapView::setColors(const QColor &empty, const QColor &full)
@@ -398,6 +405,13 @@ void CacheMapView::updateHeader()
                      "%1 file hidden by the kernel, not counted (run as its owner or use administrator rights)",
                      "%1 files hidden by the kernel, not counted (run as their owner or use administrator rights)",
                      qulonglong(totals.hiddenFiles));
+    }
+    if (totals.foldersNotEntered > 0) {
+        text += QStringLiteral("; ")
+            + i18ncp("@info",
+                     "%1 mount point of a file system that keeps no page cache (proc, sysfs, …) not walked",
+                     "%1 mount points of file systems that keep no page cache (proc, sysfs, …) not walked",
+                     qulonglong(totals.foldersNotEntered));
     }
     if (mapping && d->previousShown) {
         text += QStringLiteral(" ") + i18nc("@info", "(the map before: walking again)");

@@ -37,6 +37,11 @@ public:
     void refresh();
     void cancel();
     void setOneFileSystem(bool stay);
+    // Whether the walk enters file systems that keep no page cache (/proc,
+    // /sys, ...) below its root: not by default, they add nothing to the
+    // map (WalkOptions::skipNoPageCache). The bench turns it on, to map
+    // what status -r walks.
+    void setWalkKernelFileSystems(bool walk);
     void setColors(const QColor &empty, const QColor &full);
 
     // Where the view is: the folder shown, and the map's root.

@@ -10,7 +10,11 @@
 // the window first in even ones, each after 300 ms of quiet. The window's
 // first walk, made when it is first shown, warms both and is not timed.
 //
-//   cachemap-window-bench [--rounds N] --cli PATH FOLDER
+//   cachemap-window-bench [--rounds N] [--kernel-file-systems] --cli PATH FOLDER
+//
+// The tab does not enter file systems that keep no page cache (/proc, /sys)
+// below the folder, where status -r walks them; --kernel-file-systems makes
+// the tab walk them too, and so walk the same tree as status.
 //
 // Prints a line a round (with the CPU seconds of the CLI and of the whole
 // window process, walk threads included), then one line of medians:
@@ -159,6 +163,9 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     const QCommandLineOption roundsOption(QStringLiteral("rounds"), QStringLiteral("Interleaved rounds (5)."), QStringLiteral("N"), QStringLiteral("5"));
     const QCommandLineOption cliOption(QStringLiteral("cli"), QStringLiteral("The cachescope-cli to time."), QStringLiteral("PATH"));
+    const QCommandLineOption kernelOption(QStringLiteral("kernel-file-systems"),
+                                          QStringLiteral("Let the tab walk file systems that keep no page cache, as status -r does."));
+    parser.addOption(kernelOption);
     parser.addOption(roundsOption);
     parser.addOption(cliOption);
     parser.addPositionalArgument(QStringLiteral("FOLDER"), QStringLiteral("The folder to map."));
@@ -166,7 +173,7 @@ int main(int argc, char **argv)
     bool roundsOk = false;
     const int rounds = parser.value(roundsOption).toInt(&roundsOk);
     if (parser.positionalArguments().size() != 1 || !parser.isSet(cliOption) || !roundsOk || rounds < 1) {
-        std::fprintf(stderr, "usage: cachemap-window-bench [--rounds N] --cli PATH FOLDER\n");
+        std::fprintf(stderr, "usage: cachemap-window-bench [--rounds N] [--kernel-file-systems] --cli PATH FOLDER\n");
         return 2;
     }
     const QString folder = parser.positionalArguments().constFirst();
@@ -174,6 +181,7 @@ int main(int argc, char **argv)
 
     CacheMapView view;
     view.resize(1100, 700);
+    view.setWalkKernelFileSystems(parser.isSet(kernelOption));
     // Shown with no folder, the tab maps /: set the folder first, so that the
     // untimed first walk is of the folder measured.
     view.mapFolder(folder);

@@ -13,12 +13,14 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -298,6 +300,12 @@ std::optional<uint64_t> vmtouchResidentPages(const std::string &path)
 bool isRoot()
 {
     return geteuid() == 0;
+}
+
+bool devptsWithPtmx()
+{
+    struct statfs fs;
+    return statfs("/dev/pts", &fs) == 0 && fs.f_type == DEVPTS_SUPER_MAGIC && access("/dev/pts/ptmx", F_OK) == 0;
 }
 
 bool haveProgram(const char *name)

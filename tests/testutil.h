@@ -100,6 +100,9 @@ struct PagesNow {
 
 [[nodiscard]] bool isRoot();
 [[nodiscard]] bool haveProgram(const char *name);
+// Whether /dev/pts is a devpts (a file system that keeps no page cache, below
+// /dev, which keeps it) with its ptmx: the tests of folders not walked use it.
+[[nodiscard]] bool devptsWithPtmx();
 
 struct RunResult {
     int exitCode = -1;

@@ -39,8 +39,8 @@ public:
     void setOneFileSystem(bool stay);
     // Whether the walk enters file systems that keep no page cache (/proc,
     // /sys, ...) below its root: not by default, they add nothing to the
-    // map (WalkOptions::skipNoPageCache). The bench turns it on, to map
-    // what status -r walks.
+    // map (WalkOptions::skipNoPageCache). For the bench (no setting offers
+    // it): with it on, the tab walks what status -r walks.
     void setWalkKernelFileSystems(bool walk);
     void setColors(const QColor &empty, const QColor &full);
 

@@ -159,7 +159,7 @@ const Table<MapRow> &mapTable()
         .lineEnd =
             [](const MapRow &r) {
                 if (r.folder->noPageCache) {
-                    return std::string("  (mount point, keeps no page cache: not walked)");
+                    return std::string(r.folder->mountPoint ? "  (mount point, keeps no page cache: not walked)" : "  (keeps no page cache: not walked)");
                 }
                 return std::string(r.folder->mountPoint ? "  (mount point)" : "");
             },
@@ -250,8 +250,9 @@ int runMap(Context &context, const ParsedArgs &args)
             out += "; " + std::to_string(total.hiddenFiles) + " files hidden by the kernel, not in RESIDENT (run as their owner or as root)";
         }
         if (total.foldersNotEntered > 0) {
-            out += "; " + std::to_string(total.foldersNotEntered) + (total.foldersNotEntered == 1 ? " file system" : " file systems")
-                + " that keep no page cache not walked (--kernel-file-systems walks them)";
+            out += "; " + std::to_string(total.foldersNotEntered)
+                + (total.foldersNotEntered == 1 ? " mount point of a file system that keeps" : " mount points of file systems that keep")
+                + " no page cache not walked (--kernel-file-systems walks them)";
         }
         out += '\n';
     }
@@ -276,10 +277,10 @@ Command mapCommand()
              "SHARE is the folder's part of what the whole map holds in the cache.\n"
              "Files whose residency the kernel hides from you are counted in HIDDEN,\n"
              "never in RESIDENT. Mount points are marked; -x stays on each folder's\n"
-             "file system. File systems that keep no page cache (proc, sysfs,\n"
-             "cgroup, ...) below a folder named are marked and not walked, nor\n"
-             "anything mounted below them. Memory grows with the number of\n"
-             "folders, not files.",
+             "file system. Mount points of file systems that keep no page cache\n"
+             "(proc, sysfs, cgroup, ...) below a folder named are marked and not\n"
+             "walked, nor anything mounted below them. Memory grows with the\n"
+             "number of folders, not files.",
              withCommonOptions({{'d', "depth", "N", "how many levels of folders to print (default 2; 0: the roots only)"},
                                 followOption,
                                 oneFileSystemOption,

@@ -202,6 +202,7 @@ CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> 
         folder.device = slot.device;
         folder.own = slot.own;
         folder.noPageCache = slot.own.foldersNotEntered > 0;
+        folder.own.foldersNotEntered = 0; // counted in `tree` only
     };
     for (size_t i = 0; i < slots.size(); ++i) {
         Slot &slot = slots[i];
@@ -216,6 +217,7 @@ CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> 
     }
     for (CacheMapFolder &folder : folders) {
         folder.tree = folder.own;
+        folder.tree.foldersNotEntered = folder.noPageCache ? 1 : 0;
         if (folder.parent != CacheMapFolder::NoParent) {
             const uint64_t up = folders[folder.parent].device;
             folder.mountPoint = folder.device != 0 && up != 0 && folder.device != up;

@@ -34,8 +34,9 @@ struct FolderTotals {
     uint64_t hiddenFiles = 0;
     uint64_t hiddenBytes = 0;
     uint64_t problems = 0; // entries that failed or were skipped
-    // Folders of file systems that keep no page cache, named but not walked
-    // (WalkOptions::skipNoPageCache): in `own`, 1 for such a folder itself.
+    // Mount points of file systems that keep no page cache, named but not
+    // walked (WalkOptions::skipNoPageCache): in `tree` only, such a folder
+    // counting itself; 0 in `own`.
     uint64_t foldersNotEntered = 0;
 
     void add(const FolderTotals &other);
@@ -117,6 +118,8 @@ private:
         uint32_t parent = CacheMapFolder::NoParent;
         int root = 0; // -1: a number handed out whose opened call has not come yet
         uint64_t device = 0;
+        // own.foldersNotEntered is 1 for a folder not walked (WalkFolder::noPageCache):
+        // CacheMapFolder::noPageCache, not a bool of its own (8 more bytes a folder).
         FolderTotals own;
     };
     // The map of these slots: the numbers not come yet left out (a snapshot

@@ -1008,7 +1008,14 @@ struct Worker {
             // A mount point: not ours to descend, and not an error.
             return;
         }
-        if (options.followSymlinks && !walk.visited.insert(st.st_dev, st.st_ino)) {
+        const bool noPageCache = options.action != FileAction::StatOnly && keepsNoPageCache(fd.get(), uint64_t(st.st_dev));
+        // Named, never listed (WalkOptions::skipNoPageCache): not marked as
+        // visited either, so that another way to it (-L) is named the same.
+        const bool notEntered = options.skipNoPageCache && !isRoot && noPageCache && !task.parent->noPageCache;
+        if (notEntered) {
+            fd.reset(); // of no more use
+        }
+        if (options.followSymlinks && !notEntered && !walk.visited.insert(st.st_dev, st.st_ino)) {
             fd.reset();
             bool loop = false;
             for (const DirNode *up = task.parent.get(); up; up = up->parent.get()) {
@@ -1032,8 +1039,7 @@ struct Worker {
         node->device = st.st_dev;
         node->inode = st.st_ino;
         node->rootDevice = rootDevice;
-        node->noPageCache = options.action != FileAction::StatOnly && keepsNoPageCache(node->fd.get(), node->device);
-        const bool notEntered = options.skipNoPageCache && !isRoot && node->noPageCache && !task.parent->noPageCache;
+        node->noPageCache = noPageCache;
         node->depth = depth;
         node->root = task.root;
         if (options.followSymlinks) {
@@ -1060,9 +1066,6 @@ struct Worker {
         }
         if (notEntered) {
             ++totals[task.root].foldersNotEntered;
-            if (options.folderTotals && d.folderCallback) {
-                d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, true, true});
-            }
             return;
         }
         // The parent's descriptor is no longer needed by this task.

@@ -58,8 +58,10 @@ struct WalkOptions {
     // /proc and /sys below /, is opened and named but not listed: nothing in
     // it or mounted below it is walked (WalkFolder::noPageCache,
     // WalkTotals::foldersNotEntered). For the cache map, to which such a
-    // tree adds no page and costs a seventh of the walk of /. A root on one
-    // is walked: the user named it.
+    // tree adds no page (and walking /proc and /sys is costly). A root on
+    // one is walked, as the user named it, with such folders below it until
+    // a file system that keeps page cache leads into one again. Not with
+    // FileAction::StatOnly, which tells no file system from another.
     bool skipNoPageCache = false;
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
@@ -107,7 +109,8 @@ struct FolderFiles {
 };
 
 // A folder of the walk (WalkOptions::folderTotals): once when it has been
-// opened (listed false, no files yet), once when its listing is done.
+// opened (listed false, no files yet), once when its listing is done; a
+// folder not entered (noPageCache) only once, opened.
 struct WalkFolder {
     static constexpr uint32_t None = UINT32_MAX;
 
@@ -121,7 +124,8 @@ struct WalkFolder {
     uint32_t id = None;
     uint32_t parent = None;
     bool listed = false;
-    // Not listed: a file system that keeps no page cache (WalkOptions::skipNoPageCache).
+    // A file system that keeps no page cache, not entered
+    // (WalkOptions::skipNoPageCache): it comes once, opened, and is never listed.
     bool noPageCache = false;
 };
 

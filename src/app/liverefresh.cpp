@@ -65,7 +65,9 @@ void LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
         model->setFileError(n, QString::fromStdString(errorText));
         return;
     }
-    if (descriptorKeepsNoPageCache(fd.get())) {
+    // Asked at a file's first read only: a refresh reads the rows in sight
+    // every second, and a known file's file system does not change.
+    if (!n->known && descriptorKeepsNoPageCache(fd.get())) {
         model->setFileResidency(n, noPageCacheResidency(uint64_t(std::max<off_t>(st.st_size, 0))), nullptr);
         return;
     }

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// The Applications tab on fixture trees (tests/cgrouptree.h): rows, the
+// The Applications tab on fixture trees (tests/support/cgrouptree.h): rows, the
 // total, sorting (natural, total last), names and icons from desktop files,
 // the message where the hierarchy is missing or applications cannot be
 // named, the cgroups read only while the tab is shown, the reclaim action
 // (disabled with the reason, through memory.reclaim, through a helper), and
 // screenshots to look at (run under Xvfb: <build>/screenshots/applications*.png).
 
-#include "applicationsview.h"
-#include "applicationsmodel.h"
+#include "applications/applicationsview.h"
+#include "applications/applicationsmodel.h"
 #include "cgrouptree.h"
 #include "mainwindow.h"
-#include "memorypanel.h"
-#include "memorysampler.h"
+#include "memory/memorypanel.h"
+#include "memory/memorysampler.h"
 #include "testutil.h"
 
 #include <KMessageWidget>

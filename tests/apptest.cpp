@@ -3,11 +3,11 @@
 
 // The window, its memory panel and the sampler, on the offscreen platform.
 
-#include "experimentswindow.h"
-#include "filespanel.h"
+#include "experiments/experimentswindow.h"
+#include "files/filespanel.h"
 #include "mainwindow.h"
-#include "memorypanel.h"
-#include "memorysampler.h"
+#include "memory/memorypanel.h"
+#include "memory/memorysampler.h"
 #include "procfs.h"
 #include "testutil.h"
 

@@ -7,10 +7,10 @@
 // kernel's residency checked after), Cancel, and screenshots to look at
 // (<build>/screenshots/cachemap*.png).
 
-#include "cachemapview.h"
-#include "cachemapwidget.h"
-#include "filespanel.h"
-#include "treemaplayout.h"
+#include "cachemap/cachemapview.h"
+#include "cachemap/cachemapwidget.h"
+#include "cachemap/treemaplayout.h"
+#include "files/filespanel.h"
 
 #include "format.h"
 #include "residency.h"

@@ -510,7 +510,7 @@ private Q_SLOTS:
             QSKIP("a system bus runs here: the privileged commands would reach a helper");
         }
         if (needs == Needs::Root && !TestUtil::isRoot()) {
-            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+            QSKIP("needs root: as a user the command goes to the helper (tests/helper/helperbustest.cpp)");
         }
         if (needs == Needs::NoSystemBus && TestUtil::isRoot()) {
             QSKIP("as root the privileged commands act directly, without a helper: the *-root rows and clitest cover them");

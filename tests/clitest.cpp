@@ -101,7 +101,7 @@ private Q_SLOTS:
         QFETCH(int, exitCode);
         QFETCH(QString, message);
         if (exitCode == 1 && QFile::exists(QStringLiteral("/run/dbus/system_bus_socket"))) {
-            QSKIP("a system bus runs here: tests/helperbustest.cpp covers the helper end to end");
+            QSKIP("a system bus runs here: tests/helper/helperbustest.cpp covers the helper end to end");
         }
         if (exitCode == 1 && TestUtil::isRoot()) {
             QSKIP("as root the commands act directly, without a helper: the *AsRoot tests cover them");
@@ -667,7 +667,7 @@ private Q_SLOTS:
     void traceLessonPrivilegedAsRoot()
     {
         if (!TestUtil::isRoot()) {
-            QSKIP("as a user this goes to the helper through polkit: tests/helperbustest.cpp covers that");
+            QSKIP("as a user this goes to the helper through polkit: tests/helper/helperbustest.cpp covers that");
         }
         const std::string folder = TestUtil::scratchDir("cli-trace-privileged");
         const std::string output = folder + "/lesson.json";
@@ -1130,7 +1130,7 @@ private Q_SLOTS:
     void dropCachesAsRoot()
     {
         if (!TestUtil::isRoot()) {
-            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+            QSKIP("needs root: as a user the command goes to the helper (tests/helper/helperbustest.cpp)");
         }
         const std::string path = m_dir + "/dropped-as-root";
         TestUtil::makeColdFile(path, 256 * P);
@@ -1151,7 +1151,7 @@ private Q_SLOTS:
     void swapOnAsRootWithNothingRecorded()
     {
         if (!TestUtil::isRoot()) {
-            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+            QSKIP("needs root: as a user the command goes to the helper (tests/helper/helperbustest.cpp)");
         }
         // Only where nothing is recorded: a record would be turned on for real.
         QFile state(QStringLiteral("/run/cachescope/swap-state"));
@@ -1177,7 +1177,7 @@ private Q_SLOTS:
     void statusPrivilegedAsRoot()
     {
         if (!TestUtil::isRoot()) {
-            QSKIP("needs root: as a user the command goes to the helper (tests/helperbustest.cpp)");
+            QSKIP("needs root: as a user the command goes to the helper (tests/helper/helperbustest.cpp)");
         }
         const std::string path = m_dir + "/privileged-status-as-root";
         TestUtil::makeColdFile(path, 64 * P);

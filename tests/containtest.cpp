@@ -12,10 +12,10 @@
 // removed on every way out (the Cleanup guard below, and the helper's
 // watcher for those it makes).
 
+#include "cgroups/memorycgroup.h"
 #include "heldprocess.h"
 #include "helperactions.h"
 #include "helperprotocol.h"
-#include "memorycgroup.h"
 #include "procfs.h"
 #include "testutil.h"
 

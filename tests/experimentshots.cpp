@@ -2,15 +2,15 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // Screenshots of each experiment's page after a run, on a real X display
-// (tests/run-under-xvfb.sh), with small sizes. They go to
+// (tests/support/run-under-xvfb.sh), with small sizes. They go to
 // $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots, as experiment-NAME.png.
 
-#include "experimentpage.h"
-#include "experiments/tracepage.h"
+#include "experiments/experimentpage.h"
+#include "experiments/experimentswindow.h"
 #include "experiments/folderthrashpage.h"
+#include "experiments/tracepage.h"
 #include "experiments/writebackpage.h"
-#include "experimentswindow.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "testutil.h"
 
 #include <QCheckBox>
@@ -88,7 +88,7 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         if (QGuiApplication::platformName() != QLatin1String("xcb")) {
-            QSKIP("screenshots are taken on a real X display: run through tests/run-under-xvfb.sh");
+            QSKIP("screenshots are taken on a real X display: run through tests/support/run-under-xvfb.sh");
         }
         if (QIcon::themeName().isEmpty() || QIcon::themeName() == QLatin1String("hicolor")) {
             QIcon::setThemeName(QStringLiteral("breeze"));

@@ -5,8 +5,8 @@
 // CMake): it opens inside the screen's available geometry whatever page is
 // shown, and a saved size larger than the screen is fitted to it.
 
-#include "experimentpage.h"
-#include "experimentswindow.h"
+#include "experiments/experimentpage.h"
+#include "experiments/experimentswindow.h"
 
 #include <KConfigGroup>
 #include <KSharedConfig>

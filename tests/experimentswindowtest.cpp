@@ -6,16 +6,16 @@
 // table, the bars, the live plot, the history and the exports; cancel in the
 // middle of a run; bad input.
 
-#include "experimentswindow.h"
-#include "experimentpage.h"
+#include "experiments/experimentswindow.h"
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
+#include "experiments/experimentpage.h"
 #include "experiments/figuretext.h"
 #include "experiments/folderthrashpage.h"
 #include "experiments/liveplot.h"
 #include "experiments/resultsmodel.h"
 #include "experiments/writebackpage.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "testutil.h"
 
 #include <KMessageWidget>

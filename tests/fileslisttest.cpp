@@ -7,14 +7,14 @@
 // the evict zone (a warning with Flush and Evict in it), a file whose page
 // cache the kernel hides (no number), a load that says what is resident now.
 
-#include "evictdropzone.h"
+#include "files/evictdropzone.h"
+#include "files/filesmodel.h"
+#include "files/filespanel.h"
+#include "files/topcacheddialog.h"
 #include "filesdrop.h"
-#include "filesmodel.h"
-#include "filespanel.h"
 #include "format.h"
 #include "residency.h"
 #include "testutil.h"
-#include "topcacheddialog.h"
 #include "uniquefd.h"
 
 #include <KActionCollection>

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// Screenshots of the files panel on a real X display (tests/run-under-xvfb.sh):
+// Screenshots of the files panel on a real X display (tests/support/run-under-xvfb.sh):
 // a half-resident file's heatmap, a folder expanded with totals, the evict
 // drop zone while something is dragged over it, same-named rows told apart
 // and the warning of an eviction that left dirty pages. They go to
 // $CACHESCOPE_SCREENSHOT_DIR, else to <build>/screenshots.
 
-#include "evictdropzone.h"
-#include "filesmodel.h"
-#include "filespanel.h"
-#include "heatmapwidget.h"
-#include "memorypanel.h"
-#include "memorysampler.h"
+#include "files/evictdropzone.h"
+#include "files/filesmodel.h"
+#include "files/filespanel.h"
+#include "heatmap/heatmapwidget.h"
+#include "memory/memorypanel.h"
+#include "memory/memorysampler.h"
 #include "residency.h"
 #include "testutil.h"
 #include "uniquefd.h"
@@ -110,7 +110,7 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         if (QGuiApplication::platformName() != QLatin1String("xcb")) {
-            QSKIP("screenshots are taken on a real X display: run through tests/run-under-xvfb.sh");
+            QSKIP("screenshots are taken on a real X display: run through tests/support/run-under-xvfb.sh");
         }
         if (QIcon::themeName().isEmpty() || QIcon::themeName() == QLatin1String("hicolor")) {
             QIcon::setThemeName(QStringLiteral("breeze"));

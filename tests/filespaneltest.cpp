@@ -5,12 +5,12 @@
 // evictions through the action and through the drop zone, refused remote
 // URLs, cancelling a long scan, folder totals and hidden residency.
 
-#include "filespanel.h"
-#include "evictdropzone.h"
+#include "files/filespanel.h"
+#include "files/evictdropzone.h"
+#include "files/filesmodel.h"
 #include "filesdrop.h"
-#include "filesmodel.h"
 #include "format.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "residency.h"
 #include "testutil.h"
 #include "uniquefd.h"

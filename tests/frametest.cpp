@@ -8,8 +8,8 @@
 #include "commandline.h"
 #include "format.h"
 #include "mainwindow.h"
-#include "memorypanel.h"
-#include "memorysampler.h"
+#include "memory/memorypanel.h"
+#include "memory/memorysampler.h"
 #include "procfs.h"
 #include "testutil.h"
 

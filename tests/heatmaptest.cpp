@@ -6,8 +6,8 @@
 // text, a 1 TiB sparse file, hidden residency, a vanished file, dirty pages.
 
 #include "format.h"
-#include "heatmapmodel.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapmodel.h"
+#include "heatmap/heatmapwidget.h"
 #include "residency.h"
 #include "testutil.h"
 #include "uniquefd.h"

@@ -3,7 +3,7 @@
 
 // End to end through a real system bus, a real polkitd and the installed
 // helper, with the client library the CLI and the window use. Started by
-// tests/helper-fixture.sh, once as cachescope-other (role "refused") and once
+// tests/helper/helper-fixture.sh, once as cachescope-other (role "refused") and once
 // as cachescope-user (role "allowed"); each test runs in one role only.
 // CACHESCOPE_FIXTURE_DIR holds what the fixture made: active.swap (on, priority
 // 7), inactive.swap (signature, off, never turned off by the helper), rootfile (root, 0644),
@@ -240,7 +240,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         if (qEnvironmentVariableIsEmpty("CACHESCOPE_FIXTURE_DIR")) {
-            QSKIP("run through tests/helper-fixture.sh (ctest -R helper-bus)");
+            QSKIP("run through tests/helper/helper-fixture.sh (ctest -R helper-bus)");
         }
         QString reason;
         QVERIFY2(Privileged::helperAvailable(&reason), qPrintable(reason));

@@ -7,8 +7,8 @@
 // the panel each release it, and RLIMIT_MEMLOCK refuses with the numbers in
 // the panel's message bar.
 
-#include "filesmodel.h"
-#include "filespanel.h"
+#include "files/filesmodel.h"
+#include "files/filespanel.h"
 #include "format.h"
 
 #include "testutil.h"

@@ -8,11 +8,11 @@
 // says how old a folder's totals are. What it costs in CPU time is measured
 // by tools/bench/window, not here.
 
-#include "liverefresh.h"
-#include "filesmodel.h"
-#include "filespanel.h"
+#include "files/liverefresh.h"
+#include "files/filesmodel.h"
+#include "files/filespanel.h"
+#include "files/kepttree.h"
 #include "format.h"
-#include "keptfiles.h"
 #include "residency.h"
 #include "testutil.h"
 

@@ -7,7 +7,7 @@
 // with the numbers and locks nothing, bad input names the path, --daemon
 // writes its pid file once locked and releases on SIGTERM.
 
-#include "memorycgroup.h"
+#include "cgroups/memorycgroup.h"
 #include "pin.h"
 #include "testutil.h"
 

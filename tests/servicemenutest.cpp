@@ -7,7 +7,7 @@
 // go to a small org.freedesktop.Notifications server of the test's own on
 // the session bus (the test runs under dbus-run-session).
 
-#include "filesmodel.h"
+#include "files/filesmodel.h"
 #include "format.h"
 #include "mainwindow.h"
 #include "residency.h"

@@ -8,11 +8,11 @@
 // runs; cancel; bad input.
 
 #include "experiments/tracepage.h"
-#include "experimentpage.h"
+#include "experiments/experimentpage.h"
+#include "experiments/experimentswindow.h"
 #include "experiments/traceextentsmodel.h"
 #include "experiments/tracetimeline.h"
-#include "experimentswindow.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "testutil.h"
 #include "trace/tracereport.h"
 

@@ -2,17 +2,17 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // The window on Wayland, as Plasma 6 runs it by default: on a headless
-// Weston (tests/run-under-weston.sh), Qt's wayland platform. It opens at
+// Weston (tests/support/run-under-weston.sh), Qt's wayland platform. It opens at
 // 1300x930, shows a file's residency in the list and its heatmap, evicts it
 // through the Evict action, and leaves screenshots in
 // $CACHESCOPE_SCREENSHOT_DIR (wayland-window.png, wayland-evicted.png).
 
-#include "filesmodel.h"
-#include "filespanel.h"
+#include "files/filesmodel.h"
+#include "files/filespanel.h"
 #include "format.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "mainwindow.h"
-#include "memorypanel.h"
+#include "memory/memorypanel.h"
 #include "residency.h"
 #include "testutil.h"
 

@@ -5,7 +5,7 @@
 
 #include "format.h"
 
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "helperprotocol.h"
 #include "pathcodec.h"
 #include "privileged.h"

@@ -5,8 +5,8 @@
 
 #include "cachescope_app_debug.h"
 #include "cachescopesettings.h"
-#include "filesjob.h"
-#include "filesjobreport.h"
+#include "files/filesjob.h"
+#include "files/filesjobreport.h"
 
 #include <KLocalizedString>
 #include <KNotification>

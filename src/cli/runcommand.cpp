@@ -12,8 +12,8 @@
 #include "commandoptions.h"
 #include "interrupt.h"
 
+#include "cgroups/memorycgroup.h"
 #include "format.h"
-#include "memorycgroup.h"
 #include "procfs.h"
 #include "uniquefd.h"
 

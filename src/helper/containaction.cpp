@@ -15,8 +15,8 @@
 #include "helperlogic.h"
 #include "helperprotocol.h"
 
+#include "cgroups/memorycgroup.h"
 #include "format.h"
-#include "memorycgroup.h"
 #include "procfs.h"
 #include "uniquefd.h"
 

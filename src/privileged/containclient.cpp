@@ -9,8 +9,8 @@
 #include "privileged.h"
 #include "privilegedcall.h"
 
+#include "cgroups/memorycgroup.h"
 #include "helperprotocol.h"
-#include "memorycgroup.h"
 #include "procfs.h"
 
 #include <KLocalizedString>

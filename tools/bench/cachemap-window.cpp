@@ -24,8 +24,8 @@
 //   paired window-minus-status mean M standard-error E rounds N
 // Needs a display: tools/bench/run starts it under Xvfb.
 
-#include "cachemapview.h"
-#include "cachemapwidget.h"
+#include "cachemap/cachemapview.h"
+#include "cachemap/cachemapwidget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -11,7 +11,7 @@
 // afterwards. With --screenshot it saves a half-resident 64 MiB file's heatmap
 // (with some dirty pages) instead, plus -zoomed and -hidden variants.
 
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "residency.h"
 #include "uniquefd.h"
 

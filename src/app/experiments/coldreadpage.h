@@ -6,7 +6,7 @@
 // the cold read.
 
 #include "experimentpage.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 
 namespace Ui
 {

@@ -3,16 +3,16 @@
 
 #include "tracepage.h"
 
-#include "experiments/barchart.h"
+#include "barchart.h"
+#include "experimentrunner.h"
 #include "experiments/engines.h"
-#include "experiments/experimentrunner.h"
-#include "experiments/figuretext.h"
-#include "experiments/traceextentsmodel.h"
-#include "experiments/tracetimeline.h"
+#include "figuretext.h"
 #include "format.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
 #include "plotstyle.h"
 #include "residency.h"
+#include "traceextentsmodel.h"
+#include "tracetimeline.h"
 
 #include "ui_ExperimentTraceParametersBase.h"
 

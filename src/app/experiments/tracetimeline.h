@@ -11,8 +11,8 @@
 // A trace without time (the residency difference, without the privileged
 // helper) gets no made-up timeline: the plot says why there is none.
 
-#include "experiments/traceextentsmodel.h"
 #include "trace/tracereport.h"
+#include "traceextentsmodel.h"
 
 #include <QObject>
 #include <QPoint>

@@ -3,7 +3,7 @@
 
 #include "containedworker.h"
 
-#include "memorycgroup.h"
+#include "cgroups/memorycgroup.h"
 #include "procfs.h"
 
 #include <QJsonObject>

@@ -3,10 +3,10 @@
 
 #include "experimentpage.h"
 
-#include "experiments/experimenthistory.h"
-#include "experiments/experimentrunner.h"
-#include "experiments/figuretext.h"
-#include "experiments/resultsmodel.h"
+#include "experimenthistory.h"
+#include "experimentrunner.h"
+#include "figuretext.h"
+#include "resultsmodel.h"
 
 #include "ui_ExperimentPageBase.h"
 

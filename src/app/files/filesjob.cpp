@@ -3,7 +3,7 @@
 
 #include "filesjob.h"
 
-#include "keptfiles.h"
+#include "kepttree.h"
 
 #include <QElapsedTimer>
 #include <QThread>

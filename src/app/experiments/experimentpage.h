@@ -14,9 +14,9 @@
 // classes: ExperimentRunner (the worker thread), ExperimentHistory (stored
 // results), ExperimentResultsModel (table and CSV), LivePlot and BarChart.
 
-#include "experiments/barchart.h"
+#include "barchart.h"
 #include "experiments/engines.h"
-#include "experiments/liveplot.h"
+#include "liveplot.h"
 
 #include <QIODevice>
 #include <QList>

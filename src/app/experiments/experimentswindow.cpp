@@ -3,14 +3,14 @@
 
 #include "experimentswindow.h"
 
+#include "coldreadpage.h"
+#include "coldstartpage.h"
 #include "experimentpage.h"
-#include "experiments/coldreadpage.h"
-#include "experiments/coldstartpage.h"
-#include "experiments/faultspage.h"
-#include "experiments/folderthrashpage.h"
-#include "experiments/pressurepage.h"
-#include "experiments/tracepage.h"
-#include "experiments/writebackpage.h"
+#include "faultspage.h"
+#include "folderthrashpage.h"
+#include "pressurepage.h"
+#include "tracepage.h"
+#include "writebackpage.h"
 
 #include "privileged.h"
 

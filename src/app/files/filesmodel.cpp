@@ -5,7 +5,7 @@
 
 #include "filesnaming.h"
 #include "format.h"
-#include "keptfiles.h"
+#include "kepttree.h"
 
 #include <KLocalizedString>
 

@@ -12,9 +12,9 @@
 #include "filesmodel.h"
 #include "filesview.h"
 #include "format.h"
-#include "heatmapwidget.h"
+#include "heatmap/heatmapwidget.h"
+#include "keepinmemory.h"
 #include "liverefresh.h"
-#include "memorypins.h"
 #include "residencydelegate.h"
 #include "topcacheddialog.h"
 #include "uniquefd.h"
@@ -75,7 +75,7 @@ struct FilesPanel::Private {
     QLabel *heatmapTitle = nullptr;
     EvictDropZone *dropZone = nullptr;
     FilesMessageBar *messageBar = nullptr;
-    MemoryPins *pins = nullptr;
+    KeepInMemory *pins = nullptr;
     QWidget *progressRow = nullptr;
     QLabel *progressLabel = nullptr;
     QProgressBar *progressBar = nullptr;
@@ -313,14 +313,14 @@ FilesPanel::FilesPanel(QWidget *parent)
         }
     });
     // Keep in Memory: the locks live while the window does, or until released.
-    d->pins = new MemoryPins(this);
+    d->pins = new KeepInMemory(this);
     d->model->setKeptCheck([pins = d->pins](const std::string &path) {
         return pins->isKept(path);
     });
-    connect(d->pins, &MemoryPins::message, this, &FilesPanel::message);
+    connect(d->pins, &KeepInMemory::message, this, &FilesPanel::message);
     // As after Load: the files read again now, and the folders above counted again.
-    connect(d->pins, &MemoryPins::loaded, this, &FilesPanel::refreshAfterChange);
-    connect(d->pins, &MemoryPins::changed, this, [this] {
+    connect(d->pins, &KeepInMemory::loaded, this, &FilesPanel::refreshAfterChange);
+    connect(d->pins, &KeepInMemory::changed, this, [this] {
         d->view->viewport()->update();
         d->updateActions();
     });

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-#include "keptfiles.h"
+#include "kepttree.h"
 
 #include "residency.h"
 #include "uniquefd.h"

@@ -7,7 +7,7 @@
 #include "filesjob.h"
 #include "filesmodel.h"
 #include "filesview.h"
-#include "keptfiles.h"
+#include "kepttree.h"
 #include "residency.h"
 #include "uniquefd.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-#include "memorypins.h"
+#include "keepinmemory.h"
 
 #include "format.h"
 #include "pin.h"
@@ -13,19 +13,19 @@
 namespace Cachescope::App
 {
 
-MemoryPins::MemoryPins(QObject *parent)
+KeepInMemory::KeepInMemory(QObject *parent)
     : QObject(parent)
 {
-    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &MemoryPins::finished);
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &KeepInMemory::finished);
 }
 
-MemoryPins::~MemoryPins()
+KeepInMemory::~KeepInMemory()
 {
     // A lock under way finishes first (its pins are then dropped with the result).
     m_watcher.waitForFinished();
 }
 
-void MemoryPins::keep(const std::vector<std::string> &paths)
+void KeepInMemory::keep(const std::vector<std::string> &paths)
 {
     if (m_watcher.isRunning()) {
         Q_EMIT message(i18nc("@info", "Still locking the files asked for before; try again when that is done."), true);
@@ -59,7 +59,7 @@ void MemoryPins::keep(const std::vector<std::string> &paths)
     Q_EMIT changed();
 }
 
-void MemoryPins::finished()
+void KeepInMemory::finished()
 {
     // Taken, not copied: a copy left in the future would keep the pins locked.
     Outcome outcome = m_watcher.future().takeResult();
@@ -83,7 +83,7 @@ void MemoryPins::finished()
     Q_EMIT changed();
 }
 
-void MemoryPins::release(const std::vector<std::string> &paths)
+void KeepInMemory::release(const std::vector<std::string> &paths)
 {
     bool any = false;
     for (const std::string &path : paths) {
@@ -94,7 +94,7 @@ void MemoryPins::release(const std::vector<std::string> &paths)
     }
 }
 
-void MemoryPins::releaseUnder(const std::string &path)
+void KeepInMemory::releaseUnder(const std::string &path)
 {
     std::vector<std::string> below;
     for (const auto &[kept, pins] : m_kept) {
@@ -105,17 +105,17 @@ void MemoryPins::releaseUnder(const std::string &path)
     release(below);
 }
 
-bool MemoryPins::isKept(const std::string &path) const
+bool KeepInMemory::isKept(const std::string &path) const
 {
     return m_kept.count(path) > 0;
 }
 
-bool MemoryPins::isBusy() const
+bool KeepInMemory::isBusy() const
 {
     return m_watcher.isRunning();
 }
 
-size_t MemoryPins::keptCount() const
+size_t KeepInMemory::keptCount() const
 {
     return m_kept.size();
 }

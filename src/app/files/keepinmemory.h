@@ -24,13 +24,13 @@ namespace Cachescope::App
 // with the same checks as `cachescope-cli lock` (a refusal names the
 // numbers). Released on request, when a file leaves the list, and on quit
 // (destruction).
-class MemoryPins : public QObject
+class KeepInMemory : public QObject
 {
     Q_OBJECT
 
 public:
-    explicit MemoryPins(QObject *parent = nullptr);
-    ~MemoryPins() override;
+    explicit KeepInMemory(QObject *parent = nullptr);
+    ~KeepInMemory() override;
 
     void keep(const std::vector<std::string> &paths);
     void release(const std::vector<std::string> &paths);

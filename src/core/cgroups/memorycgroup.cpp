@@ -3,7 +3,7 @@
 
 #include "memorycgroup.h"
 
-#include "cgroups/cgroupfs.h"
+#include "cgroupfs.h"
 #include "format.h"
 #include "procfs.h"
 #include "uniquefd.h"

@@ -5,7 +5,7 @@
 # Extracts the translatable strings of the window, the privileged helper's
 # client and the forms into $podir/cachescope.pot. KDE's translation
 # infrastructure runs it from the top folder with $EXTRACTRC, $XGETTEXT and
-# $podir set; tests/i18n-extraction.sh runs it the same way in CI. The
+# $podir set; tests/project/i18n-extraction.sh runs it the same way in CI. The
 # command-line tool and the core library are not translated (scripts read
 # their output).
 set -e

@@ -5,7 +5,7 @@
 # Runs a command on a private headless Weston compositor (Qt's real Wayland
 # platform, as Plasma 6 runs applications by default) and stops Weston
 # afterwards, whatever happens.
-#   tests/run-under-weston.sh COMMAND [ARGS...]
+#   tests/support/run-under-weston.sh COMMAND [ARGS...]
 # Where Weston is missing or does not start this fails: it is never skipped.
 set -euo pipefail
 

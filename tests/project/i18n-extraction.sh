@@ -35,7 +35,7 @@ expect() { # CONTEXT MSGID WHERE
 }
 expect "@title:menu" "&Cache" "resources/cachescopeui.rc"
 expect "@title:tab" "Activity" "ui/MemoryPanelBase.ui"
-expect "@label plot legend" "Dirty (right scale)" "src/app/memorypanel.cpp"
+expect "@label plot legend" "Dirty (right scale)" "src/app/memory/memorypanel.cpp"
 expect "@title:menu" "&Drop Caches" "resources/cachescopeui.rc"
 
 # Every i18n call of the window is extracted: the catalogue holds at least as

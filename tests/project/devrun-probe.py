@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # SPDX-FileCopyrightText: 2026 Cachescope developers
 #
-# Run by `tools/dev run --probe tests/devrun-probe.py FILE` as the window's
+# Run by `tools/dev run --probe tests/project/devrun-probe.py FILE` as the window's
 # user, on the window's session bus, once the window was started with FILE:
 #   - Drop Caches, Swap and the experiment swap file are enabled (the window's
 #     actions, asked through KXmlGui's org.kde.KMainWindow interface); as

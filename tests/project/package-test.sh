@@ -302,7 +302,7 @@ in_root dbus-daemon --system --nofork --nopidfile >"$work/bus.log" 2>&1 &
 for _ in $(seq 100); do [ -S "$root/run/dbus/system_bus_socket" ] && break; sleep 0.1; done
 [ -S "$root/run/dbus/system_bus_socket" ] || fail "the system bus did not start (log: $work/bus.log)"
 [ -x "$root/usr/lib/polkit-1/polkitd" ] || fail "polkitd is not installed: the package's Recommends should bring it"
-install -m 0644 -o root -g "$(stat -c %g "$root/etc/polkit-1/rules.d")" "$checkout/tests/helper-test.rules" \
+install -m 0644 -o root -g "$(stat -c %g "$root/etc/polkit-1/rules.d")" "$checkout/tests/helper/helper-test.rules" \
     "$root/etc/polkit-1/rules.d/49-cachescope-test.rules"
 in_root /usr/lib/polkit-1/polkitd --no-debug >"$work/polkit.log" 2>&1 &
 for _ in $(seq 100); do

@@ -9,7 +9,7 @@
 #     checkout, is named on the command line;
 #   - the window runs as cachescope-user on a private Xvfb inside the root,
 #     with the build installed, a system bus, polkitd and the helper;
-#   - tests/devrun-probe.py checks that Drop Caches, Swap and the experiment
+#   - tests/project/devrun-probe.py checks that Drop Caches, Swap and the experiment
 #     swap file are enabled and that the window's row for the file follows
 #     its residency (half held: about 50%; all held: 100%);
 #   - a file of root's, whose residency the kernel hides from that user, says
@@ -19,7 +19,7 @@
 # Exit 77 (skipped) where it cannot run: not root (in CI as root it must run).
 set -euo pipefail
 
-checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 say() { printf 'devrun-test: %s\n' "$*" >&2; }
 if [ "$(id -u)" != 0 ]; then
     [ "${CI:-}" = true ] && { say "ERROR: CI must run this as root"; exit 1; }
@@ -62,7 +62,7 @@ swaps_before=$(cat /proc/swaps)
 
 status=0
 for probed in "$file" "$roots_file"; do
-    "$checkout/tools/dev" run --headless --user cachescope-user --probe "$checkout/tests/devrun-probe.py" "$probed" || status=1
+    "$checkout/tools/dev" run --headless --user cachescope-user --probe "$checkout/tests/project/devrun-probe.py" "$probed" || status=1
 done
 
 mounts_after=$(wc -l </proc/self/mountinfo)

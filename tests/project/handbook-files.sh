@@ -41,7 +41,7 @@ for image in "${images[@]}"; do
     # The test that writes it: the name itself, or experiment-NAME.png from runAndShoot("NAME").
     name=${image%.png}
     if ! grep -qF "\"$image\"" "${shot_sources[@]}" &&
-        ! { [[ "$name" == experiment-* ]] && grep -qF "runAndShoot(QStringLiteral(\"${name#experiment-}\")" "$source_dir/tests/experimentshots.cpp"; }; then
+        ! { [[ "$name" == experiment-* ]] && grep -qF "runAndShoot(QStringLiteral(\"${name#experiment-}\")" "$source_dir/tests/app/experimentshots.cpp"; }; then
         fail "no screenshot test writes $image: it could only have been made by hand"
     fi
 done

@@ -21,9 +21,9 @@
 #include <QTest>
 
 #include <fcntl.h>
-#include <sched.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>

@@ -16,7 +16,7 @@
 #     the daemons and the mounts go with the namespace.
 #
 # Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE [FUSE_DAEMON]
-# FUSE_DAEMON (tests/fuse-never-answers.c) is mounted under the scratch folder
+# FUSE_DAEMON (tests/helper/fuse-never-answers.c) is mounted under the scratch folder
 # for the hang test; without it that test is skipped (in CI: a failure).
 # Exit 77 (ctest: skipped) where it cannot run: not root, tools missing. In CI
 # (CI=true) as root it must run: a fixture that cannot start there fails

@@ -4,7 +4,7 @@
 #
 # Runs a command on a private Xvfb display (Qt's real xcb platform, not
 # offscreen) and stops the display afterwards, whatever happens.
-#   tests/run-under-xvfb.sh COMMAND [ARGS...]
+#   tests/support/run-under-xvfb.sh COMMAND [ARGS...]
 # Exits 77 (skipped) where there is no Xvfb. CACHESCOPE_XVFB_SCREEN sets the
 # screen (default 1280x800x24).
 set -euo pipefail

@@ -96,7 +96,7 @@ RangeResidency residencyOfPageRange(int fd, const struct stat &st, uint64_t firs
         return result;
     }
     const uint64_t page = pageSize();
-    if (cachestatAvailable()) {
+    if (cachestatAvailable() && !cachestatBlindTo(fd, st)) {
         CachestatCounts counts;
         const int error = cachestatRange(fd, firstPage * page, pageCount * page, counts);
         if (error == 0) {

@@ -161,7 +161,7 @@ int splitByCachestat(int fd, uint64_t first, uint64_t count, Field field, Mark &
 template<typename Status>
 bool chooseMethod(int fd, const struct stat &st, const ResidencyOptions &options, Status &status)
 {
-    if (!options.forceMincore && cachestatAvailable()) {
+    if (!options.forceMincore && cachestatAvailable() && !cachestatBlindTo(fd, st)) {
         CachestatCounts probe;
         // An empty range costs nothing and tells whether the kernel lets us see.
         const int error = cachestatRange(fd, 0, 1, probe);
@@ -295,6 +295,27 @@ int cachestatRange(int fd, uint64_t offset, uint64_t length, CachestatCounts &co
     return 0;
 }
 
+// A file opened through an overlay mount: cachestat reads the mapping of the
+// file it is given (mm/filemap.c), and an overlay file's own mapping stays
+// empty, because its reads fill the cache of the layer's file
+// (fs/overlayfs/file.c reads through the real file). mincore sees those
+// pages: an overlay file is mapped as the real file (backing_file_mmap(),
+// fs/backing-file.c). Measured on Linux 6.18: a 16 MiB file read through an
+// overlay, cachestat 0 pages, mincore 4096. Asked once a device and thread.
+bool cachestatBlindTo(int fd, const struct stat &st)
+{
+    thread_local bool known = false;
+    thread_local dev_t device = 0;
+    thread_local bool blind = false;
+    if (!known || device != st.st_dev) {
+        struct statfs fs;
+        blind = fstatfs(fd, &fs) == 0 && uint32_t(fs.f_type) == uint32_t(OVERLAYFS_SUPER_MAGIC);
+        device = st.st_dev;
+        known = true;
+    }
+    return blind;
+}
+
 bool cachestatAvailable()
 {
     int state = cachestatState.load(std::memory_order_relaxed);
@@ -332,7 +353,7 @@ Residency residencyOfDescriptor(int fd, const struct stat &st, const ResidencyOp
     Residency result;
     result.sizeBytes = uint64_t(std::max<off_t>(st.st_size, 0));
     result.pages = pagesFor(result.sizeBytes);
-    if (!options.forceMincore && cachestatAvailable()) {
+    if (!options.forceMincore && cachestatAvailable() && !cachestatBlindTo(fd, st)) {
         // One call answers everything, and EPERM tells us it is hidden.
         CachestatCounts counts;
         const int error = cachestatRange(fd, 0, 0, counts);

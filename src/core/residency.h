@@ -146,6 +146,11 @@ void takeCachestatCounts(Result &result, const CachestatCounts &counts)
 // True when the running kernel has cachestat(2). Probed once.
 [[nodiscard]] bool cachestatAvailable();
 
+// True for a file opened through an overlay mount, whose pages cachestat
+// never sees (they are the layer's file's): use mincore. Asked once a
+// device and thread.
+[[nodiscard]] bool cachestatBlindTo(int fd, const struct stat &st);
+
 // Returns 0 and fills counts, or an errno (ENOSYS, EPERM, EBADF, ...).
 [[nodiscard]] int cachestatRange(int fd, uint64_t offset, uint64_t length, CachestatCounts &counts);
 

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -324,6 +325,74 @@ private Q_SLOTS:
         QVERIFY(!owner.hiddenMincore);
         QCOMPARE(owner.resident, quint64(2));
         QCOMPARE(owner.residentMincore, quint64(2));
+    }
+
+    // A file read through an overlay mount has its pages in the layer's file:
+    // cachestat through the overlay sees none of them, mincore sees them all.
+    // residency says what mincore sees (it used to say 0 %, for every file of
+    // a container's root or of tools/dev run's /usr).
+    void overlayFilesShowTheirLayersPages()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("only root may mount an overlay");
+        }
+        const std::string lower = m_dir + "/overlay-lower";
+        const std::string upper = m_dir + "/overlay-upper";
+        const std::string work = m_dir + "/overlay-work";
+        const std::string merged = m_dir + "/overlay-merged";
+        for (const std::string &folder : {lower, upper, work, merged}) {
+            mkdir(folder.c_str(), 0755);
+        }
+        TestUtil::makeColdFile(lower + "/file", 64 * P);
+        struct Seen {
+            int error;
+            uint64_t cachestatThroughOverlay;
+            uint64_t resident;
+            uint64_t pages;
+            ResidencyMethod method;
+            uint64_t lowerResident;
+        };
+        QString failure;
+        // In a child with a private mount namespace: the mount ends with it.
+        const std::optional<Seen> seen = TestUtil::valueFromChild<Seen>(
+            [&] {
+                Seen result{};
+                const std::string options = "lowerdir=" + lower + ",upperdir=" + upper + ",workdir=" + work;
+                result.error = TestUtil::ownPrivateMountNamespace();
+                if (result.error == 0 && mount("overlay", merged.c_str(), "overlay", 0, options.c_str()) != 0) {
+                    result.error = errno;
+                }
+                if (result.error != 0) {
+                    return result;
+                }
+                const std::string file = merged + "/file";
+                TestUtil::readRange(file, 0, 32 * P); // through the overlay: the lower file's cache fills
+                const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+                struct stat st{};
+                CachestatCounts counts;
+                if (fd < 0 || fstat(fd, &st) != 0 || cachestatRange(fd, 0, 0, counts) != 0) {
+                    result.error = errno ? errno : EIO;
+                    return result;
+                }
+                result.cachestatThroughOverlay = counts.cache;
+                const Residency r = residencyOfDescriptor(fd, st);
+                close(fd);
+                result.error = r.error;
+                result.resident = r.resident;
+                result.pages = r.pages;
+                result.method = r.method;
+                result.lowerResident = residencyOfPath(lower + "/file").resident;
+                return result;
+            },
+            std::nullopt,
+            &failure);
+        QVERIFY2(seen, qPrintable(failure));
+        QVERIFY2(seen->error == 0, strerror(seen->error));
+        QCOMPARE(seen->lowerResident, quint64(32)); // where the pages are
+        QCOMPARE(seen->cachestatThroughOverlay, quint64(0)); // the kernel's blind spot
+        QCOMPARE(seen->pages, quint64(64));
+        QCOMPARE(seen->resident, quint64(32));
+        QCOMPARE(int(seen->method), int(ResidencyMethod::Mincore));
     }
 
     void fileSystemsWithoutPageCache_data()

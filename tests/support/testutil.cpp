@@ -3,6 +3,8 @@
 
 #include "testutil.h"
 
+#include "procfs.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -16,9 +18,11 @@
 #include <linux/magic.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -29,6 +33,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <vector>
 
 namespace TestUtil
@@ -300,6 +305,33 @@ std::optional<uint64_t> vmtouchResidentPages(const std::string &path)
 bool isRoot()
 {
     return geteuid() == 0;
+}
+
+int ownPrivateMountNamespace()
+{
+    if (unshare(CLONE_NEWNS) != 0) {
+        return errno;
+    }
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0) {
+        return 0;
+    }
+    // A chroot's "/" is no mount point (EINVAL): each mount made private on its own.
+    const std::optional<std::string> mountInfo = Cachescope::readProcFile("/proc/self/mountinfo");
+    if (!mountInfo) {
+        return EIO;
+    }
+    std::istringstream lines(*mountInfo);
+    for (std::string line; std::getline(lines, line);) {
+        // "id parent major:minor root mount-point ...": the fifth field, octal escapes decoded.
+        std::istringstream fields(line);
+        std::string field;
+        for (int i = 0; i < 5 && fields >> field; ++i) { }
+        const std::string mountPoint = Cachescope::decodeOctalEscapes(field);
+        if (mount(nullptr, mountPoint.c_str(), nullptr, MS_PRIVATE, nullptr) != 0 && errno != EINVAL && errno != ENOENT) {
+            return errno;
+        }
+    }
+    return 0;
 }
 
 bool devptsWithPtmx()

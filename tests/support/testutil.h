@@ -99,6 +99,13 @@ struct PagesNow {
 [[nodiscard]] std::optional<uint64_t> vmtouchResidentPages(const std::string &path);
 
 [[nodiscard]] bool isRoot();
+
+// Root, in a process of one thread (a child of runInChild): a mount namespace
+// of its own with every mount private, so that nothing mounted from here on
+// reaches another namespace and all of it ends with the process. Works in a
+// chroot too (tools/dev's root), whose "/" is no mount point. Returns 0 or
+// the errno of what failed.
+[[nodiscard]] int ownPrivateMountNamespace();
 [[nodiscard]] bool haveProgram(const char *name);
 // Whether /dev/pts is a devpts (a file system that keeps no page cache, below
 // /dev, which keeps it) with its ptmx: the tests of folders not walked use it.

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -295,6 +296,53 @@ std::vector<SwapArea> parseSwaps(std::string_view text)
         areas.push_back(std::move(area));
     });
     return areas;
+}
+
+std::vector<MountInfoEntry> parseMountInfo(std::string_view text)
+{
+    // "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue":
+    // id, parent, major:minor, root, mount point, options, optional fields
+    // up to "-", then the type, the source and the super options.
+    std::vector<MountInfoEntry> mounts;
+    forEachLine(text, [&mounts](std::string_view line) {
+        const size_t separator = line.find(" - ");
+        if (separator == std::string_view::npos) {
+            return;
+        }
+        std::string_view before = line.substr(0, separator);
+        std::string_view after = line.substr(separator + 3);
+        const std::optional<uint64_t> id = parseUnsigned(nextToken(before));
+        const std::optional<uint64_t> parentId = parseUnsigned(nextToken(before));
+        const std::string_view device = nextToken(before);
+        const std::string_view root = nextToken(before);
+        const std::string_view mountPoint = nextToken(before);
+        const size_t colon = device.find(':');
+        if (!id || !parentId || colon == std::string_view::npos || root.empty() || mountPoint.empty() || *id > UINT32_MAX || *parentId > UINT32_MAX) {
+            return;
+        }
+        const std::optional<uint64_t> major = parseUnsigned(device.substr(0, colon));
+        const std::optional<uint64_t> minor = parseUnsigned(device.substr(colon + 1));
+        const std::string_view fsType = nextToken(after);
+        if (!major || !minor || *major > UINT32_MAX || *minor > UINT32_MAX || fsType.empty()) {
+            return;
+        }
+        MountInfoEntry mount;
+        mount.id = uint32_t(*id);
+        mount.parentId = uint32_t(*parentId);
+        mount.device = makedev(unsigned(*major), unsigned(*minor));
+        mount.root = decodeOctalEscapes(root);
+        mount.mountPoint = decodeOctalEscapes(mountPoint);
+        mount.fsType = decodeOctalEscapes(fsType);
+        mount.source = decodeOctalEscapes(nextToken(after));
+        mount.superOptions = std::string(nextToken(after));
+        mounts.push_back(std::move(mount));
+    });
+    return mounts;
+}
+
+std::optional<std::vector<MountInfoEntry>> readMountInfo(const std::string &procRoot, std::string *error)
+{
+    return readAndParse<std::vector<MountInfoEntry>>(procRoot, "self/mountinfo", error, parseMountInfo);
 }
 
 std::optional<MemInfo> readMemInfo(const std::string &procRoot, std::string *error)

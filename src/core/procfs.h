@@ -44,9 +44,26 @@ struct SwapArea {
 // else after a backslash is kept as is.
 [[nodiscard]] std::string decodeOctalEscapes(std::string_view text);
 
+// One line of /proc/PID/mountinfo (proc(5)): which part (root) of which
+// file system (device, fsType) is mounted where (mountPoint), paths with
+// their octal escapes decoded.
+struct MountInfoEntry {
+    uint32_t id = 0;
+    uint32_t parentId = 0;
+    uint64_t device = 0; // as st_dev: makedev(major, minor)
+    std::string root; // the folder of the file system shown at mountPoint ("/": all of it)
+    std::string mountPoint;
+    std::string fsType; // "ext4", "overlay", "cgroup2", ...
+    std::string source;
+    std::string superOptions; // "rw,lowerdir=/a:/b,upperdir=/u,..." (still escaped)
+};
+
 [[nodiscard]] MemInfo parseMemInfo(std::string_view text);
 [[nodiscard]] VmStat parseVmStat(std::string_view text);
 [[nodiscard]] std::vector<SwapArea> parseSwaps(std::string_view text);
+// The lines of a mountinfo in its order (the order the mounts were made);
+// lines that do not have its form are left out.
+[[nodiscard]] std::vector<MountInfoEntry> parseMountInfo(std::string_view text);
 
 // A whole file of procfs (or sysfs, tracefs): read to its end, at most
 // 16 MiB, never blocking on a FIFO put in its place. On failure: nullopt and
@@ -57,6 +74,8 @@ struct SwapArea {
 [[nodiscard]] std::optional<MemInfo> readMemInfo(const std::string &procRoot = "/proc", std::string *error = nullptr);
 [[nodiscard]] std::optional<VmStat> readVmStat(const std::string &procRoot = "/proc", std::string *error = nullptr);
 [[nodiscard]] std::optional<std::vector<SwapArea>> readSwaps(const std::string &procRoot = "/proc", std::string *error = nullptr);
+// <procRoot>/self/mountinfo: the mounts as this process sees them.
+[[nodiscard]] std::optional<std::vector<MountInfoEntry>> readMountInfo(const std::string &procRoot = "/proc", std::string *error = nullptr);
 
 // Refaults / activations of file pages, under whichever name this kernel uses:
 // workingset_refault_file (5.9+) or workingset_refault (3.15 - 5.8).

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -512,6 +513,43 @@ private Q_SLOTS:
         QFETCH(QByteArray, text);
         QFETCH(QString, expected);
         QCOMPARE(describe(parseVmStat(std::string_view(text.constData(), size_t(text.size())))), expected);
+    }
+
+    // proc(5)'s example line, an overlay's, escapes, optional fields, and
+    // lines that are not of the form (dropped, never half read).
+    void mountInfoLines()
+    {
+        const std::string text =
+            "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n"
+            "40 36 0:60 / /var/lib/with\\040space rw shared:7 master:2 - overlay overlay rw,lowerdir=/l:/m,upperdir=/u,workdir=/w\n"
+            "41 36 259:3 / /boot rw - vfat /dev/nvme0n1p3 rw\n"
+            "x 36 8:1 / /bad rw - ext4 /dev/sda1 rw\n"
+            "42 36 8 / /no-minor rw - ext4 /dev/sda1 rw\n"
+            "43 36 8:1 / /no-separator rw ext4 /dev/sda1 rw\n"
+            "44 36 8:1 / /no-type rw - \n";
+        const std::vector<MountInfoEntry> mounts = parseMountInfo(text);
+        QCOMPARE(mounts.size(), size_t(3));
+        QCOMPARE(mounts[0].id, 36u);
+        QCOMPARE(mounts[0].parentId, 35u);
+        QCOMPARE(mounts[0].device, uint64_t(makedev(98, 0)));
+        QCOMPARE(mounts[0].root, std::string("/mnt1"));
+        QCOMPARE(mounts[0].mountPoint, std::string("/mnt2"));
+        QCOMPARE(mounts[0].fsType, std::string("ext3"));
+        QCOMPARE(mounts[0].source, std::string("/dev/root"));
+        QCOMPARE(mounts[0].superOptions, std::string("rw,errors=continue"));
+        QCOMPARE(mounts[1].mountPoint, std::string("/var/lib/with space"));
+        QCOMPARE(mounts[1].fsType, std::string("overlay"));
+        QCOMPARE(mounts[1].superOptions, std::string("rw,lowerdir=/l:/m,upperdir=/u,workdir=/w"));
+        QCOMPARE(mounts[2].device, uint64_t(makedev(259, 3)));
+        // This process's own: "/" is there, wherever it runs.
+        const std::optional<std::vector<MountInfoEntry>> own = readMountInfo();
+        QVERIFY(own);
+        QVERIFY(std::any_of(own->begin(), own->end(), [](const MountInfoEntry &mount) {
+            return !mount.mountPoint.empty() && mount.mountPoint.front() == '/';
+        }));
+        std::string error;
+        QVERIFY(!readMountInfo(TestUtil::scratchDir("procfs-no-mountinfo"), &error));
+        QVERIFY2(error.find("self/mountinfo") != std::string::npos, error.c_str());
     }
 
     void swapsParsing_data()

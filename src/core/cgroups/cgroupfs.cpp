@@ -166,36 +166,19 @@ std::optional<uint64_t> readCounter(const std::string &path, std::vector<std::st
 std::vector<Hierarchy> parseCgroupMounts(std::string_view mountInfo)
 {
     std::vector<Hierarchy> hierarchies;
-    forEachLine(mountInfo, [&](std::string_view line) {
-        // id parent major:minor root mountpoint options [optional...] - fstype source superoptions
-        const size_t dash = line.find(" - ");
-        if (dash == std::string_view::npos) {
-            return;
-        }
-        std::string_view before = line.substr(0, dash);
-        std::string_view after = line.substr(dash + 3);
-        std::string_view fields[5];
-        for (std::string_view &field : fields) {
-            field = nextField(before);
-        }
-        const std::string_view fsType = nextField(after);
-        nextField(after); // source
-        const std::string_view superOptions = nextField(after);
-        if (fields[4].empty()) {
-            return;
-        }
+    for (MountInfoEntry &mount : parseMountInfo(mountInfo)) {
         Hierarchy hierarchy;
-        hierarchy.root = decodeOctalEscapes(fields[3]);
-        hierarchy.mountPoint = decodeOctalEscapes(fields[4]);
-        if (fsType == "cgroup2") {
+        if (mount.fsType == "cgroup2") {
             hierarchy.version = Version::V2;
-        } else if (fsType == "cgroup" && hasListItem(superOptions, "memory", ',')) {
+        } else if (mount.fsType == "cgroup" && hasListItem(mount.superOptions, "memory", ',')) {
             hierarchy.version = Version::V1;
         } else {
-            return;
+            continue;
         }
+        hierarchy.root = std::move(mount.root);
+        hierarchy.mountPoint = std::move(mount.mountPoint);
         hierarchies.push_back(std::move(hierarchy));
-    });
+    }
     return hierarchies;
 }
 

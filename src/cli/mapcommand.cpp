@@ -8,6 +8,7 @@
 #include "walkrows.h"
 
 #include "cachemap.h"
+#include "pathcodec.h"
 
 namespace Cachescope::Cli
 {
@@ -140,6 +141,23 @@ const Table<MapRow> &mapTable()
                      [](const MapRow &r) {
                          return boolCell(r.folder->noPageCache);
                      }},
+                {.key = "counted_at",
+                 .format = Format::Json,
+                 .help = "a bind mount, an overlay or a folder mapped already whose files are counted at these folders of the map: not walked, so that each "
+                         "page counts once",
+                 .value =
+                     [](const MapRow &r) {
+                         std::string list = "[";
+                         for (const std::string &path : r.folder->countedAt) {
+                             list += list.size() > 1 ? "," : "";
+                             appendJsonString(list, isValidUtf8(path) ? path : toDisplayUtf8(path));
+                         }
+                         return textCell(list + ']');
+                     },
+                 .inText =
+                     [](const MapRow &) {
+                         return false;
+                     }},
                 {.header = "FOLDER",
                  .align = Align::Left,
                  .format = Format::Text,
@@ -158,6 +176,16 @@ const Table<MapRow> &mapTable()
             },
         .lineEnd =
             [](const MapRow &r) {
+                if (!r.folder->countedAt.empty()) {
+                    std::string places;
+                    for (const std::string &path : r.folder->countedAt) {
+                        places += (places.empty() ? "" : ", ") + path;
+                    }
+                    const char *what = r.folder->countedAtKind == MountAlias::Kind::Overlay ? "  (overlay of "
+                        : r.folder->countedAtKind == MountAlias::Kind::RootAgain            ? "  (the folder "
+                                                                                            : "  (bind mount of ";
+                    return what + places + ": counted there, not walked)";
+                }
                 if (r.folder->noPageCache) {
                     return std::string(r.folder->mountPoint ? "  (mount point, keeps no page cache: not walked)" : "  (keeps no page cache: not walked)");
                 }
@@ -232,6 +260,8 @@ int runMap(Context &context, const ParsedArgs &args)
         appendJsonBool(out, "complete", result.tree.complete);
         out += ',';
         appendJsonNumber(out, "folders_not_walked", total.foldersNotEntered);
+        out += ',';
+        appendJsonNumber(out, "mounts_counted_elsewhere", total.mountsCountedElsewhere);
         out += ",\"total\":";
         statusTotalsTable().appendJson(out, TotalsRow{"total", false, total, result.walk.method});
         out += ',';
@@ -253,6 +283,10 @@ int runMap(Context &context, const ParsedArgs &args)
             out += "; " + std::to_string(total.foldersNotEntered)
                 + (total.foldersNotEntered == 1 ? " mount point of a file system that keeps" : " mount points of file systems that keep")
                 + " no page cache not walked (--kernel-file-systems walks them)";
+        }
+        if (total.mountsCountedElsewhere > 0) {
+            out += "; " + std::to_string(total.mountsCountedElsewhere) + (total.mountsCountedElsewhere == 1 ? " folder" : " folders")
+                + " counted elsewhere in the map (bind mounts, overlays) not walked, so that each page counts once";
         }
         out += '\n';
     }

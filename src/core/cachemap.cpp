@@ -27,6 +27,7 @@ void FolderTotals::add(const FolderTotals &other)
     hiddenBytes += other.hiddenBytes;
     problems += other.problems;
     foldersNotEntered += other.foldersNotEntered;
+    mountsCountedElsewhere += other.mountsCountedElsewhere;
 }
 
 void FolderTotals::addFiles(const FolderFiles &f)
@@ -70,6 +71,8 @@ WalkOptions CacheMapBuilder::walkOptions(WalkOptions options)
     // Two calls a folder, opened and listed (with its files' totals).
     options.reportDirectories = false;
     options.folderTotals = true;
+    // A page shown by a bind mount or an overlay as well is counted once.
+    options.countMountsOnce = true;
     return options;
 }
 
@@ -138,6 +141,10 @@ void CacheMapBuilder::addFolder(const WalkFolder &folder)
     made.root = folder.root;
     made.device = folder.device;
     made.own.foldersNotEntered = folder.noPageCache ? 1 : 0;
+    made.own.mountsCountedElsewhere = folder.countedAt ? 1 : 0;
+    if (folder.countedAt) {
+        m_aliases.push_back(Alias{folder.id, *folder.countedAt});
+    }
     // Its parent was opened (and numbered) before this folder was found.
     if (folder.parent != WalkFolder::None && folder.parent < m_folders.size()) {
         made.parent = folder.parent;
@@ -162,29 +169,33 @@ CacheMapTree CacheMapBuilder::snapshot(bool complete) const
 {
     std::vector<Slot> slots;
     std::vector<Slot> fileRoots;
+    std::vector<Alias> aliases;
     {
         // The walkers wait while this copies: only the copy is done here, the rest after.
         std::lock_guard lock(m_mutex);
         slots = m_folders;
         fileRoots = m_fileRoots;
+        aliases = m_aliases;
     }
-    return treeOf(std::move(slots), std::move(fileRoots), complete);
+    return treeOf(std::move(slots), std::move(fileRoots), std::move(aliases), complete);
 }
 
 CacheMapTree CacheMapBuilder::take(bool complete)
 {
     std::vector<Slot> slots;
     std::vector<Slot> fileRoots;
+    std::vector<Alias> aliases;
     {
         std::lock_guard lock(m_mutex);
         slots = std::exchange(m_folders, {});
         fileRoots = std::exchange(m_fileRoots, {});
+        aliases = std::exchange(m_aliases, {});
         m_absent = 0;
     }
-    return treeOf(std::move(slots), std::move(fileRoots), complete);
+    return treeOf(std::move(slots), std::move(fileRoots), std::move(aliases), complete);
 }
 
-CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> fileRoots, bool complete)
+CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> fileRoots, std::vector<Alias> aliases, bool complete)
 {
     CacheMapTree tree;
     tree.complete = complete;
@@ -215,12 +226,23 @@ CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> 
     for (Slot &file : fileRoots) {
         keep(file, CacheMapFolder::NoParent);
     }
+    for (Alias &alias : aliases) {
+        if (alias.folder < moved.size() && moved[alias.folder] != CacheMapFolder::NoParent) {
+            CacheMapFolder &folder = folders[moved[alias.folder]];
+            folder.countedAt = std::move(alias.alias.countedAt);
+            folder.countedAtKind = alias.alias.kind;
+        }
+    }
     for (CacheMapFolder &folder : folders) {
+        const bool countedElsewhere = folder.own.mountsCountedElsewhere > 0;
+        folder.own.mountsCountedElsewhere = 0; // counted in `tree` only
         folder.tree = folder.own;
         folder.tree.foldersNotEntered = folder.noPageCache ? 1 : 0;
+        folder.tree.mountsCountedElsewhere = countedElsewhere ? 1 : 0;
         if (folder.parent != CacheMapFolder::NoParent) {
             const uint64_t up = folders[folder.parent].device;
-            folder.mountPoint = folder.device != 0 && up != 0 && folder.device != up;
+            // A bind mount of the same file system shows the same device.
+            folder.mountPoint = (folder.device != 0 && up != 0 && folder.device != up) || countedElsewhere;
         }
     }
     // Parents come before their children: one pass from the end adds each

@@ -38,6 +38,9 @@ struct FolderTotals {
     // walked (WalkOptions::skipNoPageCache): in `tree` only, such a folder
     // counting itself; 0 in `own`.
     uint64_t foldersNotEntered = 0;
+    // Mount points whose files are counted at another path of the map, not
+    // walked (WalkOptions::countMountsOnce): in `tree` only, as foldersNotEntered.
+    uint64_t mountsCountedElsewhere = 0;
 
     void add(const FolderTotals &other);
     void addFiles(const FolderFiles &files);
@@ -55,6 +58,11 @@ struct CacheMapFolder {
     bool mountPoint = false;
     // On a file system that keeps no page cache, not walked (WalkOptions::skipNoPageCache).
     bool noPageCache = false;
+    // A bind mount of a folder counted at countedAt, an overlay whose layers
+    // are counted there, or a root of the map met again: not walked
+    // (WalkOptions::countMountsOnce), and marked as a mount point.
+    std::vector<std::string> countedAt;
+    MountAlias::Kind countedAtKind = MountAlias::Kind::BindMount;
     FolderTotals own; // the files directly in this folder
     FolderTotals tree; // own plus every subfolder's (CacheMapTree only)
     std::vector<uint32_t> children; // most resident first (CacheMapTree only)
@@ -125,12 +133,18 @@ private:
     // The map of these slots: the numbers not come yet left out (a snapshot
     // in the middle of a walk), the files named as roots added, tree totals,
     // children, roots and the total filled in.
-    [[nodiscard]] static CacheMapTree treeOf(std::vector<Slot> slots, std::vector<Slot> fileRoots, bool complete);
+    // A folder not walked because its files are counted elsewhere (WalkFolder::countedAt), by its number.
+    struct Alias {
+        uint32_t folder = 0;
+        MountAlias alias;
+    };
+    [[nodiscard]] static CacheMapTree treeOf(std::vector<Slot> slots, std::vector<Slot> fileRoots, std::vector<Alias> aliases, bool complete);
 
     mutable std::mutex m_mutex;
     std::vector<Slot> m_folders; // at the walk's numbers (WalkFolder::id)
     size_t m_absent = 0;
     std::vector<Slot> m_fileRoots;
+    std::vector<Alias> m_aliases; // few: the bind mounts and overlays below the roots
 };
 
 struct CacheMapResult {

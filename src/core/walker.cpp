@@ -20,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -107,6 +108,7 @@ void WalkTotals::add(const WalkTotals &other)
     filtered += other.filtered;
     noPageCache += other.noPageCache;
     foldersNotEntered += other.foldersNotEntered;
+    mountsCountedElsewhere += other.mountsCountedElsewhere;
 }
 
 EntryKind kindOfMode(uint32_t mode)
@@ -332,6 +334,13 @@ struct Walk {
     bool ownTables = false;
     std::vector<std::pair<uint64_t, uint64_t>> rootIds; // device, inode of each root folder, once opened
     std::atomic<uint32_t> nextFolderId{0}; // WalkFolder::id
+    // WalkOptions::countMountsOnce: the mount points not entered, by the walk's path.
+    std::vector<MountAlias> aliases;
+    std::unordered_map<std::string_view, const MountAlias *> aliasAt;
+    // The same for a folder below a root that is that root (by its device and
+    // inode, rootIds): a chroot's own folder seen from inside it, where no
+    // mount shows it (the chroot's "/" is no mount point).
+    std::vector<MountAlias> rootsAgain;
     std::once_flag mappedOnce;
     std::shared_ptr<const MappedFiles> mapped;
     LoadOptions loadOptions;
@@ -1011,7 +1020,18 @@ struct Worker {
         const bool noPageCache = options.action != FileAction::StatOnly && keepsNoPageCache(fd.get(), uint64_t(st.st_dev));
         // Named, never listed (WalkOptions::skipNoPageCache): not marked as
         // visited either, so that another way to it (-L) is named the same.
-        const bool notEntered = options.skipNoPageCache && !isRoot && noPageCache && !task.parent->noPageCache;
+        const bool noPageCacheNotEntered = options.skipNoPageCache && !isRoot && noPageCache && !task.parent->noPageCache;
+        const MountAlias *alias = nullptr;
+        if (!isRoot && !walk.aliasAt.empty()) {
+            if (const auto found = walk.aliasAt.find(path); found != walk.aliasAt.end()) {
+                alias = found->second;
+            }
+        }
+        // Its own root only: another root's identity may be written by another thread right now.
+        if (!isRoot && !alias && !walk.rootsAgain.empty() && walk.rootIds[task.root] == std::pair<uint64_t, uint64_t>(st.st_dev, st.st_ino)) {
+            alias = &walk.rootsAgain[size_t(task.root)];
+        }
+        const bool notEntered = noPageCacheNotEntered || alias;
         if (notEntered) {
             fd.reset(); // of no more use
         }
@@ -1052,7 +1072,7 @@ struct Worker {
             // Numbered as it is opened, after its parent was: its number is above its parent's.
             node->id = walk.nextFolderId.fetch_add(1, std::memory_order_relaxed);
             node->parentId = parentId;
-            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, false, notEntered});
+            d.folderCallback(WalkFolder{node->root, node->path, node->depth, node->device, {}, node->id, parentId, false, noPageCacheNotEntered, alias});
         }
 
         ++totals[task.root].directories;
@@ -1063,6 +1083,10 @@ struct Worker {
             entry.evict = EvictReport();
             entry.load = LoadReport();
             d.entryCallback(entry);
+        }
+        if (alias) {
+            ++totals[task.root].mountsCountedElsewhere;
+            return;
         }
         if (notEntered) {
             ++totals[task.root].foldersNotEntered;
@@ -1241,6 +1265,20 @@ WalkResult Walker::walk(const std::vector<std::string> &roots)
     // symlinks), so not when following symlinks; and threads of the walk's
     // own, since the caller's thread must keep the process's table.
     walk.rootIds.resize(roots.size());
+    if (d->options.countMountsOnce && !d->options.followSymlinks) {
+        std::string error;
+        if (const std::optional<std::vector<MountInfoEntry>> mounts = readMountInfo("/proc", &error)) {
+            walk.aliases = findMountAliases(*mounts, roots);
+        } else {
+            qCWarning(CACHESCOPE_CORE) << "bind mounts and overlays may be counted twice:" << error.c_str();
+        }
+        for (const MountAlias &alias : walk.aliases) {
+            walk.aliasAt.emplace(alias.mountPoint, &alias);
+        }
+        for (const std::string &root : roots) {
+            walk.rootsAgain.push_back(MountAlias{root, {root}, MountAlias::Kind::RootAgain});
+        }
+    }
     walk.ownTables = threadCount > 1 && !d->options.followSymlinks && openat2Works();
     std::vector<std::unique_ptr<Worker>> workers;
     for (int i = 0; i < threadCount; ++i) {

@@ -4,6 +4,7 @@
 
 #include "evict.h"
 #include "load.h"
+#include "mountaliases.h"
 #include "pathfilter.h"
 #include "residency.h"
 
@@ -63,6 +64,14 @@ struct WalkOptions {
     // a file system that keeps page cache leads into one again. Not with
     // FileAction::StatOnly, which tells no file system from another.
     bool skipNoPageCache = false;
+    // Below the roots, a mount point whose files the walk reaches at another
+    // path below them too (a bind mount of a folder walked elsewhere, an
+    // overlay whose layers are all walked) is opened and named but not
+    // listed (WalkFolder::countedAt, WalkTotals::mountsCountedElsewhere), so
+    // that every page counts once (mountaliases.h). Read from
+    // /proc/self/mountinfo when the walk starts. Not with followSymlinks,
+    // where a folder met twice is walked once anyway.
+    bool countMountsOnce = false;
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
     LoadOptions loadOptions; // cancel and progress are set by the walker
@@ -127,6 +136,10 @@ struct WalkFolder {
     // A file system that keeps no page cache, not entered
     // (WalkOptions::skipNoPageCache): it comes once, opened, and is never listed.
     bool noPageCache = false;
+    // A mount of files counted at these paths of the walk, not entered
+    // (WalkOptions::countMountsOnce): it comes once, opened, and is never
+    // listed. Valid during the callback.
+    const MountAlias *countedAt = nullptr;
 };
 
 struct WalkProblem {
@@ -171,6 +184,8 @@ struct WalkTotals {
     uint64_t noPageCache = 0;
     // Folders of file systems that keep no page cache, not entered (WalkOptions::skipNoPageCache).
     uint64_t foldersNotEntered = 0;
+    // Mount points whose files are counted at another path, not entered (WalkOptions::countMountsOnce).
+    uint64_t mountsCountedElsewhere = 0;
 
     void add(const WalkTotals &other);
 };

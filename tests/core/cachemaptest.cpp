@@ -8,6 +8,7 @@
 // short, and memory that grows with folders, not files.
 
 #include "cachemap.h"
+#include "mountaliases.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -16,10 +17,13 @@
 #include <QTest>
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -200,6 +204,124 @@ private Q_SLOTS:
 
     // devpts below /dev keeps no page cache: with skipNoPageCache (the tab's
     // and map's way) it is in the map, marked, with nothing counted in it.
+    // Which mount points show files counted at another path (mountaliases.h),
+    // from mountinfo lines as the kernel writes them.
+    void mountAliasesFromMountInfo()
+    {
+        const std::string d = m_dir; // an existing root: the walk's roots are resolved
+        const std::vector<std::string> lines = {
+            "20 1 8:1 / / rw - ext4 /dev/sda1 rw",
+            // A folder of sda1 bound below the root: counted at d/big.
+            "30 20 8:1 " + d + "/big " + d + "/bound rw - ext4 /dev/sda1 rw",
+            // sda2 twice: the mount made first is walked.
+            "31 20 8:2 / " + d + "/disk rw - ext4 /dev/sda2 rw",
+            "32 20 8:2 / " + d + "/disk\\040again rw - ext4 /dev/sda2 rw",
+            // A folder of sda1 whose own path another mount covers: walked where it is bound.
+            "33 20 0:50 / " + d + "/small rw - tmpfs tmpfs rw",
+            "34 20 8:1 " + d + "/small/x " + d + "/bound-covered rw - ext4 /dev/sda1 rw",
+            // An overlay of layers below the root, and one with a layer outside.
+            "35 20 0:60 / " + d + "/merged rw - overlay overlay rw,lowerdir=" + d + "/l1:" + d + "/l2,upperdir=" + d + "/up,workdir=" + d + "/w",
+            "36 20 0:61 / " + d + "/merged2 rw - overlay overlay rw,lowerdir=/elsewhere,upperdir=" + d + "/up2,workdir=" + d + "/w2",
+            // An overlay on its own lower folder: that folder is out of reach, so it is walked.
+            "37 20 0:62 / " + d + "/usr rw - overlay overlay rw,lowerdir=" + d + "/usr,upperdir=" + d + "/up3,workdir=" + d + "/w3",
+            "a line that is no mount",
+        };
+        std::string text;
+        for (const std::string &line : lines) {
+            text += line + '\n';
+        }
+        const std::vector<MountInfoEntry> mounts = parseMountInfo(text);
+        QCOMPARE(mounts.size(), size_t(9));
+        QCOMPARE(mounts[3].mountPoint, d + "/disk again");
+        QCOMPARE(mounts[0].device, uint64_t(makedev(8, 1)));
+
+        std::map<std::string, std::pair<std::vector<std::string>, bool>> found;
+        for (const MountAlias &alias : findMountAliases(mounts, {d})) {
+            found[alias.mountPoint] = {alias.countedAt, alias.kind == MountAlias::Kind::Overlay};
+        }
+        QCOMPARE(found.size(), size_t(3));
+        QCOMPARE(found[d + "/bound"].first, std::vector<std::string>{d + "/big"});
+        QVERIFY(!found[d + "/bound"].second);
+        QCOMPARE(found[d + "/disk again"].first, std::vector<std::string>{d + "/disk"});
+        QCOMPARE(found[d + "/merged"].first, (std::vector<std::string>{d + "/l1", d + "/l2", d + "/up"}));
+        QVERIFY(found[d + "/merged"].second);
+        // Walked from the bound folder alone, its source is not in the walk: it is walked.
+        QVERIFY(findMountAliases(mounts, {d + "/bound"}).empty());
+    }
+
+    // A bind mount and an overlay below the folder mapped: their files are
+    // counted once, where they are, and the map's total is what the test
+    // holds resident (before, the bound folder's pages counted twice).
+    void bindMountsAndOverlaysCountOnce()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("only root may mount");
+        }
+        for (const char *sub : {"/bound", "/upper", "/work", "/merged", "/big/up"}) {
+            QCOMPARE(mkdir((m_dir + sub).c_str(), 0755), 0);
+        }
+        struct Answer {
+            int error;
+            uint64_t resident, mountsCountedElsewhere, boundResident, boundAlone, mergedAlone, bigWithItsParentBound;
+            bool boundMarked, mergedMarked, rootAgainMarked;
+        };
+        QString failure;
+        const std::optional<Answer> answer = TestUtil::valueFromChild<Answer>(
+            [this] {
+                Answer a{};
+                a.error = TestUtil::ownPrivateMountNamespace();
+                const std::string overlay = "lowerdir=" + m_dir + "/small,upperdir=" + m_dir + "/upper,workdir=" + m_dir + "/work";
+                if (a.error == 0
+                    && (mount((m_dir + "/big").c_str(), (m_dir + "/bound").c_str(), nullptr, MS_BIND, nullptr) != 0
+                        || mount("overlay", (m_dir + "/merged").c_str(), "overlay", 0, overlay.c_str()) != 0)) {
+                    a.error = errno;
+                }
+                if (a.error != 0) {
+                    return a;
+                }
+                const CacheMapResult result = mapCache({m_dir});
+                const CacheMapTree &tree = result.tree;
+                a.resident = folder(tree, "").tree.resident;
+                a.mountsCountedElsewhere = result.walk.total.mountsCountedElsewhere;
+                const CacheMapFolder &bound = folder(tree, "bound");
+                const CacheMapFolder &merged = folder(tree, "merged");
+                a.boundResident = bound.tree.resident;
+                a.boundMarked =
+                    bound.mountPoint && bound.countedAt == std::vector<std::string>{m_dir + "/big"} && bound.countedAtKind == MountAlias::Kind::BindMount;
+                a.mergedMarked = merged.mountPoint && merged.countedAtKind == MountAlias::Kind::Overlay
+                    && merged.countedAt == std::vector<std::string>{m_dir + "/small", m_dir + "/upper"};
+                // Named as the root, each is walked: its files are counted there.
+                a.boundAlone = mapCache({m_dir + "/bound"}).tree.total.resident;
+                a.mergedAlone = mapCache({m_dir + "/merged"}).tree.total.resident;
+                // The folder above big bound inside big: in it, big again (no
+                // mount shows it there, as a chroot's own folder seen from inside).
+                if (mount(m_dir.c_str(), (m_dir + "/big/up").c_str(), nullptr, MS_BIND, nullptr) != 0) {
+                    a.error = errno;
+                    return a;
+                }
+                const CacheMapTree big = mapCache({m_dir + "/big"}).tree;
+                a.bigWithItsParentBound = big.total.resident;
+                const CacheMapFolder *again = big.find(m_dir + "/big/up/big");
+                a.rootAgainMarked =
+                    again && again->countedAtKind == MountAlias::Kind::RootAgain && again->countedAt == std::vector<std::string>{m_dir + "/big"};
+                return a;
+            },
+            std::nullopt,
+            &failure,
+            30000);
+        QVERIFY2(answer, qPrintable(failure));
+        QVERIFY2(answer->error == 0, strerror(answer->error));
+        QCOMPARE(answer->resident, uint64_t(4 + 40 + 2 + 20 + 7));
+        QCOMPARE(answer->mountsCountedElsewhere, uint64_t(2));
+        QCOMPARE(answer->boundResident, uint64_t(0));
+        QVERIFY(answer->boundMarked);
+        QVERIFY(answer->mergedMarked);
+        QCOMPARE(answer->boundAlone, uint64_t(40 + 2 + 20));
+        QCOMPARE(answer->mergedAlone, uint64_t(7)); // through the overlay, with mincore
+        QCOMPARE(answer->bigWithItsParentBound, uint64_t(40 + 2 + 20 + 4 + 7)); // big once, top and small/d through up
+        QVERIFY(answer->rootAgainMarked);
+    }
+
     void fileSystemWithoutPageCacheIsMarkedNotWalked()
     {
         if (!TestUtil::devptsWithPtmx()) {

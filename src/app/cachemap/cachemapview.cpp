@@ -413,6 +413,13 @@ void CacheMapView::updateHeader()
                      "%1 mount points of file systems that keep no page cache (proc, sysfs, …) not walked",
                      qulonglong(totals.foldersNotEntered));
     }
+    if (totals.mountsCountedElsewhere > 0) {
+        text += QStringLiteral("; ")
+            + i18ncp("@info",
+                     "%1 folder counted elsewhere in this map (a bind mount, an overlay) not walked, so that each page counts once",
+                     "%1 folders counted elsewhere in this map (bind mounts, overlays) not walked, so that each page counts once",
+                     qulonglong(totals.mountsCountedElsewhere));
+    }
     if (mapping && d->previousShown) {
         text += QStringLiteral(" ") + i18nc("@info", "(the map before: walking again)");
     } else if (mapping) {

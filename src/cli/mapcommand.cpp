@@ -181,9 +181,20 @@ const Table<MapRow> &mapTable()
                     for (const std::string &path : r.folder->countedAt) {
                         places += (places.empty() ? "" : ", ") + path;
                     }
-                    const char *what = r.folder->countedAtKind == MountAlias::Kind::Overlay ? "  (overlay of "
-                        : r.folder->countedAtKind == MountAlias::Kind::RootAgain            ? "  (the folder "
-                                                                                            : "  (bind mount of ";
+                    const char *what = "  (bind mount of ";
+                    switch (r.folder->countedAtKind) {
+                    case MountAlias::Kind::Overlay:
+                        what = "  (overlay of ";
+                        break;
+                    case MountAlias::Kind::OverlayLayer:
+                        what = "  (a layer of the overlay ";
+                        break;
+                    case MountAlias::Kind::RootAgain:
+                        what = "  (the folder ";
+                        break;
+                    case MountAlias::Kind::BindMount:
+                        break;
+                    }
                     return what + places + ": counted there, not walked)";
                 }
                 if (r.folder->noPageCache) {

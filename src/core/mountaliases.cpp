@@ -137,20 +137,28 @@ std::vector<MountAlias> findMountAliases(const std::vector<MountInfoEntry> &moun
             continue;
         }
         if (mount->fsType == "overlay") {
-            MountAlias alias{*name, {}, MountAlias::Kind::Overlay};
+            // Layers in reach are counted where they are, and the overlay not
+            // walked. Where one is out of reach (outside the roots, or under
+            // the overlay itself, as tools/dev run's overlay on /usr over
+            // /usr), the overlay is walked instead, and the layers in reach
+            // (its upper folder on a tmpfs) are not.
+            std::vector<std::string> inReach;
+            bool allInReach = true;
             for (const std::string &layer : overlayLayers(mount->superOptions)) {
-                // A layer the overlay itself covers (an overlay mounted on its
-                // own lower folder, as tools/dev run's /usr) is out of reach.
                 const MountInfoEntry *showing = mountShowing(layer);
                 const std::optional<std::string> layerName = walkPath(roots, layer);
-                if (!layerName || !showing || showing->fsType == "overlay") {
-                    alias.countedAt.clear();
-                    break;
+                if (layerName && showing && showing->fsType != "overlay") {
+                    inReach.push_back(*layerName);
+                } else {
+                    allInReach = false;
                 }
-                alias.countedAt.push_back(*layerName);
             }
-            if (!alias.countedAt.empty()) {
-                aliases.push_back(std::move(alias));
+            if (allInReach && !inReach.empty()) {
+                aliases.push_back(MountAlias{*name, std::move(inReach), MountAlias::Kind::Overlay});
+            } else {
+                for (std::string &layer : inReach) {
+                    aliases.push_back(MountAlias{std::move(layer), {*name}, MountAlias::Kind::OverlayLayer});
+                }
             }
             continue;
         }

@@ -25,6 +25,7 @@ struct MountAlias {
     enum class Kind : uint8_t {
         BindMount, // another mount of a folder the walk reaches
         Overlay, // its files' pages are those of its layers
+        OverlayLayer, // a layer of an overlay walked instead (another layer is out of reach)
         RootAgain, // a folder that is one of the walk's roots (a chroot's own folder, seen from inside it)
     };
     std::string mountPoint; // as the walk names it (below one of its roots)
@@ -38,7 +39,8 @@ struct MountAlias {
 // relative or absolute) whose files are counted at another path below them.
 // Of the mounts that show one folder of a file system, the one showing the
 // most of it (then the first made) is walked, the others are aliases. An
-// overlay is an alias when all its layers lie below the roots.
+// overlay is an alias when all its layers lie below the roots, in reach;
+// otherwise it is walked and its layers in reach are aliases of it.
 [[nodiscard]] std::vector<MountAlias> findMountAliases(const std::vector<MountInfoEntry> &mounts, const std::vector<std::string> &roots);
 
 // The layers of an overlay mount, from its super options (lowerdir=, upperdir=).

@@ -20,6 +20,7 @@ namespace Cachescope::Cli
 
 const OptionSpec followOption{'L', "follow", nullptr, "follow symlinks (to files and folders) inside folders; loops are detected"};
 const OptionSpec oneFileSystemOption{'x', "one-file-system", nullptr, "stay on the file system of each PATH"};
+const OptionSpec kernelFileSystemsOption{0, "kernel-file-systems", nullptr, "also walk file systems that keep no page cache (proc, sysfs, cgroup, ...)"};
 const OptionSpec threadsOption{'j', "threads", "N", "walk with N threads (default: one a core, at least 2)"};
 const OptionSpec mincoreOption{0, "mincore", nullptr, "use mincore(2) even where cachestat(2) exists (no dirty/writeback figures)"};
 const OptionSpec verboseOption{'v', "verbose", nullptr, "list every file found under a folder, not only the totals"};

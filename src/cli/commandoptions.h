@@ -19,6 +19,8 @@ namespace Cachescope::Cli
 
 extern const OptionSpec followOption;
 extern const OptionSpec oneFileSystemOption;
+// map and top leave the file systems that keep no page cache alone unless asked.
+extern const OptionSpec kernelFileSystemsOption;
 extern const OptionSpec threadsOption;
 extern const OptionSpec mincoreOption;
 extern const OptionSpec verboseOption;

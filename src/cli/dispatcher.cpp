@@ -12,6 +12,7 @@
 #include "cachescope_cli_debug.h"
 #include "cachescope_version.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,23 @@ std::string groupHelp(const std::string &group)
     return text + "\n\n" + actions + "\nRun 'cachescope-cli " + group + " ACTION --help' for details.\n";
 }
 
+// Every command's first word, once each, in the order they are declared
+// ("status, evict, ..., snapshot, swap, ..."): the unknown-command message.
+std::string commandNames()
+{
+    std::string names;
+    std::vector<std::string> seen;
+    for (const Command &command : commands()) {
+        const std::string_view full = command.spec.name;
+        std::string first(full.substr(0, full.find(' ')));
+        if (std::find(seen.begin(), seen.end(), first) == seen.end()) {
+            names += (names.empty() ? "" : ", ") + first;
+            seen.push_back(std::move(first));
+        }
+    }
+    return names + ", help";
+}
+
 std::string groupActions(const std::string &group)
 {
     std::string names;
@@ -186,7 +204,7 @@ int runCli(int argc, char **argv)
     }
     const Command *command = findCommand(name);
     if (!command) {
-        return usageError({}, "unknown command '" + name + "' (status, evict, load, top, map, lock, meminfo, snapshot, drop-caches, swap)");
+        return usageError({}, "unknown command '" + name + "' (" + commandNames() + ")");
     }
 
     std::vector<std::string> rest = globalOptions;

@@ -290,11 +290,7 @@ int runMap(Context &context, const ParsedArgs &args)
         if (total.hiddenFiles > 0) {
             out += "; " + std::to_string(total.hiddenFiles) + " files hidden by the kernel, not in RESIDENT (run as their owner or as root)";
         }
-        if (total.foldersNotEntered > 0) {
-            out += "; " + std::to_string(total.foldersNotEntered)
-                + (total.foldersNotEntered == 1 ? " mount point of a file system that keeps" : " mount points of file systems that keep")
-                + " no page cache not walked (--kernel-file-systems walks them)";
-        }
+        out += foldersNotWalkedNote(total);
         if (total.mountsCountedElsewhere > 0) {
             out += "; " + std::to_string(total.mountsCountedElsewhere) + (total.mountsCountedElsewhere == 1 ? " folder" : " folders")
                 + " counted elsewhere in the map (bind mounts, overlays) not walked, so that each page counts once";
@@ -329,7 +325,7 @@ Command mapCommand()
              withCommonOptions({{'d', "depth", "N", "how many levels of folders to print (default 2; 0: the roots only)"},
                                 followOption,
                                 oneFileSystemOption,
-                                {0, "kernel-file-systems", nullptr, "also walk file systems that keep no page cache (proc, sysfs, cgroup, ...)"},
+                                kernelFileSystemsOption,
                                 threadsOption,
                                 mincoreOption}),
              "  cachescope-cli map / -x --depth 3\n"

@@ -98,6 +98,8 @@ int runTop(Context &context, const ParsedArgs &args)
     if (!walkOptionsFrom(args, options, exitCode) || !countOption(args, "count", 1, 1000000, count, exitCode)) {
         return exitCode;
     }
+    // /proc, /sys and the like hold no page cache: a walk of / names them and walks on.
+    options.skipNoPageCache = !args.has("kernel-file-systems");
     const std::vector<std::string> roots = filesAndFolders(context, args.positional.begin(), args.positional.end(), options.filter);
     TopResult result;
     if (!roots.empty()) {
@@ -131,6 +133,7 @@ int runTop(Context &context, const ParsedArgs &args)
         if (total.hiddenFiles > 0) {
             out += "; " + std::to_string(total.hiddenFiles) + " files hidden by the kernel, not ranked (run as their owner or as root)";
         }
+        out += foldersNotWalkedNote(total);
         out += '\n';
     }
     noteLeftOut("top", total.filtered);
@@ -146,9 +149,14 @@ Command topCommand()
              "the files with the most pages in the page cache",
              "Walks the folders and lists the files with the most resident pages,\n"
              "most first. Files whose residency the kernel hides from you are counted\n"
-             "in the summary, never ranked.",
-             withCommonOptions(withSelectionOptions(
-                 {{'n', "count", "N", "how many files to list (default 20)"}, followOption, oneFileSystemOption, threadsOption, mincoreOption})),
+             "in the summary, never ranked. Mount points of file systems that keep no\n"
+             "page cache (proc, sysfs, cgroup, ...) below a folder named are not walked.",
+             withCommonOptions(withSelectionOptions({{'n', "count", "N", "how many files to list (default 20)"},
+                                                     followOption,
+                                                     oneFileSystemOption,
+                                                     kernelFileSystemsOption,
+                                                     threadsOption,
+                                                     mincoreOption})),
              "  cachescope-cli top / -x -n 30\n",
              1},
             runTop};

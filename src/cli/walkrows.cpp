@@ -444,4 +444,14 @@ int printWalkReport(Context &context, const Table<FileRecord> &files, const Tabl
     return printer.finish(totalsTable, *report.totals, !report.named->empty(), report.cancelled);
 }
 
+std::string foldersNotWalkedNote(const WalkTotals &total)
+{
+    if (total.foldersNotEntered == 0) {
+        return {};
+    }
+    return "; " + std::to_string(total.foldersNotEntered)
+        + (total.foldersNotEntered == 1 ? " mount point of a file system that keeps" : " mount points of file systems that keep")
+        + " no page cache not walked (--kernel-file-systems walks them)";
+}
+
 } // namespace Cachescope::Cli

@@ -54,6 +54,9 @@ struct TotalsRow {
 
 // status and top: with dirty, writeback and evicted pages.
 [[nodiscard]] const Table<TotalsRow> &statusTotalsTable();
+// "; 4 mount points of file systems that keep no page cache not walked (...)"
+// for the summary line of map and top, or "" when none was left out.
+[[nodiscard]] std::string foldersNotWalkedNote(const WalkTotals &total);
 // evict and load: resident before and after; evict also the files where pages remained.
 [[nodiscard]] const Table<TotalsRow> &actionTotalsTable(FileAction action);
 

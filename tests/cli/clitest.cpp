@@ -341,6 +341,32 @@ private Q_SLOTS:
         QVERIFY(lines.at(3).endsWith("/ten"));
     }
 
+    // top of / as the README shows it: /proc, /sys and the like are not
+    // walked (as root, /run/host/proc's unreadable folders printed ten
+    // "Permission denied" lines; as a user, /proc/PID gave 1,155).
+    void topOfTheWholeSystemLeavesKernelFileSystems()
+    {
+        const auto result = cli({QStringLiteral("top"), QStringLiteral("-n"), QStringLiteral("10"), QStringLiteral("/")});
+        QVERIFY2(result.exitCode == 0 || result.exitCode == 1, result.err.constData());
+        for (const QByteArray &line : result.err.split('\n')) {
+            QVERIFY2(!line.contains("/proc/") && !line.contains("/sys/"), line.constData());
+        }
+        QVERIFY2(result.out.contains("no page cache not walked (--kernel-file-systems walks them)"), result.out.constData());
+        QCOMPARE(result.out.split('\n').size() > 10, true); // a header and ten files
+    }
+
+    // The unknown-command message names every command.
+    void unknownCommandListsEveryCommand()
+    {
+        const auto result = cli({QStringLiteral("frobnicate")});
+        QCOMPARE(result.exitCode, 2);
+        for (const char *command :
+             {"status", "evict", "load", "top", "map", "lock", "meminfo", "snapshot", "drop-caches", "swap", "apps", "run", "trace", "experiment", "help"}) {
+            QVERIFY2(result.err.contains(QByteArray(command)),
+                     qPrintable(QStringLiteral("%1 missing from: %2").arg(QLatin1String(command), QString::fromUtf8(result.err))));
+        }
+    }
+
     void meminfoJson()
     {
         const auto result = cli({QStringLiteral("meminfo"), QStringLiteral("--json")});

@@ -121,6 +121,9 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
         showMessage(text, false);
     });
     connect(m_privileged, &PrivilegedActions::availabilityChanged, m_filesPanel, &FilesPanel::setPrivilegedHelperAvailable);
+    connect(m_sampler, &MemorySampler::sampled, m_privileged, [this](const MemorySample &sample) {
+        m_privileged->setSwapTotal(sample.figures.swapTotal);
+    });
     m_filesPanel->setPrivilegedHelperAvailable(m_privileged->isAvailable(), m_privileged->unavailableReason());
     connect(m_filesPanel, &FilesPanel::privilegedViewRequested, m_privileged, [this](const std::string &path) {
         m_privileged->requestResidency(path, m_filesPanel->heatmapCells());

@@ -28,6 +28,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <optional>
 
 namespace Cachescope::App
 {
@@ -138,6 +139,7 @@ struct PrivilegedActions::Private {
     QList<QAction *> menus; // the toolbar drop-downs
     int outstanding = 0; // requests queued or running
     uint64_t swapUsedAtStart = 0; // for the swapoff progress
+    std::optional<uint64_t> swapTotal; // setSwapTotal()
 };
 
 PrivilegedActions::PrivilegedActions(QObject *parent)
@@ -276,9 +278,27 @@ void PrivilegedActions::recheckAvailability()
     Q_EMIT availabilityChanged(available, reason);
 }
 
+void PrivilegedActions::setSwapTotal(uint64_t bytes)
+{
+    const bool hadSwap = !d->swapTotal || *d->swapTotal > 0;
+    d->swapTotal = bytes;
+    if (hadSwap != (bytes > 0)) {
+        updateActions();
+    }
+}
+
 void PrivilegedActions::updateActions()
 {
-    auto apply = [this](QAction *action) {
+    QAction *swapOff = d->actions.value(Request::SwapOffAll);
+    const bool noSwap = d->swapTotal && *d->swapTotal == 0;
+    auto apply = [this, swapOff, noSwap](QAction *action) {
+        if (action == swapOff && d->available && noSwap) {
+            const QString why = i18nc("@info:tooltip", "No swap area is on: there is nothing to turn off");
+            action->setEnabled(false);
+            action->setToolTip(why);
+            action->setStatusTip(why);
+            return;
+        }
         action->setEnabled(d->available);
         const QString toolTip = d->available ? d->toolTips.value(action) : d->unavailableReason;
         action->setToolTip(toolTip);

@@ -79,6 +79,11 @@ public:
     // Requests waiting or running in the queue.
     [[nodiscard]] int pendingRequests() const;
 
+    // The swap the kernel has now (SwapTotal): with none, Turn Off All Swap
+    // is disabled and its tooltip says why. The window passes each memory
+    // sample's figure; unknown (never set) leaves the action enabled.
+    void setSwapTotal(uint64_t bytes);
+
     // The helper's answer for one file as the heatmap's histogram over the
     // whole file (its buckets: the cells asked for, at most one per page). A
     // malformed answer (buckets holding more pages than they cover, ...)

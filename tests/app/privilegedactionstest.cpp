@@ -153,6 +153,31 @@ private Q_SLOTS:
         }
     }
 
+    // With no swap area on, Turn Off All Swap has nothing to do: disabled,
+    // saying why, and enabled again once there is swap (the window passes
+    // every memory sample's SwapTotal).
+    void swapOffNeedsSwap()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs the actions enabled: root acts without the helper");
+        }
+        PrivilegedActions actions;
+        KActionCollection collection(static_cast<QObject *>(nullptr));
+        actions.setUpActions(&collection);
+        QAction *swapOff = actions.action(Request::SwapOffAll);
+        const QString toolTip = swapOff->toolTip();
+        QVERIFY(swapOff->isEnabled()); // before any sample: not known
+        actions.setSwapTotal(0);
+        QVERIFY(!swapOff->isEnabled());
+        QCOMPARE(swapOff->toolTip(), QStringLiteral("No swap area is on: there is nothing to turn off"));
+        for (const Request other : {Request::DropPageCache, Request::SwapOnAgain, Request::CreateSwapFile, Request::RemoveSwapFile}) {
+            QVERIFY(actions.action(other)->isEnabled());
+        }
+        actions.setSwapTotal(uint64_t(1) << 30);
+        QVERIFY(swapOff->isEnabled());
+        QCOMPARE(swapOff->toolTip(), toolTip);
+    }
+
     void triggeringDisabledActionDoesNothing()
     {
         PrivilegedActions actions;

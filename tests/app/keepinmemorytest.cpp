@@ -158,6 +158,29 @@ private Q_SLOTS:
         QVERIFY(!t.keep->isChecked());
     }
 
+    // Evicting a file the window keeps says why its pages stay: Cachescope's
+    // own pin, not "mapped by a running program".
+    void evictingAKeptFileNamesThePin()
+    {
+        PanelUnderTest t;
+        QVERIFY(t.select(m_file));
+        QTRY_VERIFY(t.keep->isEnabled());
+        t.keep->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(t.iconName(), QStringLiteral("window-pin"), 20000);
+        auto *message = t.panel->findChild<KMessageWidget *>(QStringLiteral("filesMessage"));
+        QVERIFY(message);
+        QTRY_VERIFY(message->text().contains(QLatin1String("Keeping 1 file")));
+        t.view->setCurrentIndex(t.view->model()->index(0, 0));
+        QAction *evict = t.collection.action(QStringLiteral("file_evict"));
+        QTRY_VERIFY(evict->isEnabled());
+        evict->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(message->text().contains(QLatin1String("Nothing was evicted")), 20000);
+        QVERIFY2(message->text().contains(QLatin1String("800.0 KiB in 1 file is kept in memory by Cachescope (Keep in Memory)")), qPrintable(message->text()));
+        QVERIFY2(!message->text().contains(QLatin1String("mapped by a running program")), qPrintable(message->text()));
+        QCOMPARE(TestUtil::pagesNow(m_file).resident, uint64_t(200));
+        t.keep->trigger();
+    }
+
     void removingTheRowOrClosingReleases()
     {
         {

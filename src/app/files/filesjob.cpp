@@ -300,7 +300,10 @@ void FilesJob::onEntry(const WalkEntry &entry)
             return;
         }
         a.evict.freedPages += report.freedPages();
-        if (report.after > 0) {
+        if (report.after > 0 && report.reason == RemainReason::Mapped && keptInMemory.contains({entry.device, entry.inode})) {
+            ++a.evict.keptFiles;
+            a.evict.keptPages += report.after;
+        } else if (report.after > 0) {
             const auto reason = size_t(report.reason);
             ++a.evict.filesByReason[reason];
             a.evict.pagesByReason[reason] += report.after;

@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct EvictSummary {
     // Indexed by Cachescope::RemainReason: files with pages left, and those pages.
     std::array<uint64_t, 6> filesByReason{};
     std::array<uint64_t, 6> pagesByReason{};
+    // Of the mapped ones: files the window itself keeps in memory (Keep in
+    // Memory, FilesJob::keptInMemory), and their pages left.
+    uint64_t keptFiles = 0;
+    uint64_t keptPages = 0;
     uint64_t errors = 0;
     std::string firstError; // "path: reason"
 };
@@ -84,6 +89,9 @@ public:
 
     // Shown in the progress bar; quiet jobs (live refresh) are not.
     bool showsProgress = true;
+    // Evict: files the window keeps in memory (device, inode), set before
+    // start(); their pages stay because of that, not another program.
+    std::set<std::pair<uint64_t, uint64_t>> keptInMemory;
     uint64_t expectedBytes = 0; // 0: unknown, the bar is busy
     size_t topCount = 50;
 

@@ -126,6 +126,13 @@ FilesMessage FilesJobReport::evicted(const FilesJob &job)
                          bytes);
         message.offersFlushAndEvict = true;
     }
+    if (s.keptFiles > 0) {
+        stayed << i18ncp("@info",
+                         "%2 in %1 file is kept in memory by Cachescope (Keep in Memory)",
+                         "%2 in %1 files is kept in memory by Cachescope (Keep in Memory)",
+                         qulonglong(s.keptFiles),
+                         bytesText(s.keptPages * page));
+    }
     if (auto [files, bytes] = reason(RemainReason::Mapped); files > 0) {
         stayed << i18ncp("@info", "%2 in %1 file is mapped by a running program", "%2 in %1 files is mapped by running programs", files, bytes);
     }

@@ -555,7 +555,9 @@ void FilesPanel::startEvict(const std::vector<std::string> &paths, bool flushFir
     }
     WalkOptions options = d->walkOptions();
     options.evictOptions.flushDirtyFirst = flushFirst;
-    startJob(new FilesJob(FilesJob::Kind::Evict, paths, options, this));
+    auto *job = new FilesJob(FilesJob::Kind::Evict, paths, options, this);
+    job->keptInMemory = d->pins->keptFiles();
+    startJob(job);
 }
 
 void FilesPanel::startLoad(const std::vector<std::string> &paths)

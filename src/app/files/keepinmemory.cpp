@@ -10,6 +10,8 @@
 
 #include <QtConcurrentRun>
 
+#include <sys/stat.h>
+
 namespace Cachescope::App
 {
 
@@ -118,6 +120,18 @@ bool KeepInMemory::isBusy() const
 size_t KeepInMemory::keptCount() const
 {
     return m_kept.size();
+}
+
+std::set<std::pair<uint64_t, uint64_t>> KeepInMemory::keptFiles() const
+{
+    std::set<std::pair<uint64_t, uint64_t>> files;
+    for (const auto &[path, pins] : m_kept) {
+        struct stat st{};
+        if (stat(path.c_str(), &st) == 0) {
+            files.emplace(uint64_t(st.st_dev), uint64_t(st.st_ino));
+        }
+    }
+    return files;
 }
 
 } // namespace Cachescope::App

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ public:
     [[nodiscard]] bool isKept(const std::string &path) const;
     [[nodiscard]] bool isBusy() const;
     [[nodiscard]] size_t keptCount() const;
+    // The device and inode of every kept file (a stat each, now): an eviction
+    // tells its own pins from other programs' maps by them.
+    [[nodiscard]] std::set<std::pair<uint64_t, uint64_t>> keptFiles() const;
 
 Q_SIGNALS:
     void changed();

@@ -119,14 +119,14 @@ std::string percentText(uint64_t part, uint64_t whole)
         return "-";
     }
     char text[16];
-    std::snprintf(text, sizeof text, "%.1f%%", 100.0 * double(part) / double(whole));
+    std::snprintf(text, sizeof text, "%.1f%%", percentShown(part, whole, 1));
     return text;
 }
 
 void appendJsonPercent(std::string &json, uint64_t part, uint64_t whole)
 {
     char text[16];
-    std::snprintf(text, sizeof text, "%.2f", whole == 0 ? 0.0 : 100.0 * double(part) / double(whole));
+    std::snprintf(text, sizeof text, "%.2f", percentShown(part, whole, 2));
     json += text;
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 
@@ -62,6 +63,22 @@ std::string errnoText(std::string_view what, int error)
 QString errnoQText(int error)
 {
     return QString::fromStdString(errnoText(error));
+}
+
+double percentShown(uint64_t part, uint64_t whole, int decimals)
+{
+    if (whole == 0) {
+        return 0.0;
+    }
+    const double step = std::pow(10.0, -decimals);
+    const double shown = std::round(100.0 * double(part) / double(whole) / step) * step;
+    if (part > 0 && shown < step / 2) {
+        return step;
+    }
+    if (part < whole && shown > 100.0 - step / 2) {
+        return 100.0 - step;
+    }
+    return shown;
 }
 
 } // namespace Cachescope

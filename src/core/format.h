@@ -44,4 +44,10 @@ enum class ByteStyle {
 [[nodiscard]] std::string errnoText(std::string_view what, int error);
 [[nodiscard]] QString errnoQText(int error);
 
+// part of whole in percent, at `decimals` decimals, for people to read:
+// rounded to the nearest, but never 100 while a part is missing, nor 0 while
+// there is one (16,374 of 16,384 pages is 99.9 %, not 100 %; one page of a
+// terabyte is 0.1 %, not 0.0 %). 0 when whole is 0.
+[[nodiscard]] double percentShown(uint64_t part, uint64_t whole, int decimals);
+
 } // namespace Cachescope

@@ -152,6 +152,22 @@ private Q_SLOTS:
     }
 
     // Something that is neither a file nor a folder is refused with its path and the reason.
+
+    // A file missing one page of a thousand is not "100%": the list says
+    // 99.9%, as the heatmap does (percentShown, never rounded up to 100).
+    void aFileMissingAPageIsNotFull()
+    {
+        const uint64_t page = pageSize();
+        const std::string path = TestUtil::scratchDir("filespanel-almost") + "/almost.bin";
+        TestUtil::makeColdFile(path, 1000 * page);
+        const TestUtil::HeldPages allButOne(path, 0, 999 * page);
+        PanelUnderTest t;
+        QVERIFY(dropUrls(t.view->viewport(), {urlOf(path)}));
+        const QModelIndex row = t.rowOf(path);
+        QVERIFY(row.isValid());
+        QCOMPARE(residencyOfPath(path).resident, uint64_t(999));
+        QCOMPARE(t.text(row, FilesModel::CachedPercentColumn), QLocale().toString(99.9, 'f', 1) + QLatin1Char('%'));
+    }
     void dropOfMissingFileIsRefused()
     {
         const std::string dir = TestUtil::scratchDir("filespanel-missing");

@@ -156,11 +156,11 @@ QString CacheMapWidget::toolTipFor(const Box &box) const
         + i18nc("@info:tooltip",
                 "In the page cache: %1 (%2 of what this map shows)",
                 bytesText(totals.resident * page),
-                QLocale().toString(whole > 0 ? 100.0 * double(totals.resident) / double(whole) : 0.0, 'f', 1) + QLatin1Char('%'));
+                QLocale().toString(percentShown(totals.resident, whole, 1), 'f', 1) + QLatin1Char('%'));
     text += QStringLiteral("<br>")
         + i18nc("@info:tooltip",
                 "Cached: %1 of its %2 of files",
-                QLocale().toString(totals.pages > 0 ? 100.0 * double(totals.resident) / double(totals.pages) : 0.0, 'f', 1) + QLatin1Char('%'),
+                QLocale().toString(percentShown(totals.resident, totals.pages, 1), 'f', 1) + QLatin1Char('%'),
                 bytesText(totals.pages * page));
     text += QStringLiteral("<br>") + i18ncp("@info:tooltip", "%1 file", "%1 files", qulonglong(totals.files));
     if (totals.hiddenFiles > 0) {

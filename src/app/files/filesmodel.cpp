@@ -82,12 +82,13 @@ QIcon iconFor(const FileNode &node)
     return *it;
 }
 
-QString percentText(double fraction)
+QString percentText(uint64_t part, uint64_t whole)
 {
-    const double percent = fraction * 100.0;
-    // One decimal where it matters (a few pages of a big file), none above 10%.
-    const int decimals = (percent > 0.0 && percent < 10.0) ? 1 : 0;
-    return i18nc("@item:intable percent of the file that is cached", "%1%", QLocale().toString(percent, 'f', decimals));
+    // One decimal where it matters (a few pages of a big file, the last few
+    // missing), none between; never 100 % while a page is missing.
+    const double rough = percentShown(part, whole, 0);
+    const int decimals = (rough < 10.0 || rough >= 99.0) && part > 0 && part < whole ? 1 : 0;
+    return i18nc("@item:intable percent of the file that is cached", "%1%", QLocale().toString(percentShown(part, whole, decimals), 'f', decimals));
 }
 
 bool allHidden(const FileNode &node)
@@ -98,11 +99,17 @@ bool allHidden(const FileNode &node)
     return node.files > 0 && node.hiddenFiles == node.files;
 }
 
-// Resident fraction of the pages whose residency is known.
+// The pages whose residency is known (a folder's hidden files' left out).
+uint64_t knownPages(const FileNode &node)
+{
+    return node.isDirectory ? node.pages - std::min(node.pages, node.hiddenPages) : node.pages;
+}
+
+// The resident fraction of those.
 double knownFraction(const FileNode &node)
 {
-    const uint64_t knownPages = node.isDirectory ? node.pages - std::min(node.pages, node.hiddenPages) : node.pages;
-    return knownPages == 0 ? 0.0 : double(node.resident) / double(knownPages);
+    const uint64_t known = knownPages(node);
+    return known == 0 ? 0.0 : double(node.resident) / double(known);
 }
 
 } // namespace
@@ -306,9 +313,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
                               "%2 · %1 hidden",
                               "%2 · %1 hidden",
                               n.hiddenFiles,
-                              percentText(knownFraction(n)));
+                              percentText(n.resident, knownPages(n)));
             }
-            return percentText(knownFraction(n));
+            return percentText(n.resident, knownPages(n));
         case DirtyColumn:
             if (!n.known || hasError || allHidden(n)) {
                 return QString();

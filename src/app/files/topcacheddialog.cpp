@@ -98,7 +98,7 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
         item->setText(1, formatBytes(entry.resident * pageSize(), ByteStyle::OneDecimal, QLocale()));
         item->setData(1, Qt::UserRole, double(entry.resident));
         const double fraction = entry.pages == 0 ? 0.0 : double(entry.resident) / double(entry.pages);
-        item->setText(2, i18nc("@item:intable percent", "%1%", QLocale().toString(fraction * 100.0, 'f', 0)));
+        item->setText(2, i18nc("@item:intable percent", "%1%", QLocale().toString(percentShown(entry.resident, entry.pages, 0), 'f', 0)));
         item->setData(2, Qt::UserRole, fraction);
         item->setText(3, formatBytes(entry.size, ByteStyle::OneDecimal, QLocale()));
         item->setData(3, Qt::UserRole, double(entry.size));

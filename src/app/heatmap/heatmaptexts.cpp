@@ -27,17 +27,9 @@ QString formatCount(uint64_t value)
 
 QString formatPercent(uint64_t part, uint64_t whole)
 {
-    const double percent = whole == 0 ? 0.0 : 100.0 * double(part) / double(whole);
     // One decimal, but never "100.0 %" for a file that misses a page, nor
     // "0.0 %" for one that has one.
-    double shown = std::round(percent * 10.0) / 10.0;
-    if (part > 0 && shown == 0.0) {
-        shown = 0.1;
-    }
-    if (part < whole && shown == 100.0) {
-        shown = 99.9;
-    }
-    return i18nc("@item percentage", "%1%", QLocale().toString(shown, 'f', 1));
+    return i18nc("@item percentage", "%1%", QLocale().toString(percentShown(part, whole, 1), 'f', 1));
 }
 
 // The start and end of a byte range in one unit, with as many decimals as

@@ -320,6 +320,9 @@ bool PrivilegedActions::confirm(Request request)
     QString text;
     QString title;
     QString key;
+    // The button says what it does, as KDE's HIG asks, never "Continue".
+    const QAction *action = d->actions.value(request);
+    const KGuiItem confirmButton(action ? action->text() : QString(), action ? action->icon() : QIcon());
     switch (request) {
     case Request::DropPageCache:
     case Request::DropAll:
@@ -357,7 +360,7 @@ bool PrivilegedActions::confirm(Request request)
         return true;
     }
     QWidget *parent = d->dialogParent ? d->dialogParent.data() : QApplication::activeWindow();
-    return KMessageBox::warningContinueCancel(parent, text, title, KStandardGuiItem::cont(), KStandardGuiItem::cancel(), key) == KMessageBox::Continue;
+    return KMessageBox::warningContinueCancel(parent, text, title, confirmButton, KStandardGuiItem::cancel(), key) == KMessageBox::Continue;
 }
 
 void PrivilegedActions::submit(Request request)

@@ -20,8 +20,12 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDialog>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTest>
+#include <QTimer>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -176,6 +180,43 @@ private Q_SLOTS:
         actions.setSwapTotal(uint64_t(1) << 30);
         QVERIFY(swapOff->isEnabled());
         QCOMPARE(swapOff->toolTip(), toolTip);
+    }
+
+    // A confirmation's button names what it does ("Drop Page Cache"), never
+    // "Continue". Cancelled here: nothing is dropped.
+    void confirmationsNameTheAction()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("needs the actions enabled: root acts without the helper");
+        }
+        QStandardPaths::setTestModeEnabled(true); // "don't ask again" lands in a test configuration
+        PrivilegedActions actions;
+        KActionCollection collection(static_cast<QObject *>(nullptr));
+        actions.setUpActions(&collection);
+        actions.setConfirmationsEnabled(true);
+        for (const Request request : {Request::DropPageCache, Request::RemoveSwapFile}) {
+            QStringList buttons;
+            QTimer poll;
+            connect(&poll, &QTimer::timeout, this, [&] {
+                for (QWidget *widget : QApplication::topLevelWidgets()) {
+                    auto *dialog = qobject_cast<QDialog *>(widget);
+                    if (!dialog || !dialog->isVisible()) {
+                        continue;
+                    }
+                    for (QPushButton *button : dialog->findChildren<QPushButton *>()) {
+                        buttons << button->text().remove(QLatin1Char('&'));
+                    }
+                    dialog->reject();
+                    poll.stop();
+                }
+            });
+            poll.start(20);
+            actions.action(request)->trigger();
+            QVERIFY2(!poll.isActive(), "no confirmation came");
+            QVERIFY2(buttons.contains(actions.action(request)->text()), qPrintable(buttons.join(QStringLiteral(", "))));
+            QVERIFY2(!buttons.contains(QStringLiteral("Continue")), qPrintable(buttons.join(QStringLiteral(", "))));
+            QCOMPARE(actions.pendingRequests(), 0); // cancelled: nothing asked of the helper
+        }
     }
 
     void triggeringDisabledActionDoesNothing()

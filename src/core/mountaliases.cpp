@@ -145,9 +145,11 @@ std::vector<MountAlias> findMountAliases(const std::vector<MountInfoEntry> &moun
             std::vector<std::string> inReach;
             bool allInReach = true;
             for (const std::string &layer : overlayLayers(mount->superOptions)) {
+                // Under no mount listed: on the root file system of a chroot,
+                // which mountinfo does not list (its "/" is no mount point).
                 const MountInfoEntry *showing = mountShowing(layer);
                 const std::optional<std::string> layerName = walkPath(roots, layer);
-                if (layerName && showing && showing->fsType != "overlay") {
+                if (layerName && (!showing || showing->fsType != "overlay")) {
                     inReach.push_back(*layerName);
                 } else {
                     allInReach = false;

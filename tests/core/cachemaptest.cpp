@@ -251,6 +251,15 @@ private Q_SLOTS:
         QVERIFY(found[d + "/merged"].second);
         // Walked from the bound folder alone, its source is not in the walk: it is walked.
         QVERIFY(findMountAliases(mounts, {d + "/bound"}).empty());
+
+        // In a chroot mountinfo lists no "/": a layer under no mount listed
+        // lies on the chroot's own file system, in reach.
+        const std::vector<MountInfoEntry> chroot =
+            parseMountInfo("35 20 0:60 / " + d + "/merged rw - overlay overlay rw,lowerdir=" + d + "/l1,upperdir=" + d + "/up,workdir=" + d + "/w\n");
+        const std::vector<MountAlias> inChroot = findMountAliases(chroot, {d});
+        QCOMPARE(inChroot.size(), size_t(1));
+        QCOMPARE(inChroot.front().mountPoint, d + "/merged");
+        QCOMPARE(inChroot.front().countedAt, (std::vector<std::string>{d + "/l1", d + "/up"}));
     }
 
     // A bind mount and an overlay below the folder mapped: their files are

@@ -141,7 +141,6 @@ void CacheMapBuilder::addFolder(const WalkFolder &folder)
     made.root = folder.root;
     made.device = folder.device;
     made.own.foldersNotEntered = folder.noPageCache ? 1 : 0;
-    made.own.mountsCountedElsewhere = folder.countedAt ? 1 : 0;
     if (folder.countedAt) {
         m_aliases.push_back(Alias{folder.id, *folder.countedAt});
     }
@@ -234,8 +233,7 @@ CacheMapTree CacheMapBuilder::treeOf(std::vector<Slot> slots, std::vector<Slot> 
         }
     }
     for (CacheMapFolder &folder : folders) {
-        const bool countedElsewhere = folder.own.mountsCountedElsewhere > 0;
-        folder.own.mountsCountedElsewhere = 0; // counted in `tree` only
+        const bool countedElsewhere = !folder.countedAt.empty();
         folder.tree = folder.own;
         folder.tree.foldersNotEntered = folder.noPageCache ? 1 : 0;
         folder.tree.mountsCountedElsewhere = countedElsewhere ? 1 : 0;

@@ -33,7 +33,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
 #include <vector>
 
 namespace TestUtil
@@ -316,18 +315,12 @@ int ownPrivateMountNamespace()
         return 0;
     }
     // A chroot's "/" is no mount point (EINVAL): each mount made private on its own.
-    const std::optional<std::string> mountInfo = Cachescope::readProcFile("/proc/self/mountinfo");
-    if (!mountInfo) {
+    const std::optional<std::vector<Cachescope::MountInfoEntry>> mounts = Cachescope::readMountInfo();
+    if (!mounts) {
         return EIO;
     }
-    std::istringstream lines(*mountInfo);
-    for (std::string line; std::getline(lines, line);) {
-        // "id parent major:minor root mount-point ...": the fifth field, octal escapes decoded.
-        std::istringstream fields(line);
-        std::string field;
-        for (int i = 0; i < 5 && fields >> field; ++i) { }
-        const std::string mountPoint = Cachescope::decodeOctalEscapes(field);
-        if (mount(nullptr, mountPoint.c_str(), nullptr, MS_PRIVATE, nullptr) != 0 && errno != EINVAL && errno != ENOENT) {
+    for (const Cachescope::MountInfoEntry &entry : *mounts) {
+        if (mount(nullptr, entry.mountPoint.c_str(), nullptr, MS_PRIVATE, nullptr) != 0 && errno != EINVAL && errno != ENOENT) {
             return errno;
         }
     }

@@ -117,9 +117,11 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
         m_memoryPanel->addMarker(label, details);
     });
     connect(m_privileged, &PrivilegedActions::message, this, &MainWindow::showMessage);
-    connect(m_privileged, &PrivilegedActions::progress, this, [this](const QString &text) {
-        showMessage(text, false);
-    });
+    connect(m_privileged, &PrivilegedActions::progress, this, &MainWindow::showProgress);
+    // What shows residency follows the window's own changes of the page cache.
+    connect(m_privileged, &PrivilegedActions::pageCacheChanged, m_filesPanel, &FilesPanel::pageCacheChangedElsewhere);
+    connect(m_privileged, &PrivilegedActions::pageCacheChanged, m_cacheMapView, &CacheMapView::pageCacheChanged);
+    connect(m_filesPanel, &FilesPanel::pageCacheChanged, m_cacheMapView, &CacheMapView::pageCacheChangedUnder);
     connect(m_privileged, &PrivilegedActions::availabilityChanged, m_filesPanel, &FilesPanel::setPrivilegedHelperAvailable);
     connect(m_sampler, &MemorySampler::sampled, m_privileged, [this](const MemorySample &sample) {
         m_privileged->setSwapTotal(sample.figures.swapTotal);
@@ -308,6 +310,15 @@ void MainWindow::showMessage(const QString &text, bool isError)
 {
     m_messageWidget->setMessageType(isError ? KMessageWidget::Error : KMessageWidget::Positive);
     m_messageWidget->setIcon(QIcon::fromTheme(isError ? QStringLiteral("dialog-error") : QStringLiteral("dialog-positive")));
+    m_messageWidget->setText(text);
+    m_messageWidget->animatedShow();
+}
+
+void MainWindow::showProgress(const QString &text)
+{
+    // Work under way, not a result: no "positive" tick yet.
+    m_messageWidget->setMessageType(KMessageWidget::Information);
+    m_messageWidget->setIcon(QIcon::fromTheme(QStringLiteral("view-refresh")));
     m_messageWidget->setText(text);
     m_messageWidget->animatedShow();
 }

@@ -57,6 +57,8 @@ public Q_SLOTS:
     // Hands the settings to the sampler and the panels.
     void applySettings();
     void showMessage(const QString &text, bool isError);
+    // Work under way (the helper dropping caches, swap coming back): said in the bar on top.
+    void showProgress(const QString &text);
 
 Q_SIGNALS:
     // Just before the files panel gets them; lets tests see what arrived.

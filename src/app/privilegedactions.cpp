@@ -22,6 +22,7 @@
 #include <QHash>
 #include <QIcon>
 #include <QPointer>
+#include <QTimer>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -139,6 +140,9 @@ struct PrivilegedActions::Private {
     QList<QAction *> menus; // the toolbar drop-downs
     int outstanding = 0; // requests queued or running
     uint64_t swapUsedAtStart = 0; // for the swapoff progress
+    // While a drop of caches runs: polls /proc/meminfo for what sync() still has to write.
+    QTimer *flushProgress = nullptr;
+    QString dropActionName;
     std::optional<uint64_t> swapTotal; // setSwapTotal()
 };
 
@@ -148,6 +152,16 @@ PrivilegedActions::PrivilegedActions(QObject *parent)
 {
     d->queue = new Privileged::RequestQueue(this);
     connect(d->queue, &Privileged::RequestQueue::progress, this, &PrivilegedActions::handleProgress);
+    d->flushProgress = new QTimer(this);
+    d->flushProgress->setInterval(250);
+    connect(d->flushProgress, &QTimer::timeout, this, &PrivilegedActions::reportFlushProgress);
+    // Every level shares one polkit action, so one name.
+    d->dropActionName = Privileged::dropCachesAction(1).name();
+    connect(d->queue, &Privileged::RequestQueue::started, this, [this](const QString &actionName) {
+        if (actionName == d->dropActionName) {
+            startFlushProgress();
+        }
+    });
     d->available = Privileged::helperAvailable(&d->unavailableReason);
     if (d->available) {
         d->unavailableReason.clear();
@@ -534,6 +548,32 @@ void PrivilegedActions::handleProgress(const QString &actionName, const QVariant
                     percent);
 }
 
+void PrivilegedActions::startFlushProgress()
+{
+    // The helper writes every dirty page to disk (sync) before it drops:
+    // with a lot unsaved that takes seconds, which the bar above the window
+    // counts down, as the kernel's own Dirty and Writeback figures fall.
+    reportFlushProgress();
+    d->flushProgress->start();
+}
+
+void PrivilegedActions::reportFlushProgress()
+{
+    const std::optional<MemInfo> memInfo = readMemInfo();
+    const uint64_t unsaved = memInfo ? memInfo->value("Dirty") + memInfo->value("Writeback") : 0;
+    // Under a MiB, sync() is done in a moment: no figure to count down.
+    if (unsaved < (uint64_t(1) << 20)) {
+        Q_EMIT progress(i18nc("@info:progress", "Dropping caches…"), -1);
+        return;
+    }
+    Q_EMIT progress(i18nc("@info:progress", "Dropping caches: writing %1 of unsaved file data to disk first…", bytesText(unsaved)), -1);
+}
+
+void PrivilegedActions::stopFlushProgress()
+{
+    d->flushProgress->stop();
+}
+
 QString PrivilegedActions::markerLabel(Request request)
 {
     switch (request) {
@@ -577,6 +617,9 @@ QString PrivilegedActions::failureText(Request request, const Result &result)
 
 void PrivilegedActions::handleResult(Request request, const Result &result)
 {
+    if (levelOf(request) != 0) {
+        stopFlushProgress();
+    }
     if (!result.ok()) {
         const bool isError = result.failure != Failure::Cancelled && result.failure != Failure::NothingToDo;
         Q_EMIT message(failureText(request, result), isError);
@@ -603,6 +646,8 @@ void PrivilegedActions::handleResult(Request request, const Result &result)
         Q_EMIT markerRequested(when, markerLabel(request), details);
         const uint64_t freed = drop.before.cached > drop.after.cached ? drop.before.cached - drop.after.cached : 0;
         Q_EMIT message(i18nc("@info", "%1 from the page cache dropped. %2", bytesText(freed), lines.join(QStringLiteral(", "))), false);
+        // Level 2 drops the page cache of every inode it frees, so each level changes it.
+        Q_EMIT pageCacheChanged(markerLabel(request));
         return;
     }
     case Request::SwapOffAll:

@@ -125,6 +125,10 @@ Q_SIGNALS:
     void busyChanged(bool busy);
     void availabilityChanged(bool available, const QString &reason);
     void residencyReady(const std::string &path, const Cachescope::Histogram &histogram);
+    // A request of ours changed the page cache of the whole system (a drop
+    // of caches): what shows residency reads it again. what: the marker's
+    // label ("Dropped page cache").
+    void pageCacheChanged(const QString &what);
 
 private:
     // Confirms where disruptive, builds the helper action and queues it.
@@ -132,6 +136,10 @@ private:
     [[nodiscard]] bool confirm(Request request);
     void updateActions();
     void handleProgress(const QString &actionName, const QVariantMap &data);
+    // While the helper drops caches: the unsaved data it writes to disk first.
+    void startFlushProgress();
+    void reportFlushProgress();
+    void stopFlushProgress();
     // requestResidency with something to do with the histogram once it is there.
     void startResidency(const std::string &path, int buckets, const std::function<void(const Cachescope::Histogram &)> &use);
     void requestStarted();

@@ -664,6 +664,7 @@ void RequestQueue::startNext()
     m_requests.pop_front();
     m_running = true;
     if (actsDirectly()) {
+        Q_EMIT started(request.action.name());
         startDirectly(std::move(request));
         return;
     }
@@ -677,6 +678,7 @@ void RequestQueue::startNext()
         return;
     }
     qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << request.action.name() << "," << m_requests.size() << "more waiting";
+    Q_EMIT started(request.action.name());
     KAuth::ExecuteJob *job = request.action.execute();
     const QString name = request.action.name();
     connect(job, &KAuth::ExecuteJob::newData, this, [this, name](const QVariantMap &data) {

@@ -236,6 +236,8 @@ public:
     [[nodiscard]] int pending() const;
 
 Q_SIGNALS:
+    // A request leaves the queue for the helper (authorization comes first).
+    void started(const QString &actionName);
     // Progress data from the helper (swapoff: HelperProtocol::progressSwapUsedBytes).
     void progress(const QString &actionName, const QVariantMap &data);
 

@@ -4,13 +4,18 @@
 // The window frame (actions, settings, command line, layout) and the memory
 // panel's hover, activity rates and exports, on the offscreen platform.
 
+#include "cachemap/cachemapview.h"
+#include "cachemap/cachemapwidget.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
+#include "files/filespanel.h"
 #include "format.h"
 #include "mainwindow.h"
 #include "memory/memorypanel.h"
 #include "memory/memorysampler.h"
+#include "privilegedactions.h"
 #include "procfs.h"
+#include "residency.h"
 #include "testutil.h"
 
 #include <KAboutData>
@@ -46,6 +51,8 @@
 #include <QTest>
 
 #include <qcustomplot.h>
+
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -710,6 +717,65 @@ private Q_SLOTS:
         QCOMPARE(window.messageWidget()->messageType(), KMessageWidget::Positive);
         window.showMessage(QStringLiteral("No."), true);
         QCOMPARE(window.messageWidget()->messageType(), KMessageWidget::Error);
+    }
+
+    // The Cache Map follows the window's own changes of the page cache: an
+    // eviction from its context menu (through the files panel) and a drop of
+    // caches (PrivilegedActions' signal, emitted here: that a real drop emits
+    // it is privilegedactionstest's), without a Refresh.
+    void cacheMapFollowsTheWindowsOwnChanges()
+    {
+        const std::string dir = TestUtil::scratchDir("frame-cachemap");
+        const std::string sub = dir + "/sub";
+        QCOMPARE(mkdir(sub.c_str(), 0755), 0);
+        const std::string file = sub + "/f";
+        const uint64_t pages = 256;
+        TestUtil::makeColdFile(file, pages * Cachescope::pageSize());
+        auto held = std::make_unique<TestUtil::HeldPages>(file, 0, pages * Cachescope::pageSize());
+
+        MainWindow window;
+        window.filesPanel()->setPaused(true);
+        auto *map = window.findChild<CacheMapView *>(QStringLiteral("cacheMapView"));
+        QVERIFY(map);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.memoryPanel()->tabs()->setCurrentWidget(map);
+        map->mapFolder(QString::fromStdString(dir));
+        const auto residentInMap = [map, &sub]() -> uint64_t {
+            const Cachescope::CacheMapTree *tree = map->mapWidget()->tree();
+            const Cachescope::CacheMapFolder *folder = tree ? tree->find(sub) : nullptr;
+            return folder ? folder->tree.resident : UINT64_MAX;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!map->isMapping() && map->isComplete(), 60000);
+        QCOMPARE(residentInMap(), pages);
+
+        held.reset(); // mapped pages are not evicted
+        map->evictFolder(QString::fromStdString(sub));
+        QTRY_COMPARE_WITH_TIMEOUT(TestUtil::pagesNow(file).resident, uint64_t(0), 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(residentInMap(), uint64_t(0), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!map->isMapping(), 60000);
+
+        // Cached again behind the map's back; then the helper says it dropped caches.
+        held = std::make_unique<TestUtil::HeldPages>(file, 0, pages * Cachescope::pageSize());
+        map->refresh();
+        QTRY_VERIFY_WITH_TIMEOUT(!map->isMapping(), 60000);
+        QCOMPARE(residentInMap(), pages);
+        held.reset();
+        TestUtil::evictRaw(file);
+        auto *privileged = window.findChild<PrivilegedActions *>();
+        QVERIFY(privileged);
+        const QString dropped = PrivilegedActions::markerLabel(PrivilegedActions::Request::DropPageCache);
+        Q_EMIT privileged->pageCacheChanged(dropped);
+        QTRY_COMPARE_WITH_TIMEOUT(residentInMap(), uint64_t(0), 30000);
+
+        // Not on show: the map is walked again when it shows.
+        window.memoryPanel()->tabs()->setCurrentIndex(0);
+        QTRY_VERIFY_WITH_TIMEOUT(!map->isMapping(), 60000);
+        held = std::make_unique<TestUtil::HeldPages>(file, 0, pages * Cachescope::pageSize());
+        Q_EMIT privileged->pageCacheChanged(dropped);
+        QVERIFY(!map->isMapping());
+        window.memoryPanel()->tabs()->setCurrentWidget(map);
+        QTRY_COMPARE_WITH_TIMEOUT(residentInMap(), pages, 30000);
     }
 
 private:

@@ -434,6 +434,24 @@ private Q_SLOTS:
         QVERIFY(!button->isVisible());
         QVERIFY(widget.visibleTexts().join(QLatin1Char('\n')).contains(QStringLiteral("administrator rights")));
 
+        // The page cache changed under it (Drop Caches, an eviction): the
+        // helper's answer goes, the residency is hidden again, with why, and
+        // the button asks anew. Read as the user, who may not see it.
+        QVERIFY(widget.showsPrivilegedView());
+        QCOMPARE(seteuid(*user), 0);
+        widget.discardPrivilegedView(QStringLiteral("It was from before Drop Caches."));
+        QCOMPARE(seteuid(0), 0);
+        QTRY_VERIFY(!widget.isComputing());
+        QVERIFY(!widget.showsPrivilegedView());
+        QVERIFY(widget.isResidencyHidden());
+        QCOMPARE(widget.cellCount(), 0);
+        const QString afterDrop = widget.visibleTexts().join(QLatin1Char('\n'));
+        QVERIFY2(afterDrop.contains(QStringLiteral("It was from before Drop Caches.")), qPrintable(afterDrop));
+        QVERIFY2(!afterDrop.contains(QLatin1Char('%')), qPrintable(afterDrop));
+        QVERIFY(button->isVisible());
+        widget.setExternalHistogram(privileged);
+        QVERIFY(widget.showsPrivilegedView());
+
         // Visible to us (root) now: our own reading replaces the privileged one.
         widget.refresh();
         QVERIFY(!widget.visibleTexts().join(QLatin1Char('\n')).contains(QStringLiteral("administrator rights")));

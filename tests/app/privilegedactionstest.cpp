@@ -31,6 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 using namespace Cachescope;
 using namespace Cachescope::App;
 using Privileged::Failure;
@@ -292,6 +294,38 @@ private Q_SLOTS:
         QTRY_COMPARE(actions.pendingRequests(), 0);
         QVERIFY(!busy.isEmpty());
         QCOMPARE(busy.last().at(0).toBool(), false);
+    }
+
+    void dropSaysItWritesFirstAndThatTheCacheChanged()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("drops caches for real only as root (the helper's action then runs in this process)");
+        }
+        PrivilegedActions actions;
+        actions.setConfirmationsEnabled(false);
+        QSignalSpy progress(&actions, &PrivilegedActions::progress);
+        QSignalSpy changed(&actions, &PrivilegedActions::pageCacheChanged);
+        // 32 MiB written and not synced: Dirty for the next 30 s (dirty_expire_centisecs),
+        // unless sync() writes it, which the drop does first.
+        const std::string path = TestUtil::scratchDir("privileged-drop") + "/unsaved";
+        {
+            const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0);
+            const std::string chunk(1 << 20, 'x');
+            for (int i = 0; i < 32; ++i) {
+                QCOMPARE(::write(fd, chunk.data(), chunk.size()), ssize_t(chunk.size()));
+            }
+            ::close(fd);
+        }
+        actions.dropCaches(1);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 120000);
+        QCOMPARE(changed.at(0).at(0).toString(), PrivilegedActions::markerLabel(Request::DropPageCache));
+        QVERIFY(!progress.isEmpty());
+        const QString first = progress.at(0).at(0).toString();
+        QVERIFY2(first.startsWith(QLatin1String("Dropping caches: writing ")) && first.contains(QLatin1String("unsaved")), qPrintable(first));
+        // Written, then dropped: nothing of it dirty, nothing cached.
+        QCOMPARE(TestUtil::pagesNow(path).resident, uint64_t(0));
+        std::remove(path.c_str());
     }
 
     void badDropLevelIsRefused()

@@ -12,6 +12,8 @@
 
 #include <KLocalizedString>
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QDateTime>
@@ -59,6 +61,8 @@ struct CacheMapView::Private {
     bool shownOnce = false;
     // The picture shown is the map before a Refresh, until the new walk's first snapshot or its end.
     bool previousShown = false;
+    // The page cache changed by an action of the window while the map was not on show.
+    bool outdated = false;
     QElapsedTimer walkTime;
 };
 
@@ -175,11 +179,42 @@ void CacheMapView::showEvent(QShowEvent *event)
         if (d->root.isEmpty()) {
             mapFolder(QStringLiteral("/"));
         }
+    } else if (d->outdated) {
+        refresh();
+    }
+}
+
+void CacheMapView::pageCacheChanged()
+{
+    if (d->root.isEmpty()) {
+        return;
+    }
+    // A walk of / takes well under a second on a warm machine; the map in
+    // sight stays until the new one replaces it.
+    if (isVisible()) {
+        refresh();
+    } else {
+        d->outdated = true;
+    }
+}
+
+void CacheMapView::pageCacheChangedUnder(const std::vector<std::string> &paths)
+{
+    const std::string root = d->root.toStdString();
+    const auto overlaps = [&root](const std::string &path) {
+        const auto isUnder = [](const std::string &inner, const std::string &outer) {
+            return inner == outer || outer == "/" || (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
+        };
+        return isUnder(path, root) || isUnder(root, path);
+    };
+    if (std::any_of(paths.begin(), paths.end(), overlaps)) {
+        pageCacheChanged();
     }
 }
 
 void CacheMapView::mapFolder(const QString &root)
 {
+    d->outdated = false;
     d->root = root;
     d->current = root;
     d->history.clear();

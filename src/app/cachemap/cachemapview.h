@@ -61,6 +61,11 @@ public:
     // The context menu's actions on a folder of the map.
     void evictFolder(const QString &folder);
     void showInFileList(const QString &folder);
+    // Another of the window's actions changed the page cache (an eviction,
+    // Drop Caches): the map is walked again, at once while it is on show,
+    // else when it next shows. Under paths: only if the map holds one of them.
+    void pageCacheChanged();
+    void pageCacheChangedUnder(const std::vector<std::string> &paths);
 
 Q_SIGNALS:
     void evictRequested(const QList<QUrl> &urls);

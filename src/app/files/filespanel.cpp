@@ -714,7 +714,19 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
     if (!folders.empty()) {
         startScan(folders, false);
     }
+    d->heatmap->discardPrivilegedView(
+        i18nc("@info", "The view with administrator rights was from before Cachescope changed the page cache: show it again to see it now."));
     d->heatmap->refresh();
+    Q_EMIT pageCacheChanged(roots);
+}
+
+void FilesPanel::pageCacheChangedElsewhere(const QString &what)
+{
+    d->heatmap->discardPrivilegedView(
+        i18nc("@info %1 what changed the page cache", "The view with administrator rights was from before “%1”: show it again to see it now.", what));
+    d->heatmap->refresh();
+    // Folders walked again too: their totals would lag their files for a sweep.
+    d->live->refreshNow();
 }
 
 void FilesPanel::expandForBenchmark(FilesJob *job)

@@ -60,6 +60,11 @@ public:
     // Shows residency the helper read (for a hidden file) in the heatmap, if
     // it still shows that file.
     void showPrivilegedResidency(const std::string &path, const Cachescope::Histogram &histogram);
+    // The page cache changed by another of the window's actions (Drop
+    // Caches): what shows is read again at once and a view with
+    // administrator rights goes. what: the action, as the memory graph's
+    // marker says it ("Dropped page cache").
+    void pageCacheChangedElsewhere(const QString &what);
     [[nodiscard]] int heatmapCells() const;
 
     // A scan, eviction, load or URL lookup the person waits for is under way
@@ -74,6 +79,9 @@ Q_SIGNALS:
     void busyChanged(bool busy);
     // The person asked to see this hidden file's residency with administrator rights.
     void privilegedViewRequested(const std::string &path);
+    // An eviction, a load or Keep in Memory of this panel changed the page
+    // cache of these files and folders.
+    void pageCacheChanged(const std::vector<std::string> &paths);
 
 private:
     void resolveUrls(const QList<QUrl> &urls, const std::function<void(const std::vector<std::string> &)> &use);

@@ -70,6 +70,7 @@ void HeatmapWidget::setFile(const std::string &path)
     d->shown = {};
     d->haveCells = false;
     d->message.clear();
+    d->privilegedViewGone.clear();
     d->hovered = -1;
     d->layoutValid = false;
     d->openFile(false);
@@ -202,7 +203,29 @@ void HeatmapWidget::setExternalHistogram(const Histogram &histogram)
     d->dropJob();
     Heatmap::HeatmapCells cells = Heatmap::fromHistogram(histogram, d->fileSize());
     d->haveCells = false; // let apply() take it even over a privileged one
+    d->privilegedViewGone.clear();
     d->apply(std::move(cells));
+}
+
+bool HeatmapWidget::showsPrivilegedView() const
+{
+    return d->haveCells && d->shown.privileged;
+}
+
+void HeatmapWidget::discardPrivilegedView(const QString &why)
+{
+    if (!showsPrivilegedView()) {
+        return;
+    }
+    // The helper's answer was one moment's: it would go on saying pages are
+    // cached that are gone. Back to "hidden", with why, and the button.
+    d->privilegedViewGone = why;
+    d->haveCells = false;
+    d->shown = {};
+    d->layoutValid = false;
+    d->requestCompute();
+    d->updateButton();
+    update();
 }
 
 void HeatmapWidget::showRecorded(const QString &name, const Histogram &histogram, uint64_t sizeBytes)

@@ -69,6 +69,12 @@ public:
     // Residency obtained elsewhere (the privileged helper) for the current file,
     // shown with a note until the file changes or becomes visible to us.
     void setExternalHistogram(const Cachescope::Histogram &histogram);
+    [[nodiscard]] bool showsPrivilegedView() const;
+    // The page cache changed under a view with administrator rights (caches
+    // dropped, the file evicted): the view goes, the residency is hidden again
+    // and the button asks anew (polkit asks each time). why is a sentence
+    // shown under "Hidden".
+    void discardPrivilegedView(const QString &why);
 
     // Shows a histogram recorded elsewhere (an experiment's samples) for a
     // file the widget does not open: no refresh, no zoom. name is shown as the

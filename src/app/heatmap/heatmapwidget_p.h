@@ -63,6 +63,8 @@ public:
     Heatmap::HeatmapCells shown;
     bool haveCells = false;
     QString message; // no file, cannot open, vanished, empty, error
+    // Why the view with administrator rights went (discardPrivilegedView), said under "Hidden".
+    QString privilegedViewGone;
 
     // Work off the UI thread: at most one worker per file; a request that
     // comes while it runs waits for it (pending), and a result whose
@@ -390,7 +392,11 @@ public:
             t.window = i18nc("@info", "Reading the residency…");
             return t;
         }
-        return HeatmapTexts::forCells(t.name, shown, showsHidden(), job != nullptr, meaning);
+        HeatmapTexts cellsTexts = HeatmapTexts::forCells(t.name, shown, showsHidden(), job != nullptr, meaning);
+        if (showsHidden() && !privilegedViewGone.isEmpty()) {
+            cellsTexts.overlayText += QLatin1Char(' ') + privilegedViewGone;
+        }
+        return cellsTexts;
     }
 
     [[nodiscard]] QString toolTip(int index) const

@@ -23,7 +23,9 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <cmath>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include <sys/statfs.h>
@@ -137,6 +139,58 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(sub1.siblingAtColumn(FilesModel::CachedColumn).data().toString(), shownBytes(8 * pageSize()), longWaitMs);
         QVERIFY(w.live->counters().keptFilesRead > read);
         QCOMPARE(w.live->counters().walksStarted, walks);
+    }
+
+    // A folder's total and its files' rows agree at every refresh, and a
+    // row's figure is its strip's: pages read from elsewhere (a shell) show
+    // in the files and in their folder at the same tick, not a sweep later.
+    void folderAndItsFilesAgreeAtEachTick()
+    {
+        const Tree tree("liverefresh-agree");
+        Window w;
+        w.live->setSweepPeriod(LiveRefresh::sweepPeriodMs); // the sweep alone lags by a file a tick
+        w.inspect(tree.root);
+        QPersistentModelIndex sub1;
+        for (int row = 0; row < 3; ++row) {
+            if (w.model->index(row, 0, w.topRow()).data().toString() == QStringLiteral("sub1")) {
+                sub1 = w.model->index(row, 0, w.topRow());
+            }
+        }
+        QVERIFY(sub1.isValid());
+        w.view->expand(sub1);
+        QTRY_COMPARE_WITH_TIMEOUT(w.model->rowCount(sub1), 4, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.panel.isBusy() && w.live->keptFileCount() == 16, longWaitMs);
+
+        QString disagreement;
+        int ticks = 0;
+        connect(w.live, &LiveRefresh::refreshed, this, [&] {
+            ++ticks;
+            double files = 0;
+            for (int row = 0; row < 4; ++row) {
+                const QModelIndex file = w.model->index(row, 0, sub1);
+                const double cached = w.cachedPages(file);
+                files += cached;
+                const QList<float> strip = file.data(FilesModel::StripRole).value<QList<float>>();
+                double stripPages = 0;
+                for (float cell : strip) {
+                    stripPages += double(cell) * 16.0 / double(strip.size());
+                }
+                if (disagreement.isEmpty() && std::abs(stripPages - cached) > 0.01) {
+                    disagreement = QStringLiteral("tick %1: %2 says %3 pages, its strip %4").arg(ticks).arg(file.data().toString()).arg(cached).arg(stripPages);
+                }
+            }
+            if (disagreement.isEmpty() && files != w.cachedPages(sub1)) {
+                disagreement = QStringLiteral("tick %1: sub1 says %2 pages, its files %3").arg(ticks).arg(w.cachedPages(sub1)).arg(files);
+            }
+        });
+        std::vector<std::unique_ptr<TestUtil::HeldPages>> held;
+        for (size_t file = 4; file < 8; ++file) { // sub1's
+            held.push_back(std::make_unique<TestUtil::HeldPages>(tree.files[file], 0, 16 * pageSize()));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(w.cachedPages(sub1), 64.0, longWaitMs);
+        const int seen = ticks;
+        QTRY_VERIFY_WITH_TIMEOUT(ticks >= seen + 3, longWaitMs);
+        QVERIFY2(disagreement.isEmpty(), qPrintable(disagreement));
     }
 
     // Every kept file is read again within one sweep: ticks enough for a

@@ -162,7 +162,7 @@ struct FilesPanel::Private {
 
     void readFileNow(FileNode *n)
     {
-        LiveRefresh::readFileInto(model, n);
+        live->readFile(n);
     }
 
     void updateActions()

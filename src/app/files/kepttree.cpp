@@ -144,6 +144,7 @@ size_t KeptTree::rereadNext(size_t count)
         reread(file, now, folder.isValid() ? folder.get() : AT_FDCWD, folder.isValid() ? path.data() + slash + 1 : path.data());
         m_cursor = (m_cursor + 1) % m_files.size();
     }
+    m_catchUp -= std::min(m_catchUp, count);
     m_scan.readAtMs = oldestReadMs();
     return count;
 }
@@ -172,6 +173,11 @@ void KeptTree::reread(File &file, qint64 now, int folderFd, const char *name)
         m_needsWalk = true;
         return;
     }
+    update(file, residency);
+}
+
+bool KeptTree::update(File &file, const Residency &residency)
+{
     const Contribution before = contributionOf(file);
     const bool wasHidden = file.hidden;
     file.size = residency.sizeBytes;
@@ -189,6 +195,25 @@ void KeptTree::reread(File &file, qint64 now, int folderFd, const char *name)
         child.hidden = file.hidden;
         child.hiddenReason = residency.hiddenReason;
         m_changed = true;
+    }
+    return before.resident != after.resident;
+}
+
+void KeptTree::takeReading(std::string_view path, uint64_t inode, uint64_t device, const Residency &residency)
+{
+    if (!residency.ok()) {
+        return;
+    }
+    // m_files is in path order (finish()).
+    const auto it = std::lower_bound(m_files.begin(), m_files.end(), path, [this](const File &file, std::string_view wanted) {
+        return std::string_view(pathAt(file.pathOffset)) < wanted;
+    });
+    if (it == m_files.end() || std::string_view(pathAt(it->pathOffset)) != path || it->inode != inode || it->device != device) {
+        return;
+    }
+    // Its read time stays: the sweep's cursor tells the oldest reading by it.
+    if (update(*it, residency)) {
+        m_catchUp = m_files.size();
     }
 }
 

@@ -59,6 +59,17 @@ public:
     size_t rereadNext(size_t count);
     // Checks the next `count` folders' modification times, round robin.
     size_t checkNextDirectories(size_t count);
+    // A reading of one of the tree's files made elsewhere (a row on show),
+    // taken into the totals at once, so that a folder's total and its files'
+    // rows agree while both are drawn. Ignored for a path the tree does not
+    // hold or another inode. When it moved the resident pages, the others
+    // may have moved too (a drop of caches, a folder read from a shell):
+    // the sweep catches up (catchingUp()).
+    void takeReading(std::string_view path, uint64_t inode, uint64_t device, const Cachescope::Residency &residency);
+    [[nodiscard]] bool catchingUp() const
+    {
+        return m_catchUp > 0;
+    }
     // The totals moved since the last takeChanged().
     [[nodiscard]] bool takeChanged();
     [[nodiscard]] bool needsWalk() const
@@ -95,6 +106,9 @@ private:
     }
     uint32_t storePath(const std::string &path);
     void reread(File &file, qint64 now, int folderFd, const char *name);
+    // The file's new figures into it, the totals and its child's hidden flag.
+    // Returns whether its resident pages moved.
+    bool update(File &file, const Cachescope::Residency &residency);
     void apply(const File &file, const Contribution &before, const Contribution &after);
 
     std::string m_paths; // every path, each ended by '\0'
@@ -105,6 +119,7 @@ private:
     FolderScan m_scan;
     size_t m_cursor = 0;
     size_t m_directoryCursor = 0;
+    size_t m_catchUp = 0; // files still to read before the sweep slows down again
     qint64 m_walkStartedMs = 0;
     bool m_changed = false;
     bool m_needsWalk = false;

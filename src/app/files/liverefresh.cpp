@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 namespace Cachescope::App
@@ -50,12 +51,13 @@ void LiveRefresh::setScanRunning(std::function<bool(const std::string &)> runnin
     m_scanRunning = std::move(running);
 }
 
-void LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
+LiveRefresh::FileReading LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
 {
+    FileReading reading;
     if (n->noPageCache && n->known) {
         // A file of proc, sysfs and the like: nothing can change, and opening
         // some has effects (tracefs's trace pauses tracing while open).
-        return;
+        return reading;
     }
     struct stat st;
     int error = 0;
@@ -63,17 +65,51 @@ void LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
     const UniqueFd fd(openRegularFile(AT_FDCWD, n->path.c_str(), false, st, error, errorText));
     if (!fd.isValid()) {
         model->setFileError(n, QString::fromStdString(errorText));
-        return;
+        return reading;
     }
     // Asked at a file's first read only: a refresh reads the rows in sight
     // every second, and a known file's file system does not change.
     if (!n->known && descriptorKeepsNoPageCache(fd.get())) {
         model->setFileResidency(n, noPageCacheResidency(uint64_t(std::max<off_t>(st.st_size, 0))), nullptr);
+        return reading;
+    }
+    reading.residency = residencyOfDescriptor(fd.get(), st);
+    const Histogram histogram = histogramOfDescriptor(fd.get(), st, FilesModel::stripCells);
+    // The row's figures and its strip from one reading: the strip's buckets
+    // cover the whole file, so their sums are the file's (a page read
+    // between the two calls would otherwise show in one and not the other).
+    if (reading.residency.ok() && !reading.residency.hidden && histogram.ok() && !histogram.hidden && histogram.windowFirst == 0
+        && histogram.pages == reading.residency.pages) {
+        reading.residency.resident = std::accumulate(histogram.resident.begin(), histogram.resident.end(), uint64_t(0));
+        if (histogram.detail && reading.residency.detail) {
+            reading.residency.dirty = std::accumulate(histogram.dirty.begin(), histogram.dirty.end(), uint64_t(0));
+            reading.residency.writeback = std::accumulate(histogram.writeback.begin(), histogram.writeback.end(), uint64_t(0));
+        }
+    }
+    model->setFileResidency(n, reading.residency, &histogram);
+    reading.read = true;
+    reading.inode = uint64_t(st.st_ino);
+    reading.device = uint64_t(st.st_dev);
+    return reading;
+}
+
+void LiveRefresh::readFile(FileNode *n)
+{
+    shareReading(n, readFileInto(m_model, n));
+}
+
+void LiveRefresh::shareReading(const FileNode *n, const FileReading &reading)
+{
+    if (!reading.read) {
         return;
     }
-    const Residency residency = residencyOfDescriptor(fd.get(), st);
-    const Histogram histogram = histogramOfDescriptor(fd.get(), st, FilesModel::stripCells);
-    model->setFileResidency(n, residency, &histogram);
+    // Every kept folder above the file counts it: the folder's own (its
+    // rows' figures) and those of the folders around it (its folder's row).
+    for (const FileNode *folder = n->parent; folder; folder = folder->parent) {
+        if (auto it = m_trees.find(folder->path); it != m_trees.end()) {
+            it->second->takeReading(n->path, reading.inode, reading.device, reading.residency);
+        }
+    }
 }
 
 void LiveRefresh::setInterval(int milliseconds)
@@ -175,7 +211,7 @@ void LiveRefresh::refreshFilesShown()
     for (const QModelIndex &row : m_view->visibleRows()) {
         FileNode *n = m_model->node(m_proxy->mapToSource(row));
         if (!n->isDirectory) {
-            readFileInto(m_model, n);
+            readFile(n);
             ++m_counters.filesShownRead;
         }
     }
@@ -190,7 +226,7 @@ std::vector<std::string> LiveRefresh::rootsOnShow()
     for (const QModelIndex &row : m_view->visibleRows()) {
         FileNode *n = m_model->node(m_proxy->mapToSource(row));
         if (!n->isDirectory) {
-            readFileInto(m_model, n);
+            readFile(n);
             ++m_counters.filesShownRead;
         } else if (n->parent && !n->parent->parent) {
             roots.insert(n->path);
@@ -254,9 +290,20 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
         // the sweep period; a tree left alone for longer (scrolled away,
         // window hidden) catches up in a few ticks.
         const bool behind = now - tree.oldestReadMs() > m_sweepPeriodMs + m_sweepPeriodMs / 20 + interval;
+        // A file on show whose pages came or went (a drop of caches, a folder
+        // read from a shell) says the others may have too: they are read
+        // within a few ticks, at most catchUpFilesPerTick a tick (about 40 ms).
+        constexpr size_t catchUpFilesPerTick = 2000;
+        const bool catchingUp = tree.catchingUp();
         const auto slice = [&](size_t count) {
             const size_t even = size_t((uint64_t(count) * uint64_t(interval) + uint64_t(m_sweepPeriodMs) - 1) / uint64_t(m_sweepPeriodMs));
-            return std::max<size_t>(1, behind ? std::max(even, count / 3 + 1) : even);
+            if (behind) {
+                return std::max<size_t>(1, std::max(even, count / 3 + 1));
+            }
+            if (catchingUp) {
+                return std::max<size_t>(1, std::max(even, std::min(count / 3 + 1, catchUpFilesPerTick)));
+            }
+            return std::max<size_t>(1, even);
         };
         m_counters.keptFilesRead += tree.rereadNext(slice(tree.fileCount()));
         tree.checkNextDirectories(slice(tree.directoryCount()));

@@ -7,6 +7,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include "residency.h"
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -62,8 +64,18 @@ public:
     void setScanStarter(std::function<FilesJob *(const std::vector<std::string> &)> start);
     void setScanRunning(std::function<bool(const std::string &)> running);
 
+    // One reading of a file: its row's numbers and strip come from it.
+    struct FileReading {
+        bool read = false; // opened and measured
+        uint64_t inode = 0;
+        uint64_t device = 0;
+        Cachescope::Residency residency;
+    };
     // Reads a file's numbers and its strip now, on the calling thread.
-    static void readFileInto(FilesModel *model, FileNode *node);
+    static FileReading readFileInto(FilesModel *model, FileNode *node);
+    // The same, and the folders kept for the sweep that hold the file take
+    // the reading into their totals, which the next tick shows.
+    void readFile(FileNode *node);
 
     void setInterval(int milliseconds);
     [[nodiscard]] int interval() const;
@@ -100,6 +112,7 @@ private:
     void updateWatching();
     [[nodiscard]] std::vector<std::string> rootsOnShow();
     void sweep(const std::vector<std::string> &roots, bool walkNow);
+    void shareReading(const FileNode *node, const FileReading &reading);
 
     FilesModel *m_model;
     FilesSortProxyModel *m_proxy;

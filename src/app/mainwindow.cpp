@@ -10,6 +10,7 @@
 #include "commandline.h"
 #include "experiments/experimentswindow.h"
 #include "files/filespanel.h"
+#include "handbookviewer.h"
 #include "memory/memorypanel.h"
 #include "memory/memorysampler.h"
 #include "privileged.h"
@@ -20,7 +21,9 @@
 #include <KActionCollection>
 #include <KConfigDialog>
 #include <KConfigGroup>
+#include <KHelpClient>
 #include <KLocalizedString>
+#include <KMessageBox>
 #include <KMessageWidget>
 #include <KSharedConfig>
 #include <KStandardActions>
@@ -152,6 +155,13 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     // After setupGUI, which would otherwise put its own caption back.
     setPlainCaption(i18nc("@title:window", "Cachescope"));
     restoreLayout();
+    // Help > Cachescope Handbook (F1): KHelpCenter where it is installed,
+    // else the window's own viewer, never nothing (KHelpMenu would hand
+    // help:/ to a desktop that may have no handler for it).
+    if (QAction *handbook = actionCollection()->action(QStringLiteral("help_contents"))) {
+        disconnect(handbook, &QAction::triggered, nullptr, nullptr);
+        connect(handbook, &QAction::triggered, this, &MainWindow::showHandbook);
+    }
 
     applySettings();
     m_sampler->start();
@@ -312,6 +322,32 @@ void MainWindow::showMessage(const QString &text, bool isError)
     m_messageWidget->setIcon(QIcon::fromTheme(isError ? QStringLiteral("dialog-error") : QStringLiteral("dialog-positive")));
     m_messageWidget->setText(text);
     m_messageWidget->animatedShow();
+}
+
+void MainWindow::showHandbook()
+{
+    if (HandbookViewer::helpCenterInstalled()) {
+        KHelpClient::invokeHelp(QString(), QStringLiteral("cachescope"));
+        return;
+    }
+    if (m_handbookViewer) {
+        m_handbookViewer->show();
+        m_handbookViewer->raise();
+        m_handbookViewer->activateWindow();
+        return;
+    }
+    const QUrl index = HandbookViewer::locateIndex();
+    if (index.isEmpty()) {
+        KMessageBox::error(this,
+                           xi18nc("@info",
+                                  "<para>KHelpCenter, KDE's help viewer, is not installed, and the handbook's pages are not where Cachescope "
+                                  "looks for them (<filename>cachescope/handbook/index.html</filename> in the data folders).</para><para>Install "
+                                  "KHelpCenter (the <application>khelpcenter</application> package) or Cachescope's handbook to read it.</para>"),
+                           i18nc("@title:window", "No Handbook"));
+        return;
+    }
+    m_handbookViewer = new HandbookViewer(index, this);
+    m_handbookViewer->show();
 }
 
 void MainWindow::showProgress(const QString &text)

@@ -4,6 +4,8 @@
 
 #include <KXmlGuiWindow>
 
+#include <QPointer>
+
 #include <QList>
 #include <QUrl>
 
@@ -18,6 +20,7 @@ class ApplicationsView;
 class CacheMapView;
 class PrivilegedActions;
 class FilesPanel;
+class HandbookViewer;
 class MemoryPanel;
 class MemorySampler;
 
@@ -57,6 +60,8 @@ public Q_SLOTS:
     // Hands the settings to the sampler and the panels.
     void applySettings();
     void showMessage(const QString &text, bool isError);
+    // Help > Cachescope Handbook: KHelpCenter, else the window's own viewer.
+    void showHandbook();
     // Work under way (the helper dropping caches, swap coming back): said in the bar on top.
     void showProgress(const QString &text);
 
@@ -83,6 +88,7 @@ private:
     PrivilegedActions *m_privileged = nullptr;
     ApplicationsView *m_applicationsView = nullptr;
     CacheMapView *m_cacheMapView = nullptr;
+    QPointer<HandbookViewer> m_handbookViewer;
     // No saved splitter sizes: the first show sets them from the window's height.
     bool m_defaultSplitterSizesPending = false;
     bool m_restoredMainSplitter = false;

@@ -11,7 +11,8 @@
 #   - installed (cmake --install into a scratch folder), the handbook is
 #     where help:/cachescope looks, share/doc/HTML/en/cachescope/, with its
 #     index.cache.bz2 (made by meinproc6) showing every image, and the images
-#     beside it.
+#     beside it; and as HTML pages with the images, for the window's own
+#     viewer where no help viewer is installed, in share/cachescope/handbook/.
 # Usage: handbook-files.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 
@@ -64,6 +65,12 @@ if [ -f "$installed/index.cache.bz2" ]; then
         grep -qF "$image" <<<"$html" || fail "index.cache.bz2 does not show $image"
     done
 fi
+pages=$stage/usr/share/cachescope/handbook
+[ -f "$pages/index.html" ] || fail "the install has no share/cachescope/handbook/index.html (the window's own viewer shows it)"
+for image in "${images[@]}"; do
+    [ -f "$pages/$image" ] || fail "the install has no share/cachescope/handbook/$image"
+    grep -qF "\"$image\"" "$pages"/*.html || fail "no page in share/cachescope/handbook/ shows $image"
+done
 rm -rf "$stage"
 [ "$status" = 0 ] && printf 'handbook-files: %d images, each made by a test, installed with the handbook\n' "${#images[@]}" >&2
 exit "$status"

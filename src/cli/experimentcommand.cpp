@@ -50,10 +50,10 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"cold-read", {"file", "folder", "size", "runs", "buffer", "drop-caches", "no-fadvise"}},
         {"pressure", {"file", "folder", "size", "runs", "limit", "step", "allow-oom", "without-swap", "no-with-swap", "whole-machine", "headroom"}},
-        {"cold-start", {"runs", "timeout", "show-output", "drop-caches", "maps", "folder"}},
+        {"cold-start", {"runs", "timeout", "show-output", "drop-caches", "maps"}},
         {"writeback", {"folder", "size", "runs", "step", "wait", "timeout"}},
         {"faults", {"file", "folder", "size", "runs", "buffer", "cold-only", "warm-only"}},
-        {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged", "folder"}},
+        {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged"}},
         {"folder-thrash", {"folder", "files", "file-size", "limit", "runs"}},
     };
     for (const auto &[name, options] : table) {
@@ -570,7 +570,6 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.showOutput = args.has("show-output");
         p.dropCachesVariant = args.has("drop-caches");
         p.forceMapsFallback = args.has("maps");
-        p.traceFolder = file.folder;
         experiment = makeColdStartExperiment(p, privilegedSteps());
     } else if (name == "writeback") {
         WritebackParameters p;
@@ -588,7 +587,6 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.showOutput = args.has("show-output");
         p.checkColdStart = !args.has("no-check");
         p.dropCaches = args.has("privileged");
-        p.traceFolder = file.folder;
         experiment = makeReplayExperiment(p, privilegedSteps());
     } else {
         FaultsParameters p;

@@ -354,7 +354,7 @@ Command traceCommand()
                                 {0, "timeout", "SECONDS", "kill the command after SECONDS (default 30, the most --privileged allows)"},
                                 {0, "show-output", nullptr, "let the command write to the terminal (default: /dev/null)"},
                                 {0, "maps", nullptr, "record files from /proc/PID/maps even when strace is installed"},
-                                {0, "folder", "DIR", "where the strace log and the lesson's file go (default: the current folder)"}}),
+                                {0, "folder", "DIR", "where the lesson's file goes (default: the current folder)"}}),
              "  cachescope-cli trace -- /usr/bin/python3 -c pass\n"
              "  cachescope-cli trace --privileged --output python.json -- /usr/bin/python3 -c pass\n"
              "  cachescope-cli trace --lesson --privileged\n",

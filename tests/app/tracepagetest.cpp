@@ -142,9 +142,20 @@ private Q_SLOTS:
         QCOMPARE(page->timeline()->markCount(ExtentKind::Metadata), 1);
         QVERIFY(page->timeline()->message().isEmpty());
         QVERIFY(page->timelinePlot()->legend->visible());
-        // Its file is not there: nothing to replay, and the tooltip says so.
+        // Its file is not there: nothing to replay, and the tooltip says why.
         QVERIFY(!page->replayButton()->isEnabled());
-        QVERIFY(page->replayButton()->toolTip().contains(QStringLiteral("nothing to replay")));
+        QVERIFY2(page->replayButton()->toolTip().contains(QStringLiteral("The lesson removes its file after the trace: there is nothing to replay")),
+                 qPrintable(page->replayButton()->toolTip()));
+        // A program's trace whose files could not be named (device:inode) says that instead.
+        Trace::Report unnamed = lessonTrace(path);
+        for (Trace::File &file : unnamed.files) {
+            file.path.clear();
+            file.metadata = false;
+        }
+        page->showReport(unnamed);
+        QVERIFY(!page->replayButton()->isEnabled());
+        QVERIFY2(page->replayButton()->toolTip().contains(QStringLiteral("could be named")), qPrintable(page->replayButton()->toolTip()));
+        page->showReport(lessonTrace(path));
 
         // Each mark is where its extent is, and hovering it tells which.
         QTRY_VERIFY(page->timelinePlot()->axisRect()->width() > 200);

@@ -421,7 +421,7 @@ private Q_SLOTS:
             Needs::Nothing,
             120000);
         add("experiment-cold-start",
-            QStringLiteral("experiment cold-start --json --runs 2 --folder {experiments} -- /bin/cat {file}"),
+            QStringLiteral("experiment cold-start --json --runs 2 -- /bin/cat {file}"),
             RunAs::Self,
             Needs::Nothing,
             120000);
@@ -441,7 +441,7 @@ private Q_SLOTS:
             Needs::NoSystemBus,
             120000);
         add("experiment-replay",
-            QStringLiteral("experiment replay --json --runs 1 --folder {experiments} --trace {trace}"),
+            QStringLiteral("experiment replay --json --runs 1 --trace {trace}"),
             RunAs::Self,
             Needs::Nothing,
             120000);

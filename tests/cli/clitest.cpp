@@ -735,7 +735,6 @@ private Q_SLOTS:
             QSKIP("needs root and the test user of tools/dev (cachescope-user)");
         }
         const std::string folder = TestUtil::scratchDir("cli-trace-hidden");
-        QCOMPARE(chmod(folder.c_str(), 0777), 0); // the user's strace log goes here
         const std::string rootFile = folder + "/root-owned";
         TestUtil::makeColdFile(rootFile, 256 << 10);
         QCOMPARE(chmod(rootFile.c_str(), 0644), 0);

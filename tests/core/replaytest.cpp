@@ -530,7 +530,6 @@ private Q_SLOTS:
         ReplayParameters p;
         p.report = report;
         p.runs = 2;
-        p.traceFolder = m_dir;
         std::atomic<bool> cancel{false};
         const Result result = makeReplayExperiment(p)->run({}, cancel);
         QVERIFY2(result.ok(), result.error.c_str());

@@ -336,13 +336,8 @@ private Q_SLOTS:
         if (!TestUtil::isRoot()) {
             QSKIP("only root may mount an overlay");
         }
-        const std::string lower = m_dir + "/overlay-lower";
-        const std::string upper = m_dir + "/overlay-upper";
-        const std::string work = m_dir + "/overlay-work";
-        const std::string merged = m_dir + "/overlay-merged";
-        for (const std::string &folder : {lower, upper, work, merged}) {
-            mkdir(folder.c_str(), 0755);
-        }
+        const TestUtil::OverlayFolders overlay = TestUtil::makeOverlayFolders(TestUtil::scratchDir("residency-overlay"));
+        const std::string &lower = overlay.lower;
         TestUtil::makeColdFile(lower + "/file", 64 * P);
         struct Seen {
             int error;
@@ -353,19 +348,11 @@ private Q_SLOTS:
             uint64_t lowerResident;
         };
         QString failure;
-        // In a child with a private mount namespace: the mount ends with it.
-        const std::optional<Seen> seen = TestUtil::valueFromChild<Seen>(
+        const std::optional<Seen> seen = TestUtil::valueThroughOverlay<Seen>(
+            overlay,
             [&] {
                 Seen result{};
-                const std::string options = "lowerdir=" + lower + ",upperdir=" + upper + ",workdir=" + work;
-                result.error = TestUtil::ownPrivateMountNamespace();
-                if (result.error == 0 && mount("overlay", merged.c_str(), "overlay", 0, options.c_str()) != 0) {
-                    result.error = errno;
-                }
-                if (result.error != 0) {
-                    return result;
-                }
-                const std::string file = merged + "/file";
+                const std::string file = overlay.merged + "/file";
                 TestUtil::readRange(file, 0, 32 * P); // through the overlay: the lower file's cache fills
                 const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
                 struct stat st{};
@@ -384,7 +371,6 @@ private Q_SLOTS:
                 result.lowerResident = residencyOfPath(lower + "/file").resident;
                 return result;
             },
-            std::nullopt,
             &failure);
         QVERIFY2(seen, qPrintable(failure));
         QVERIFY2(seen->error == 0, strerror(seen->error));

@@ -16,6 +16,11 @@
 #include <QJsonDocument>
 #include <QTest>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -402,6 +407,68 @@ private Q_SLOTS:
         QCOMPARE(report.notes.size(), size_t(1));
         QVERIFY(report.notes[0].find("cannot be told from those only readahead brought in") != std::string::npos);
         QVERIFY(reportToJson(report).value(QStringLiteral("totals")).toObject().value(QStringLiteral("readahead_only_share")).isNull());
+    }
+
+    // A file opened through an overlay (tools/dev run's /usr, a container's
+    // root) keeps its pages in the lower file, which the tracepoints name,
+    // while stat names the overlay's device: it is named all the same.
+    void analysisNamesFilesThroughAnOverlay()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("mounting an overlay needs root");
+        }
+        const std::string folder = TestUtil::scratchDir("trace-overlay");
+        const TestUtil::OverlayFolders overlay = TestUtil::makeOverlayFolders(folder);
+        const std::string &lower = overlay.lower;
+        // tools/dev run's way: the overlay over its own lower folder, its upper one on a tmpfs.
+        const std::string hiddenUpper = folder + "/tmpfs/upper", hiddenWork = folder + "/tmpfs/work";
+        QCOMPARE(mkdir((folder + "/tmpfs").c_str(), 0755), 0);
+        TestUtil::makeColdFile(lower + "/program", 64 << 10);
+        const struct stat real = statOf(lower + "/program");
+        struct Seen {
+            int error;
+            bool overlayDeviceDiffers;
+            bool named;
+            bool unnamedNote;
+            bool namedWhenHidden;
+        };
+        QString failure;
+        const std::optional<Seen> seen = TestUtil::valueThroughOverlay<Seen>(
+            overlay,
+            [&] {
+                Seen result{};
+                const std::string throughOverlay = overlay.merged + "/program";
+                struct stat st{};
+                result.overlayDeviceDiffers = stat(throughOverlay.c_str(), &st) == 0 && st.st_dev != real.st_dev;
+                Capture capture;
+                capture.usageEvents = false;
+                capture.events = {added(10, real, 0, 2)};
+                AnalysisOptions analysis;
+                analysis.candidates = {throughOverlay};
+                const Report report = analyzeCapture(capture, analysis);
+                result.named = report.files.size() == 1 && report.files[0].path == throughOverlay && report.files[0].sizeBytes == uint64_t(64 << 10);
+                result.unnamedNote = std::any_of(report.notes.begin(), report.notes.end(), [](const std::string &note) {
+                    return note.find("could not be named") != std::string::npos;
+                });
+
+                const std::string hiding = "lowerdir=" + lower + ",upperdir=" + hiddenUpper + ",workdir=" + hiddenWork;
+                if (mount("tmpfs", (folder + "/tmpfs").c_str(), "tmpfs", 0, "size=1m") != 0 || mkdir(hiddenUpper.c_str(), 0755) != 0
+                    || mkdir(hiddenWork.c_str(), 0755) != 0 || mount("overlay", lower.c_str(), "overlay", 0, hiding.c_str()) != 0) {
+                    result.error = errno;
+                    return result;
+                }
+                analysis.candidates = {lower + "/program"};
+                const Report hidden = analyzeCapture(capture, analysis);
+                result.namedWhenHidden = hidden.files.size() == 1 && hidden.files[0].path == lower + "/program";
+                return result;
+            },
+            &failure);
+        QVERIFY2(seen, qPrintable(failure));
+        QVERIFY2(seen->error == 0, strerror(seen->error));
+        QVERIFY(seen->overlayDeviceDiffers); // else this test would prove nothing
+        QVERIFY(seen->named);
+        QVERIFY(!seen->unnamedNote);
+        QVERIFY(seen->namedWhenHidden);
     }
 
     void residencyDiffOfRanges()

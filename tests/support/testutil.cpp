@@ -327,6 +327,24 @@ int ownPrivateMountNamespace()
     return 0;
 }
 
+OverlayFolders makeOverlayFolders(const std::string &folder)
+{
+    OverlayFolders folders{folder + "/lower", folder + "/upper", folder + "/work", folder + "/merged"};
+    for (const std::string *dir : {&folders.lower, &folders.upper, &folders.work, &folders.merged}) {
+        ::mkdir(dir->c_str(), 0755);
+    }
+    return folders;
+}
+
+int mountOverlayInOwnNamespace(const OverlayFolders &folders, const std::string &target)
+{
+    if (const int error = ownPrivateMountNamespace(); error != 0) {
+        return error;
+    }
+    const std::string options = "lowerdir=" + folders.lower + ",upperdir=" + folders.upper + ",workdir=" + folders.work;
+    return ::mount("overlay", (target.empty() ? folders.merged : target).c_str(), "overlay", 0, options.c_str()) == 0 ? 0 : errno;
+}
+
 bool devptsWithPtmx()
 {
     struct statfs fs;

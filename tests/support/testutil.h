@@ -106,6 +106,15 @@ struct PagesNow {
 // chroot too (tools/dev's root), whose "/" is no mount point. Returns 0 or
 // the errno of what failed.
 [[nodiscard]] int ownPrivateMountNamespace();
+// The folders of an overlay made in `folder`: lower, upper, work and the mount point.
+struct OverlayFolders {
+    std::string lower, upper, work, merged;
+};
+// Makes them (empty) below folder.
+[[nodiscard]] OverlayFolders makeOverlayFolders(const std::string &folder);
+// ownPrivateMountNamespace(), then the overlay of folders.lower mounted at
+// target (folders.merged by default). Returns 0 or the errno of what failed.
+[[nodiscard]] int mountOverlayInOwnNamespace(const OverlayFolders &folders, const std::string &target = {});
 [[nodiscard]] bool haveProgram(const char *name);
 // Whether /dev/pts is a devpts (a file system that keeps no page cache, below
 // /dev, which keeps it) with its ptmx: the tests of folders not walked use it.
@@ -179,6 +188,23 @@ template<typename T>
     T value;
     std::memcpy(&value, child.output.constData(), sizeof value);
     return value;
+}
+
+// valueFromChild in a child whose own mount namespace has the overlay of
+// folders mounted (mountOverlayInOwnNamespace): the mount ends with it. T
+// has an int `error`, set to the errno when the mount failed (measure then
+// does not run).
+template<typename T>
+[[nodiscard]] std::optional<T> valueThroughOverlay(const OverlayFolders &folders, const std::function<T()> &measure, QString *failure = nullptr)
+{
+    return valueFromChild<T>(
+        [&]() -> T {
+            T result{};
+            result.error = mountOverlayInOwnNamespace(folders);
+            return result.error != 0 ? result : measure();
+        },
+        std::nullopt,
+        failure);
 }
 
 // Watches for IN_OPEN on a few paths (inotify): proof of what was opened.

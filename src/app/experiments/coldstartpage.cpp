@@ -187,7 +187,6 @@ std::unique_ptr<Experiment> ColdStartPage::makeExperiment(const PrivilegedSteps 
     parameters.runs = m_form->runsSpin->value();
     parameters.timeoutSeconds = m_form->timeoutSpin->value();
     parameters.dropCachesVariant = m_form->dropCachesCheck->isChecked() && m_form->dropCachesCheck->isEnabled();
-    parameters.traceFolder = defaultFolder().toStdString();
     return makeColdStartExperiment(parameters, privileged);
 }
 

@@ -78,14 +78,13 @@ std::unique_ptr<Experiment> makeTraceEngine(const std::vector<std::string> &comm
     return makeTraceExperiment(parameters, privileged);
 }
 
-std::unique_ptr<Experiment> makeReplayEngine(const Report &report, int runs, int timeLimitSeconds, const QString &folder, const PrivilegedSteps &privileged)
+std::unique_ptr<Experiment> makeReplayEngine(const Report &report, int runs, int timeLimitSeconds, const PrivilegedSteps &privileged)
 {
     ReplayParameters parameters;
     parameters.report = report;
     parameters.runs = runs;
     parameters.checkColdStart = !report.command.empty();
     parameters.timeoutSeconds = timeLimitSeconds;
-    parameters.traceFolder = folder.toStdString();
     return makeReplayExperiment(parameters, privileged);
 }
 
@@ -196,8 +195,9 @@ TracePage::TracePage(QWidget *parent)
                "<para>The kernel reads more than a program asks for: that is <emphasis>readahead</emphasis>. Blue marks hold "
                "pages the program asked for, green ones only readahead brought in. Without administrator rights the page "
                "compares residency instead: which pages, but not when.</para>"
-               "<para><interface>Replay</interface> reads the extents again: as they came, by file, and by place on the "
-               "disk.</para>"),
+               "<para><interface>Replay</interface> reads the extents of a program's trace again: as they came, by file, and by "
+               "place on the disk. The built-in lesson removes its file after its trace, so it leaves nothing to replay: trace a "
+               "program of your own for that.</para>"),
         {},
         QString(),
         QString(),
@@ -492,12 +492,17 @@ void TracePage::showReport(const std::optional<Report> &report)
     if (!report || report->extents.empty()) {
         replayToolTip = i18nc("@info:tooltip", "Trace a program first: the replay reads the pages its trace saw.");
     } else {
+        bool anyNamed = false;
         for (const Trace::File &file : report->files) {
+            anyNamed = anyNamed || (!file.metadata && !file.path.empty());
             m_replayable = m_replayable || (!file.metadata && !file.path.empty() && QFileInfo::exists(QFile::decodeName(file.path.c_str())));
         }
-        if (!m_replayable) {
-            replayToolTip =
-                i18nc("@info:tooltip", "None of the traced files is there any more (the lesson removes its file after the trace): there is nothing to replay.");
+        if (!m_replayable && !anyNamed) {
+            replayToolTip = i18nc("@info:tooltip", "None of the traced files could be named (they show as device:inode): there is nothing to replay.");
+        } else if (!m_replayable && m_form->programCombo->currentIndex() == 0) {
+            replayToolTip = i18nc("@info:tooltip", "The lesson removes its file after the trace: there is nothing to replay. Trace a program to replay it.");
+        } else if (!m_replayable) {
+            replayToolTip = i18nc("@info:tooltip", "None of the traced files is there any more: there is nothing to replay.");
         }
     }
     m_replayButton->setToolTip(replayToolTip);
@@ -637,8 +642,7 @@ void TracePage::replay()
     if (!m_report || isReplaying() || isRunning()) {
         return;
     }
-    std::unique_ptr<Experiment> engine =
-        makeReplayEngine(*m_report, m_replayRunsSpin->value(), m_form->timeoutSpin->value(), defaultFolder(), privilegedSteps());
+    std::unique_ptr<Experiment> engine = makeReplayEngine(*m_report, m_replayRunsSpin->value(), m_form->timeoutSpin->value(), privilegedSteps());
     m_replayResult.reset();
     m_replayChart->showResults(std::nullopt, std::nullopt, QString());
     m_replayCheckLabel->clear();

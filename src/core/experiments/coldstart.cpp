@@ -216,7 +216,7 @@ private:
 
         // Recording (a warm run, and it warms the files).
         CommandFiles recorded;
-        if (!recordCommandFiles(commandSpec(program), p.forceMapsFallback, p.traceFolder, recorded, recorder, result, cancel) || cancel.load()) {
+        if (!recordCommandFiles(commandSpec(program), p.forceMapsFallback, recorded, recorder, result, cancel) || cancel.load()) {
             return;
         }
         const std::vector<std::string> &files = recorded.files;

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 extern char **environ;
 
@@ -120,21 +122,63 @@ std::optional<WaitOutcome> startAndWaitNamed(const std::string &program,
     return outcome;
 }
 
+// A folder of this user's own for the strace log (mode 0700: the log names
+// every file the command opened), removed with what is in it.
+class StraceLogFolder
+{
+public:
+    StraceLogFolder() = default;
+    ~StraceLogFolder()
+    {
+        if (!m_path.empty()) {
+            ::unlink(logPath().c_str());
+            ::rmdir(m_path.c_str());
+        }
+    }
+    StraceLogFolder(const StraceLogFolder &) = delete;
+    StraceLogFolder &operator=(const StraceLogFolder &) = delete;
+
+    // False with error set (the folder and the reason) when it cannot be made.
+    bool create(std::string &error)
+    {
+        // $TMPDIR when it is set and usable, else /tmp.
+        const char *tmp = ::getenv("TMPDIR");
+        std::vector<std::string> bases;
+        if (tmp && *tmp == '/') {
+            bases.emplace_back(tmp);
+        }
+        bases.emplace_back("/tmp");
+        for (const std::string &base : bases) {
+            std::string pattern = base + "/cachescope-strace-XXXXXX";
+            if (::mkdtemp(pattern.data())) {
+                m_path = pattern;
+                return true;
+            }
+            error = base + ": cannot create a folder for the strace log there: " + errnoText(errno);
+        }
+        return false;
+    }
+    [[nodiscard]] std::string logPath() const
+    {
+        return m_path + "/strace.log";
+    }
+
+private:
+    std::string m_path;
+};
+
 bool recordWithStrace(const std::string &strace,
                       const CommandSpec &command,
-                      const std::string &logFolder,
                       std::vector<std::string> &files,
                       Recorder &recorder,
                       Result &result,
                       const std::atomic<bool> &cancel)
 {
-    TemporaryFile log;
-    std::string pattern = logFolder + "/cachescope-strace-XXXXXX";
-    if (!UniqueFd(::mkostemp(pattern.data(), O_CLOEXEC)).isValid()) {
-        result.error = logFolder + ": cannot create the strace log there: " + errnoText(errno);
+    StraceLogFolder logFolder;
+    if (!logFolder.create(result.error)) {
         return false;
     }
-    log.set(pattern);
+    const std::string pattern = logFolder.logPath();
     // --kill-on-exit: a cancel or a deadline kills strace, and a killed
     // strace would otherwise let the command (and its children) run on.
     std::vector<std::string> argv =
@@ -208,18 +252,12 @@ std::optional<WaitOutcome> startAndWait(const CommandSpec &command, int &status,
     return startAndWaitNamed(command.program, command.argv, command, status, result, cancel);
 }
 
-bool recordCommandFiles(const CommandSpec &command,
-                        bool forceMaps,
-                        const std::string &straceLogFolder,
-                        CommandFiles &recorded,
-                        Recorder &recorder,
-                        Result &result,
-                        const std::atomic<bool> &cancel)
+bool recordCommandFiles(const CommandSpec &command, bool forceMaps, CommandFiles &recorded, Recorder &recorder, Result &result, const std::atomic<bool> &cancel)
 {
     const std::string strace = forceMaps ? std::string() : findProgram("strace");
     if (!strace.empty()) {
         recorder.event("Recording the files the command opens, with strace");
-        if (!recordWithStrace(strace, command, straceLogFolder, recorded.files, recorder, result, cancel)) {
+        if (!recordWithStrace(strace, command, recorded.files, recorder, result, cancel)) {
             return false;
         }
         recorded.method = "strace";

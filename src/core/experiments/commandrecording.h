@@ -49,14 +49,11 @@ struct CommandFiles {
 
 // Runs the command once (a warm run) and records the files it opened: with
 // strace (-f: children too) when installed and not forceMaps, else by
-// sampling /proc/PID/maps (a note in result says what that misses). False
+// sampling /proc/PID/maps (a note in result says what that misses). The
+// strace log goes to a folder of its own in $TMPDIR (else /tmp), removed
+// afterwards: the command may run from a folder nobody may write. False
 // when it could not (result.error) or was cancelled.
-[[nodiscard]] bool recordCommandFiles(const CommandSpec &command,
-                                      bool forceMaps,
-                                      const std::string &straceLogFolder,
-                                      CommandFiles &recorded,
-                                      Recorder &recorder,
-                                      Result &result,
-                                      const std::atomic<bool> &cancel);
+[[nodiscard]] bool
+recordCommandFiles(const CommandSpec &command, bool forceMaps, CommandFiles &recorded, Recorder &recorder, Result &result, const std::atomic<bool> &cancel);
 
 } // namespace Cachescope::Experiments

@@ -62,7 +62,6 @@ struct ColdStartParameters {
     bool showOutput = false; // else stdout and stderr go to /dev/null
     bool dropCachesVariant = false;
     bool forceMapsFallback = false; // tests: as if strace were missing
-    std::string traceFolder = "."; // where strace writes its (temporary) log
 };
 
 // Asked for while the writeback experiment runs (the window's fsync and sync
@@ -107,7 +106,7 @@ struct TraceParameters {
     bool showOutput = false; // else stdout and stderr go to /dev/null
     bool forceFallback = false; // the residency diff even where privileged.trace is set
     bool forceMapsRecording = false; // as if strace were missing
-    std::string traceFolder = "."; // the strace log; the lesson's file (disk-backed)
+    std::string traceFolder = "."; // the lesson's file (disk-backed)
     // The built-in lesson when set: this program (findTraceLessonReader())
     // reads 64 KiB at offset 0 and 64 KiB at 512 KiB of a 1 MiB file that
     // the engine makes in traceFolder and removes at the end.
@@ -137,7 +136,6 @@ struct ReplayParameters {
     double timeoutSeconds = 60; // each run of the command
     bool showOutput = false; // the command's stdout and stderr; else /dev/null
     bool dropCaches = false; // also drop_caches before every cold run (privileged.dropCaches)
-    std::string traceFolder = "."; // where the cold start's strace writes its log
     int sampleIntervalMs = 50;
 };
 

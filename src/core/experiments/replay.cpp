@@ -601,7 +601,6 @@ private:
         coldStart.timeoutSeconds = p.timeoutSeconds;
         coldStart.showOutput = p.showOutput;
         coldStart.dropCachesVariant = p.dropCaches;
-        coldStart.traceFolder = p.traceFolder;
         Progress forward;
         forward.event = [&recorder](const Event &event) {
             recorder.event("cold start: " + event.text);

@@ -248,7 +248,7 @@ private:
         m_command = {program, command, p.timeoutSeconds, p.showOutput};
 
         CommandFiles recorded;
-        if (!recordCommandFiles(m_command, p.forceMapsRecording, p.traceFolder, recorded, recorder, result, cancel)) {
+        if (!recordCommandFiles(m_command, p.forceMapsRecording, recorded, recorder, result, cancel)) {
             return;
         }
         result.details.insert(QStringLiteral("recording_method"), QString::fromStdString(recorded.method));

@@ -3,6 +3,11 @@
 
 #include "traceanalysis.h"
 
+#include "mountaliases.h"
+#include "procfs.h"
+
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -40,17 +45,91 @@ struct Name {
     int64_t modifiedNs = 0;
 };
 
-std::map<Owner, Name> namesOf(const std::vector<std::string> &candidates)
+// The names the candidates give, by the owner their pages have. A file of an
+// overlay (tools/dev run's /usr, a container's root) keeps its pages in the
+// file of a layer below, which the tracepoints name, while stat names an
+// anonymous device (the overlay's; with layers on several file systems, one
+// of its own for each layer). The inode number is the layer file's (Linux
+// 6.18, samefs or not, xino off or needing no high bits: tools/dev run's
+// /usr on a tmpfs upper layer), so such a file is also named under that
+// number on the device of each of its overlay's layers.
+struct Names {
+    std::map<Owner, Name> byOwner;
+    // Inode numbers of overlay files, by the device of a layer of their overlay.
+    std::map<Owner, Name> byLayerInode;
+};
+
+// The mount that shows this absolute path: the one of the longest mount
+// point above it (the last made, of equal ones).
+const MountInfoEntry *mountShowing(const std::vector<MountInfoEntry> &mounts, const std::string &path)
 {
-    std::map<Owner, Name> names;
+    const MountInfoEntry *showing = nullptr;
+    for (const MountInfoEntry &mount : mounts) {
+        const std::string &point = mount.mountPoint;
+        const bool above = point == "/" || path == point || (path.size() > point.size() && path.starts_with(point) && path[point.size()] == '/');
+        if (above && (!showing || point.size() >= showing->mountPoint.size())) {
+            showing = &mount;
+        }
+    }
+    return showing;
+}
+
+// The devices of an overlay's layers. A layer at the overlay's own path
+// (lowerdir=/usr under /usr) is hidden by it: the folder that holds it is on
+// the layer's file system, unless the layer was a mount point of its own.
+std::vector<std::pair<uint32_t, uint32_t>> overlayLayerDevices(const MountInfoEntry &overlay)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> devices;
+    for (const std::string &layer : overlayLayers(overlay.superOptions)) {
+        std::string reachable = layer;
+        struct stat st;
+        while (::stat(reachable.c_str(), &st) == 0 && uint64_t(st.st_dev) == overlay.device && reachable.size() > 1) {
+            const size_t slash = reachable.rfind('/');
+            reachable = slash == 0 || slash == std::string::npos ? std::string("/") : reachable.substr(0, slash);
+        }
+        if (::stat(reachable.c_str(), &st) == 0 && uint64_t(st.st_dev) != overlay.device) {
+            devices.emplace_back(::major(st.st_dev), ::minor(st.st_dev));
+        }
+    }
+    return devices;
+}
+
+Names namesOf(const std::vector<std::string> &candidates)
+{
+    Names names;
+    std::optional<std::vector<MountInfoEntry>> mounts; // read at the first file on a pseudo device
+    std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> layerDevices; // by overlay mount id
     for (const std::string &path : candidates) {
         struct stat st;
         if (::stat(path.c_str(), &st) != 0) {
             continue;
         }
+        const Name name{path, uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
         // The first name of a hard-linked inode wins: the one the program opened first.
-        names.emplace(Owner{::major(st.st_dev), ::minor(st.st_dev), uint64_t(st.st_ino)},
-                      Name{path, uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec});
+        names.byOwner.emplace(Owner{::major(st.st_dev), ::minor(st.st_dev), uint64_t(st.st_ino)}, name);
+        // An overlay's files have anonymous devices: its own, or with layers
+        // on several file systems one a layer. Which overlay, by the path.
+        if (::major(st.st_dev) != 0) {
+            continue;
+        }
+        char resolved[PATH_MAX];
+        if (!::realpath(path.c_str(), resolved)) {
+            continue;
+        }
+        if (!mounts) {
+            mounts = readMountInfo().value_or(std::vector<MountInfoEntry>{});
+        }
+        const MountInfoEntry *overlay = mountShowing(*mounts, resolved);
+        if (!overlay || overlay->fsType != "overlay") {
+            continue;
+        }
+        auto devices = layerDevices.find(overlay->id);
+        if (devices == layerDevices.end()) {
+            devices = layerDevices.emplace(overlay->id, overlayLayerDevices(*overlay)).first;
+        }
+        for (const auto &[major, minor] : devices->second) {
+            names.byLayerInode.emplace(Owner{major, minor, uint64_t(st.st_ino)}, name);
+        }
     }
     return names;
 }
@@ -183,13 +262,21 @@ private:
 
     void nameFiles()
     {
-        const std::map<Owner, Name> names = namesOf(m_options.candidates);
+        const Names names = namesOf(m_options.candidates);
         for (File &file : m_report.files) {
             const Owner owner{file.major, file.minor, file.inode};
-            if (const auto found = names.find(owner); found != names.end()) {
-                file.path = found->second.path;
-                file.sizeBytes = found->second.size;
-                file.modifiedNs = found->second.modifiedNs;
+            const auto lookUp = [&owner](const std::map<Owner, Name> &in) -> const Name * {
+                const auto found = in.find(owner);
+                return found == in.end() ? nullptr : &found->second;
+            };
+            const Name *name = lookUp(names.byOwner);
+            if (!name) {
+                name = lookUp(names.byLayerInode);
+            }
+            if (name) {
+                file.path = name->path;
+                file.sizeBytes = name->size;
+                file.modifiedNs = name->modifiedNs;
             } else if (const std::optional<std::string> device = metadataDevice(owner, m_options.sysDevBlock)) {
                 file.metadata = true;
                 file.path = *device;

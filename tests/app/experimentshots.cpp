@@ -219,7 +219,7 @@ private Q_SLOTS:
     {
         ExperimentPage *page = m_window->page(QStringLiteral("folder-thrash"));
         setText(page, "filesEdit", QStringLiteral("12, 16, 20, 24"));
-        setValue(page, "fileSizeSpin", 512);
+        setValue(page, "fileSizeSpin", 2048);
         setValue(page, "runsSpin", 3);
         runAndShoot(QStringLiteral("folder-thrash"));
         // The read's time and folder 1's cached share against the file count.

@@ -79,6 +79,35 @@ double leadingNumber(const QString &text, bool *ok)
     return locale.toDouble(text.left(end), ok);
 }
 
+// The ticks of the plot's bottom axis whose label it draws, at that width:
+// ink just below the tick, where a slanted label ends (or a level one is
+// centred). QCustomPlot leaves out a label that would reach past the plot's edge.
+QList<double> ticksWithDrawnLabels(QCustomPlot *plot, int width)
+{
+    // Laid out and drawn at that size; the axis rectangle stays so until the next replot.
+    const QImage image = plot->toPixmap(width, plot->height()).toImage();
+    const QColor background = image.pixelColor(image.width() - 1, image.height() - 1);
+    const bool slanted = plot->xAxis->tickLabelRotation() < 0;
+    const int top = plot->axisRect()->bottom() + 5;
+    const int bottom = top + QFontMetrics(plot->xAxis->tickLabelFont()).height();
+    QList<double> drawn;
+    for (const double tick : plot->xAxis->tickVector()) {
+        const int x = int(plot->xAxis->coordToPixel(tick));
+        int ink = 0;
+        for (int px = slanted ? x - 12 : x - 3; px <= x + 1; ++px) {
+            for (int py = top; py <= bottom; ++py) {
+                const QColor pixel = image.pixelColor(px, py);
+                ink +=
+                    std::abs(pixel.red() - background.red()) + std::abs(pixel.green() - background.green()) + std::abs(pixel.blue() - background.blue()) > 150;
+            }
+        }
+        if (ink >= 3) {
+            drawn << tick;
+        }
+    }
+    return drawn;
+}
+
 } // namespace
 
 class ExperimentsWindowTest : public QObject
@@ -276,7 +305,8 @@ private Q_SLOTS:
         QVERIFY(page);
         window->showPage(page);
         page->findChild<QLineEdit *>(QStringLiteral("folderEdit"))->setText(m_folder);
-        page->findChild<QLineEdit *>(QStringLiteral("filesEdit"))->setText(QStringLiteral("8, 12"));
+        // Three counts: six bars, whose labels are slanted.
+        page->findChild<QLineEdit *>(QStringLiteral("filesEdit"))->setText(QStringLiteral("8, 10, 12"));
         page->findChild<QSpinBox *>(QStringLiteral("fileSizeSpin"))->setValue(256);
         page->findChild<QSpinBox *>(QStringLiteral("runsSpin"))->setValue(2);
         // The helper's check (which gives the pages their privileged steps) is done.
@@ -288,18 +318,71 @@ private Q_SLOTS:
         QVERIFY(page->currentResult());
         QVERIFY2(page->currentResult()->ok(), page->currentResult()->error.c_str());
 
+        const Cachescope::Experiments::Result &result = *page->currentResult();
+        QStringList variants;
+        for (const Cachescope::Experiments::VariantResult &variant : result.variants) {
+            variants << QString::fromStdString(variant.name);
+        }
+        QCOMPARE(variants.size(), 6);
+
         // One row a file count and variant.
         QTableWidget *table = page->lessonTable();
-        QCOMPARE(table->rowCount(), 4);
+        QCOMPARE(table->rowCount(), 6);
         QCOMPARE(table->item(0, FolderThrashPage::FilesColumn)->text(), QLocale().toString(8));
-        QCOMPARE(table->item(3, FolderThrashPage::FilesColumn)->text(), QLocale().toString(12));
+        QCOMPARE(table->item(5, FolderThrashPage::FilesColumn)->text(), QLocale().toString(12));
         QVERIFY(table->item(1, FolderThrashPage::ReadColumn)->text().contains(QStringLiteral("±"))); // two runs: an interval
         // Each plot: a line a variant with its error bars, a point a count.
         for (QCustomPlot *plot : {page->timePlot(), page->cachedPlot()}) {
             QCOMPARE(plot->graphCount(), 2);
-            QCOMPARE(plot->graph(0)->dataCount(), 2);
-            QCOMPARE(plot->graph(1)->dataCount(), 2);
+            QCOMPARE(plot->graph(0)->dataCount(), 3);
+            QCOMPARE(plot->graph(1)->dataCount(), 3);
             QCOMPARE(plot->plottableCount(), 4);
+        }
+
+        // Variants compared: a bar and a drawn label each. The first bar's
+        // slanted label reached past the plot's left edge and was left out.
+        QCustomPlot *bars = page->barChart();
+        QTRY_VERIFY(bars->isVisible() && bars->width() > 100);
+        QVERIFY(bars->xAxis->tickLabelRotation() < 0);
+        const auto ticker = qSharedPointerCast<QCPAxisTickerText>(bars->xAxis->ticker());
+        QCOMPARE(ticker->ticks().size(), variants.size());
+        for (const QString &label : ticker->ticks()) {
+            QVERIFY(!label.isEmpty());
+        }
+        for (const int width : {bars->width(), bars->width() - 80, bars->width() + 200}) {
+            QCOMPARE(ticksWithDrawnLabels(bars, width), QList<double>(ticker->ticks().keys()));
+        }
+        bars->replot();
+
+        // While it runs: a line a variant, the mean of its two runs over the
+        // time since each began, not every run one after another.
+        QCustomPlot *live = page->livePlot();
+        QStringList legendNames;
+        QList<QCPGraph *> lines;
+        for (int i = 0; i < live->legend->itemCount(); ++i) {
+            auto *item = qobject_cast<QCPPlottableLegendItem *>(live->legend->item(i));
+            QVERIFY(item);
+            legendNames << item->plottable()->name();
+            lines << qobject_cast<QCPGraph *>(item->plottable());
+        }
+        QCOMPARE(legendNames, variants);
+        // Each line with its band (two edges, filled between).
+        QCOMPARE(live->graphCount(), 3 * variants.size());
+        for (QCPGraph *line : std::as_const(lines)) {
+            QVERIFY(line);
+            QVERIFY2(line->dataCount() > 0, qPrintable(line->name()));
+            QCOMPARE(line->data()->at(0)->key, 0.0);
+            // A run, not the experiment: twelve runs took its time.
+            QVERIFY2(line->data()->at(line->dataCount() - 1)->key < result.seconds / 4, qPrintable(line->name()));
+        }
+        for (int i = 0; i < live->graphCount(); ++i) {
+            QCPGraph *highest = live->graph(i);
+            if (QCPGraph *lowest = highest->channelFillGraph()) {
+                QCOMPARE(highest->dataCount(), lowest->dataCount());
+                for (int k = 0; k < highest->dataCount(); ++k) {
+                    QVERIFY(highest->data()->at(k)->value >= lowest->data()->at(k)->value);
+                }
+            }
         }
         // Folder 1's share is a percentage.
         QVERIFY(page->cachedPlot()->graph(1)->data()->at(0)->value <= 100);

@@ -26,6 +26,46 @@ QPen whiskerPen(const QCustomPlot *plot)
 {
     return QPen(plot->palette().color(QPalette::WindowText), 1.5);
 }
+
+// Margins of the axis rectangle that keep every tick label of the bottom
+// axis inside the plot: QCustomPlot leaves out a label that would reach past
+// its edge (QCPAxisPainterPrivate::placeTickLabel), and a slanted label
+// reaches far left of its bar, so the first bar's went missing. A label's
+// anchor is rect.left + fraction * rect.width; solved for the margin.
+QMargins marginsForTickLabels(const QCustomPlot *plot)
+{
+    const QCPAxisRect *rect = plot->axisRect();
+    const QCPAxis *axis = plot->xAxis;
+    const auto ticker = qSharedPointerCast<QCPAxisTickerText>(axis->ticker());
+    if (!ticker || axis->range().size() <= 0) {
+        return {};
+    }
+    const double radians = qDegreesToRadians(std::abs(axis->tickLabelRotation()));
+    const bool slanted = axis->tickLabelRotation() < 0;
+    const QFontMetrics metrics(axis->tickLabelFont());
+    const QRect outer = rect->outerRect();
+    const QRect viewport = plot->viewport();
+    const QMargins margins = rect->margins();
+    int left = 0;
+    int right = 0;
+    for (auto tick = ticker->ticks().cbegin(); tick != ticker->ticks().cend(); ++tick) {
+        const double fraction = (tick.key() - axis->range().lower) / axis->range().size();
+        if (fraction <= 0 || fraction >= 1) {
+            continue;
+        }
+        const QRect text = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, tick.value());
+        // A slanted label ends at its tick and goes down to the left (its
+        // height's corner juts out a little on the right); a level one is centred.
+        const double reachLeft = slanted ? std::cos(radians) * text.width() + std::sin(radians) * text.height() / 2.0 : text.width() / 2.0;
+        const double reachRight = slanted ? std::sin(radians) * text.height() / 2.0 : text.width() / 2.0;
+        // outer.left + L + fraction * (outer.width - L - R) - reachLeft >= viewport.left, and so on.
+        const double roomLeft = reachLeft + viewport.left() - outer.left() - fraction * (outer.width() - margins.right());
+        const double roomRight = reachRight + outer.right() - viewport.right() - (1 - fraction) * (outer.width() - margins.left());
+        left = std::max(left, int(std::ceil(roomLeft / (1 - fraction))) + 2);
+        right = std::max(right, int(std::ceil(roomRight / fraction)) + 2);
+    }
+    return QMargins(left, 0, right, 0);
+}
 } // namespace
 
 BarChart::BarChart(QCustomPlot *plot, QComboBox *measurementCombo, const QList<BarPreset> &presets)
@@ -42,6 +82,20 @@ BarChart::BarChart(QCustomPlot *plot, QComboBox *measurementCombo, const QList<B
     plot->legend->setVisible(false);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot->setWhatsThis(i18nc("@info:whatsthis", "The mean over the runs of each variant; the whiskers show the 95% confidence interval of the mean."));
+    // Once the plot is laid out (the label font, the size and the ticks
+    // known), room for the first and the last tick label, and lay it out again.
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        for (int pass = 0; pass < 2; ++pass) {
+            const QMargins wanted = marginsForTickLabels(plot);
+            if (wanted == plot->axisRect()->minimumMargins()) {
+                return;
+            }
+            plot->axisRect()->setMinimumMargins(wanted);
+            for (const auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout}) {
+                plot->plotLayout()->update(phase);
+            }
+        }
+    });
     // The whiskers are drawn in the palette's text colour.
     PlotStyle::follow(plot, [plot] {
         for (int i = 0; i < plot->plottableCount(); ++i) {

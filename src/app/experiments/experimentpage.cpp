@@ -139,8 +139,13 @@ void ExperimentPage::setUpPage(const Content &content)
     // As wide as its longest figure's name, never squeezed.
     m_ui->barMeasurementCombo->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
 
-    m_livePlot =
-        std::make_unique<LivePlot>(m_ui->livePlot, content.series, content.leftAxisLabel, content.rightAxisLabel, content.liveKey, content.livePlaceholder);
+    m_livePlot = std::make_unique<LivePlot>(m_ui->livePlot,
+                                            content.series,
+                                            content.leftAxisLabel,
+                                            content.rightAxisLabel,
+                                            content.liveKey,
+                                            content.livePlaceholder,
+                                            content.liveRuns);
     m_barChart = std::make_unique<BarChart>(m_ui->barChart, m_ui->barMeasurementCombo, content.presets);
 
     QTableView *table = m_ui->resultsTable;

@@ -133,6 +133,8 @@ protected:
         // What the live plot's horizontal axis counts, and what it says while empty.
         LiveKey liveKey = LiveKey::Time;
         QString livePlaceholder{};
+        // For LiveKey::RunTime: which variant a phase is a run of, and its colour.
+        LiveRuns liveRuns{};
     };
 
     ExperimentPage(const Identity &identity, QWidget *parent);

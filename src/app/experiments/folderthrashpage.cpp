@@ -48,6 +48,25 @@ QColor variantColor(bool evict)
     return evict ? PlotColors::nobleGreen : PlotColors::iconRed;
 }
 
+// Each variant's line on the live plot: its kind's hue, lighter the fewer
+// the files.
+QHash<QString, QColor> variantColors(std::vector<int> fileCounts)
+{
+    std::sort(fileCounts.begin(), fileCounts.end());
+    fileCounts.erase(std::unique(fileCounts.begin(), fileCounts.end()), fileCounts.end());
+    QHash<QString, QColor> colors;
+    for (size_t rank = 0; rank < fileCounts.size(); ++rank) {
+        const double share = fileCounts.size() > 1 ? double(rank) / double(fileCounts.size() - 1) : 0.5;
+        for (const bool evict : {false, true}) {
+            const QColor base = variantColor(evict);
+            const QString name =
+                QString::fromStdString(folderThrashVariantName(fileCounts[rank], evict ? folderThrashWithEviction : folderThrashWithoutEviction));
+            colors.insert(name, QColor::fromHslF(base.hslHueF(), base.hslSaturationF(), 0.68 - 0.36 * share));
+        }
+    }
+    return colors;
+}
+
 // "12.3 ± 0.4" (the mean and the 95% confidence interval's half width).
 QString meanText(const Measurement *measurement, double scale)
 {
@@ -150,17 +169,23 @@ FolderThrashPage::FolderThrashPage(QWidget *parent)
                "this eviction for whole folders in one call).</para>"
                "<para>The copies and the read run in a process inside the cgroup, so nothing else on this computer is pressed. It "
                "needs the privileged helper to make the cgroup; Cancel removes the files and the cgroup.</para>"),
-        {
-            bytesSeries(i18nc("@label plot legend the cgroup's page cache", "Cache"), PlotColors::cache, false, &Sample::groupCached),
-            bytesSeries(i18nc("@label plot legend all the cgroup's memory", "All memory"), PlotColors::abyssBlue, false, &Sample::groupUsage),
-            fileInCacheSeries(i18nc("@label plot legend", "Folder 1 (%)"), true),
-        },
-        i18nc("@label:axis", "The cgroup's memory (MiB)"),
+        // Folder 1 in the cache during a run, one line a variant: the mean
+        // of its runs, over the band from their lowest to their highest.
+        {fileInCacheSeries(i18nc("@label plot legend", "Folder 1 (%)"), false)},
         i18nc("@label:axis", "Folder 1 in the cache (%)"),
+        QString(),
         {
             {measurementLabel("read_seconds"), {QStringLiteral("read_seconds")}},
             {measurementLabel("folder1_cached"), {QStringLiteral("folder1_cached")}},
         },
+        LiveKey::RunTime,
+        {},
+        LiveRuns{[](const std::string &phase) {
+                     return QString::fromStdString(folderThrashVariantOfPhase(phase));
+                 },
+                 [this](const QString &variant) {
+                     return m_variantColors.value(variant, PlotColors::grey);
+                 }},
     });
 
     m_lessonTable = new QTableWidget(this);
@@ -293,6 +318,9 @@ std::unique_ptr<Experiment> FolderThrashPage::makeExperiment(const PrivilegedSte
     parameters.runs = m_form->runsSpin->value();
     parameters.withoutEvictionVariant = m_form->withoutEvictionCheck->isChecked();
     parameters.evictionVariant = m_form->evictionCheck->isChecked();
+    // A run can take a fifth of a second: the live plot draws each from
+    // samples as close as the engine takes them.
+    parameters.sampleIntervalMs = 20;
     if (!parameters.withoutEvictionVariant && !parameters.evictionVariant) {
         *error = i18nc("@info", "Choose at least one variant: without eviction or with folder 2 evicted first.");
         return nullptr;
@@ -300,6 +328,7 @@ std::unique_ptr<Experiment> FolderThrashPage::makeExperiment(const PrivilegedSte
     if (!checkFolder(m_form->folderEdit->text().trimmed(), error)) {
         return nullptr;
     }
+    m_variantColors = variantColors(parameters.fileCounts);
     return makeFolderThrashExperiment(parameters, privileged);
 }
 

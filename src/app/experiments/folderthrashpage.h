@@ -9,6 +9,9 @@
 
 #include "experimentpage.h"
 
+#include <QColor>
+#include <QHash>
+
 class QCustomPlot;
 class QTableWidget;
 
@@ -55,6 +58,8 @@ private:
     QWidget *m_plots = nullptr;
     QCustomPlot *m_timePlot = nullptr;
     QCustomPlot *m_cachedPlot = nullptr;
+    // The live plot's colour of each variant of the run (makeExperiment).
+    QHash<QString, QColor> m_variantColors;
 };
 
 } // namespace Cachescope::App

@@ -70,14 +70,17 @@ LivePlot::LivePlot(QCustomPlot *plot,
                    const QString &leftAxisLabel,
                    const QString &rightAxisLabel,
                    LiveKey key,
-                   const QString &placeholder)
+                   const QString &placeholder,
+                   const LiveRuns &runs)
     : m_plot(plot)
     , m_series(series)
     , m_key(key)
     , m_leftAxisLabel(leftAxisLabel)
     , m_placeholderText(placeholder.isEmpty() ? i18nc("@info:placeholder", "Fills in while the experiment runs") : placeholder)
+    , m_runs(runs)
 {
-    for (const LiveSeries &line : std::as_const(m_series)) {
+    // Runs of variants get their lines as the variants come (variantRuns()).
+    for (const LiveSeries &line : m_key == LiveKey::RunTime ? QList<LiveSeries>() : m_series) {
         QCPGraph *graph = plot->addGraph(plot->xAxis, line.rightAxis ? plot->yAxis2 : plot->yAxis);
         graph->setName(line.name);
         graph->setPen(QPen(line.color, 2.0));
@@ -86,9 +89,9 @@ LivePlot::LivePlot(QCustomPlot *plot,
         // experiment's) is still seen, between the gaps that separate phases.
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     }
-    if (m_key == LiveKey::Time) {
+    if (m_key == LiveKey::Time || m_key == LiveKey::RunTime) {
         plot->xAxis->setTicker(QSharedPointer<ScaledTicker>::create());
-        setTimeScale(plot->xAxis, i18nc("@label:axis", "Time"), 1);
+        setTimeScale(plot->xAxis, timeAxisName(), 1);
         plot->yAxis->setLabel(leftAxisLabel);
     } else {
         // Runs are whole numbers: a tick each, none between.
@@ -115,9 +118,9 @@ LivePlot::LivePlot(QCustomPlot *plot,
     plot->axisRect()->insetLayout()->take(plot->legend);
     plot->plotLayout()->addElement(2, 0, plot->legend);
     plot->plotLayout()->setRowStretchFactor(2, 0.001);
-    // Two a row when there are four lines: three do not fit beside the bar
-    // chart. setFillOrder() rearranges the items already there; setWrap() does not.
-    plot->legend->setWrap(m_series.size() > 3 ? 2 : 3);
+    // Two a row when there are four lines or a line a variant (long names):
+    // three do not fit beside the bar chart. setFillOrder() rearranges the items already there; setWrap() does not.
+    plot->legend->setWrap(m_series.size() > 3 || m_key == LiveKey::RunTime ? 2 : 3);
     plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     plot->legend->setMargins(QMargins(0, 4, 0, 0));
     plot->legend->setColumnSpacing(12);
@@ -136,6 +139,13 @@ void LivePlot::clear()
     m_maximum = 0;
     m_rightMaximum = 0;
     m_lastPhase.clear();
+    for (const VariantRuns &variant : std::as_const(m_variants)) {
+        for (QCPGraph *graph : {variant.mean, variant.lowest, variant.highest}) {
+            m_plot->removeGraph(graph);
+        }
+    }
+    m_variants.clear();
+    m_lastKey = 0;
     for (int i = 0; i < m_plot->graphCount(); ++i) {
         m_plot->graph(i)->data()->clear();
     }
@@ -175,13 +185,18 @@ void LivePlot::removePlaceholder()
     }
 }
 
+QString LivePlot::timeAxisName() const
+{
+    return m_key == LiveKey::RunTime ? i18nc("@label:axis", "Time since the run began") : i18nc("@label:axis", "Time");
+}
+
 void LivePlot::fitAxes(double lastKey)
 {
-    if (m_key == LiveKey::Time) {
+    if (m_key == LiveKey::Time || m_key == LiveKey::RunTime) {
         // The run so far and a little margin: a 0.13 s run spans 0-140 ms, not 0-1 s.
         const double upper = lastKey > 0 ? lastKey * 1.05 : 1;
         m_plot->xAxis->setRange(0, upper);
-        setTimeScale(m_plot->xAxis, i18nc("@label:axis", "Time"), upper);
+        setTimeScale(m_plot->xAxis, timeAxisName(), upper);
         m_plot->yAxis->setRange(0, m_maximum > 0 ? m_maximum * 1.1 : 1);
     } else {
         m_plot->xAxis->setRange(0.5, lastKey + 0.5);
@@ -194,6 +209,9 @@ void LivePlot::fitAxes(double lastKey)
 
 bool LivePlot::addSample(const Experiments::Sample &sample)
 {
+    if (m_key == LiveKey::RunTime) {
+        return addRunSample(sample);
+    }
     const bool newPhase = sample.phase != m_lastPhase && m_samples > 0;
     m_lastPhase = sample.phase;
     const double key = m_key == LiveKey::Time ? sample.seconds : double(m_samples + 1);
@@ -228,6 +246,99 @@ bool LivePlot::addSample(const Experiments::Sample &sample)
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return true;
+}
+
+bool LivePlot::addRunSample(const Experiments::Sample &sample)
+{
+    if (sample.phase != m_lastPhase) {
+        m_lastPhase = sample.phase;
+        m_runBegins = true;
+    }
+    const QString variant = m_runs.variantOf ? m_runs.variantOf(sample.phase) : QString();
+    const std::optional<double> value = m_series.isEmpty() ? std::nullopt : m_series.first().value(sample);
+    if (variant.isEmpty() || !value) {
+        return false;
+    }
+    VariantRuns &runs = variantRuns(variant);
+    if (m_runBegins) {
+        m_runBegins = false;
+        m_runStart = sample.seconds;
+        runs.runs.append(QList<QPointF>());
+    }
+    const double key = sample.seconds - m_runStart;
+    runs.runs.last().append(QPointF(key, *value));
+    drawVariant(runs);
+    m_maximum = std::max(m_maximum, *value);
+    m_lastKey = std::max(m_lastKey, key);
+    ++m_samples;
+    removePlaceholder();
+    fitAxes(m_lastKey);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    return true;
+}
+
+LivePlot::VariantRuns &LivePlot::variantRuns(const QString &variant)
+{
+    for (VariantRuns &each : m_variants) {
+        if (each.variant == variant) {
+            return each;
+        }
+    }
+    const QColor color = m_runs.colorOf ? m_runs.colorOf(variant) : PlotColors::plasmaBlue;
+    VariantRuns made;
+    made.variant = variant;
+    // The band first and under the grid, so that no band hides a line.
+    made.lowest = m_plot->addGraph();
+    made.highest = m_plot->addGraph();
+    QColor band = color;
+    band.setAlphaF(0.12);
+    for (QCPGraph *edge : {made.lowest, made.highest}) {
+        edge->setLayer(QStringLiteral("background"));
+        edge->setPen(Qt::NoPen);
+        edge->removeFromLegend();
+    }
+    made.highest->setBrush(band);
+    made.highest->setChannelFillGraph(made.lowest);
+    made.mean = m_plot->addGraph();
+    made.mean->setName(variant);
+    made.mean->setPen(QPen(color, 2.0));
+    made.mean->setAntialiased(true);
+    m_variants.append(made);
+    return m_variants.last();
+}
+
+void LivePlot::drawVariant(const VariantRuns &variant)
+{
+    // The k-th sample of every run that has one: their mean time and value,
+    // their lowest and highest value.
+    qsizetype longest = 0;
+    for (const QList<QPointF> &run : variant.runs) {
+        longest = std::max(longest, run.size());
+    }
+    QList<double> keys, means, lowest, highest;
+    for (qsizetype k = 0; k < longest; ++k) {
+        double keySum = 0;
+        double valueSum = 0;
+        double low = std::numeric_limits<double>::max();
+        double high = std::numeric_limits<double>::lowest();
+        int count = 0;
+        for (const QList<QPointF> &run : variant.runs) {
+            if (k < run.size()) {
+                keySum += run[k].x();
+                valueSum += run[k].y();
+                low = std::min(low, run[k].y());
+                high = std::max(high, run[k].y());
+                ++count;
+            }
+        }
+        keys << keySum / count;
+        means << valueSum / count;
+        lowest << low;
+        highest << high;
+    }
+    variant.mean->setData(keys, means);
+    variant.lowest->setData(keys, lowest);
+    variant.highest->setData(keys, highest);
 }
 
 void LivePlot::addMarker(double seconds, const QString &text)

@@ -5,12 +5,14 @@
 // The "While it runs" plot of an experiment page: one line a figure the page
 // chose, filled from the engine's samples as they arrive, with a gap between
 // phases (each run's cold read, ...) and markers at moments worth seeing
-// (an fsync and how long it took).
+// (an fsync and how long it took); or, for runs of several variants, one
+// line a variant over the time since each run began.
 
 #include "experiments/experiment.h"
 
 #include <QColor>
 #include <QList>
+#include <QPointF>
 #include <QString>
 
 #include <functional>
@@ -18,6 +20,7 @@
 #include <string>
 
 class QCustomPlot;
+class QCPGraph;
 class QCPItemText;
 
 namespace Cachescope::App
@@ -45,6 +48,19 @@ enum class LiveKey {
     // axis then holds durations in seconds, shown in the unit that suits
     // them (leftAxisLabel gets it in brackets).
     Run,
+    // The time since a run began: each phase that LiveRuns names a variant
+    // is one run of it. One line a variant, the mean of its runs' samples
+    // (the first, second, ... of each), over a lighter band from the lowest
+    // to the highest; a legend names the variants. Only the first series is
+    // drawn, on the left axis.
+    RunTime,
+};
+
+// For LiveKey::RunTime: the variant a sample's phase is a run of (empty: no
+// run, not drawn), and the colour of its line.
+struct LiveRuns {
+    std::function<QString(const std::string &phase)> variantOf;
+    std::function<QColor(const QString &variant)> colorOf;
 };
 
 class LivePlot
@@ -56,7 +72,8 @@ public:
              const QString &leftAxisLabel,
              const QString &rightAxisLabel,
              LiveKey key = LiveKey::Time,
-             const QString &placeholder = QString());
+             const QString &placeholder = QString(),
+             const LiveRuns &runs = {});
     ~LivePlot();
 
     // Empties the plot for a new run.
@@ -71,10 +88,23 @@ public:
     [[nodiscard]] QCPItemText *placeholder() const;
 
 private:
+    // A variant's runs (LiveKey::RunTime) and the graphs that draw them.
+    struct VariantRuns {
+        QString variant;
+        QCPGraph *mean = nullptr;
+        QCPGraph *lowest = nullptr;
+        QCPGraph *highest = nullptr; // filled down to lowest
+        QList<QList<QPointF>> runs; // (seconds since the run's first sample, value)
+    };
+
+    bool addRunSample(const Experiments::Sample &sample);
+    VariantRuns &variantRuns(const QString &variant);
+    static void drawVariant(const VariantRuns &variant);
     void recolorMarkers();
     void showPlaceholder();
     void removePlaceholder();
     void fitAxes(double lastKey);
+    [[nodiscard]] QString timeAxisName() const;
 
     QCustomPlot *m_plot;
     QList<LiveSeries> m_series;
@@ -86,6 +116,11 @@ private:
     double m_maximum = 0;
     double m_rightMaximum = 0;
     std::string m_lastPhase;
+    LiveRuns m_runs;
+    QList<VariantRuns> m_variants;
+    bool m_runBegins = false;
+    double m_runStart = 0;
+    double m_lastKey = 0;
 };
 
 } // namespace Cachescope::App

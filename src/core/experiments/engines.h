@@ -160,6 +160,13 @@ struct FolderThrashParameters {
 // The variants' names.
 inline constexpr const char *folderThrashWithoutEviction = "without eviction";
 inline constexpr const char *folderThrashWithEviction = "evict folder 2 first";
+// A variant's name: "24 files, evict folder 2 first".
+[[nodiscard]] std::string folderThrashVariantName(int files, const char *variant);
+// The phase of the samples taken during one run of a variant (run counts
+// from 1), and the variant a phase is a run of: empty for the other phases
+// (making the folders).
+[[nodiscard]] std::string folderThrashRunPhase(const std::string &variantName, int run);
+[[nodiscard]] std::string folderThrashVariantOfPhase(const std::string &phase);
 
 [[nodiscard]] std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged = {});
 [[nodiscard]] std::unique_ptr<Experiment> makePressureExperiment(const PressureParameters &parameters, const PrivilegedSteps &privileged = {});

@@ -30,6 +30,7 @@
 #include <ctime>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
 
 namespace Cachescope::Experiments
 {
@@ -42,6 +43,9 @@ uint64_t folderThrashDefaultLimit(const std::vector<int> &fileCounts, uint64_t f
 
 namespace
 {
+
+// folderThrashRunPhase(): the variant, this, the run.
+constexpr std::string_view runPhaseMark = ": run ";
 
 // The parent's orders and the worker's answers, through the pipes.
 enum CommandKind : int32_t {
@@ -558,7 +562,7 @@ private:
         for (const int files : p.fileCounts) {
             for (const char *name : variantNames()) {
                 VariantResult v;
-                v.name = std::to_string(files) + " files, " + name;
+                v.name = folderThrashVariantName(files, name);
                 v.details = QJsonObject{{QStringLiteral("files"), files},
                                         {QStringLiteral("evict_folder_2"), std::strcmp(name, folderThrashWithEviction) == 0},
                                         {QStringLiteral("folder_bytes"), double(uint64_t(files) * p.fileSize)}};
@@ -571,8 +575,8 @@ private:
             if (!ok || cancel.load()) {
                 break;
             }
-            // One phase a file count: the live plot draws each as one line.
-            setPhase(std::to_string(files) + " files");
+            // Making the folders is no run; each run is a phase of its own (runOnce).
+            setPhase(std::to_string(files) + " files: making folders");
             recorder.event("Making folders 1 and 3: " + std::to_string(files) + " files of " + formatBytes(p.fileSize).toStdString() + " each");
             Report report;
             ok = order(worker, {MakeFolders, files}, report, "making folders 1 and 3", result, cancel);
@@ -665,13 +669,19 @@ private:
                  const std::atomic<bool> &cancel)
     {
         const bool evict = v.details.value(QStringLiteral("evict_folder_2")).toBool();
-        const std::string prefix = v.name + ": run " + std::to_string(run + 1) + ": ";
-        // Every run starts alike: no folders 2 and 4, nothing of 1 and 3 cached.
+        // Every run starts alike: no folders 2 and 4, nothing of 1 and 3
+        // cached. Setting it up is no part of a run (nor of the one before).
+        setPhase(v.name + ": setting up run " + std::to_string(run + 1));
         std::error_code ignored;
         std::filesystem::remove_all(m_base + "/2", ignored);
         std::filesystem::remove_all(m_base + "/4", ignored);
         (void)evictFolder(m_base + "/1");
         (void)evictFolder(m_base + "/3");
+        // The live plot lays the runs of a variant over each other by this
+        // phase, from the first sample that sees folder 1 evicted.
+        const std::string phase = folderThrashRunPhase(v.name, run + 1);
+        setPhase(phase);
+        const std::string prefix = phase + ": ";
         QJsonObject runObject{{QStringLiteral("run"), run + 1}};
 
         recorder.event(prefix + "copying folder 1 to 2, sync");
@@ -734,6 +744,26 @@ private:
 std::unique_ptr<Experiment> makeFolderThrashExperiment(const FolderThrashParameters &parameters, const PrivilegedSteps &privileged)
 {
     return std::make_unique<FolderThrashExperiment>(parameters, privileged);
+}
+
+std::string folderThrashVariantName(int files, const char *variant)
+{
+    return std::to_string(files) + " files, " + variant;
+}
+
+std::string folderThrashRunPhase(const std::string &variantName, int run)
+{
+    return variantName + std::string(runPhaseMark) + std::to_string(run);
+}
+
+std::string folderThrashVariantOfPhase(const std::string &phase)
+{
+    const size_t at = phase.rfind(runPhaseMark);
+    if (at == std::string::npos || at == 0 || at + runPhaseMark.size() >= phase.size()) {
+        return {};
+    }
+    const bool numbered = phase.find_first_not_of("0123456789", at + runPhaseMark.size()) == std::string::npos;
+    return numbered ? phase.substr(0, at) : std::string();
 }
 
 } // namespace Cachescope::Experiments

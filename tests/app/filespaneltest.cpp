@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // The files panel on the offscreen platform, against the real kernel: drops,
+// rows dragged out as URLs (onto the evict zone, refused back on the list),
 // evictions through the action and through the drop zone, refused remote
 // URLs, cancelling a long scan, folder totals and hidden residency.
 
@@ -19,8 +20,10 @@
 #include <KUrlMimeData>
 
 #include <QAction>
+#include <QDrag>
 #include <QFileInfo>
 #include <QMimeData>
+#include <QPointer>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -35,6 +38,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
+#include <set>
 
 using namespace Cachescope;
 using namespace Cachescope::App;
@@ -50,6 +55,7 @@ namespace
 
 constexpr int longWaitMs = 60000;
 
+using FilesDrop::dropMimeData;
 using FilesDrop::dropUrls;
 using FilesDrop::urlOf;
 
@@ -61,6 +67,41 @@ uint64_t residentPages(const std::string &path)
     }
     return r.resident;
 }
+
+// Drops mime on the list as a drag of its own rows would come back.
+bool dropUrlsBack(QTreeView *view, const QMimeData *mime)
+{
+    return dropMimeData(view->viewport(), mime);
+}
+
+// Sees the drags a view starts: QAbstractItemView::startDrag makes a QDrag
+// child of the view, and deletes it later (the offscreen platform ends the
+// drag at once), so what it carried can be read until the event loop runs.
+struct DragCatcher : QObject {
+    explicit DragCatcher(QObject *view)
+    {
+        view->installEventFilter(this);
+    }
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        // Told while the child is being made: what it is shows only later.
+        if (event->type() == QEvent::ChildAdded) {
+            children.append(static_cast<QChildEvent *>(event)->child());
+        }
+        return false;
+    }
+    QList<QDrag *> drags() const
+    {
+        QList<QDrag *> found;
+        for (const QPointer<QObject> &child : children) {
+            if (auto *drag = qobject_cast<QDrag *>(child.data())) {
+                found.append(drag);
+            }
+        }
+        return found;
+    }
+    QList<QPointer<QObject>> children;
+};
 
 // The panel with its actions in a collection, as the main window has them.
 struct PanelUnderTest {
@@ -275,6 +316,170 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("Evicted 2 files")) && text.contains(shownBytes(before.resident * page)), qPrintable(text));
         // A drop on the zone evicts; it does not add to the list.
         QCOMPARE(t.model->rowCount(), 0);
+    }
+
+    // Rows drag out as their files' URLs, as Dolphin's do (text/uri-list):
+    // one a row, byte for byte (a name with spaces, one that is not UTF-8),
+    // copied or linked, never moved. Dropped back on the list, they are
+    // refused: no second row, not even for a row inside a folder.
+    void rowsDragOutAsUrls()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-drag-out");
+        const uint64_t page = pageSize();
+        const std::vector<std::string> files{dir + "/plain.bin", dir + "/with spaces.bin", dir + "/latin1-\xe9t\xe9.bin"};
+        const std::string folder = dir + "/folder";
+        std::filesystem::create_directories(folder);
+        for (const std::string &file : files) {
+            TestUtil::makeColdFile(file, 8 * page);
+        }
+        TestUtil::makeColdFile(folder + "/inside.bin", 8 * page);
+
+        PanelUnderTest t;
+        QVERIFY(t.view->dragEnabled());
+        QCOMPARE(t.view->dragDropMode(), QAbstractItemView::DragDrop);
+        QVERIFY(t.model->supportedDragActions() & Qt::CopyAction);
+        QVERIFY(!(t.model->supportedDragActions() & Qt::MoveAction));
+
+        QList<QUrl> urls;
+        for (const std::string &file : files) {
+            urls << urlOf(file);
+        }
+        t.panel.inspectUrls(urls);
+        QCOMPARE(t.model->rowCount(), 3);
+        t.view->selectAll();
+        const QModelIndexList selected = t.view->selectionModel()->selectedIndexes();
+        QCOMPARE(selected.size(), 3 * t.model->columnCount());
+        for (const QModelIndex &index : selected) {
+            QVERIFY(t.model->flags(index) & Qt::ItemIsDragEnabled);
+        }
+        const std::unique_ptr<QMimeData> mime(t.model->mimeData(selected));
+        QVERIFY(mime);
+        QVERIFY(mime->hasFormat(QStringLiteral("text/uri-list")));
+        QCOMPARE(mime->urls().size(), 3);
+        std::set<std::string> dragged;
+        for (const QUrl &url : mime->urls()) {
+            QVERIFY(url.isLocalFile());
+            dragged.insert(FilesDrop::pathOf(url));
+        }
+        QCOMPARE(dragged, std::set<std::string>(files.begin(), files.end()));
+        // KIO reads them as it reads Dolphin's.
+        QCOMPARE(KUrlMimeData::urlsFromMimeData(mime.get(), KUrlMimeData::PreferLocalUrls).size(), 3);
+
+        // Back onto the list: refused, nothing added.
+        QVERIFY(!dropUrlsBack(t.view, mime.get()));
+        QCOMPARE(t.model->rowCount(), 3);
+
+        // A file inside a listed folder, dragged back: no top-level row of it.
+        t.panel.inspectUrls({urlOf(folder)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        const QModelIndex folderRow = t.rowOf(folder);
+        QVERIFY(folderRow.isValid());
+        t.view->expand(folderRow);
+        QTRY_COMPARE_WITH_TIMEOUT(t.model->rowCount(folderRow), 1, longWaitMs);
+        const QModelIndex inside = t.model->index(0, 0, folderRow);
+        t.view->selectionModel()->select(inside, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        const std::unique_ptr<QMimeData> insideMime(t.model->mimeData(t.view->selectionModel()->selectedIndexes()));
+        QCOMPARE(insideMime->urls(), QList<QUrl>{urlOf(folder + "/inside.bin")});
+        QVERIFY(!dropUrlsBack(t.view, insideMime.get()));
+        QCOMPARE(t.model->rowCount(), 4);
+        QVERIFY(!t.rowOf(folder + "/inside.bin").isValid());
+    }
+
+    // The rows' URLs dropped on the evict zone beside the list evict those
+    // files, as a drop from Dolphin does; the rows stay.
+    void rowsDraggedOntoEvictZoneAreEvicted()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-drag-evict");
+        const uint64_t page = pageSize();
+        const std::vector<std::string> files{dir + "/with spaces.bin", dir + "/latin1-\xe9t\xe9.bin"};
+        QList<QUrl> urls;
+        for (const std::string &file : files) {
+            TestUtil::makeColdFile(file, 32 * page);
+            urls << urlOf(file);
+        }
+        PanelUnderTest t;
+        t.panel.inspectUrls(urls);
+        QCOMPARE(t.model->rowCount(), 2);
+        t.view->selectAll();
+        const std::unique_ptr<QMimeData> mime(t.model->mimeData(t.view->selectionModel()->selectedIndexes()));
+        QVERIFY(mime);
+        auto *zone = t.panel.findChild<EvictDropZone *>(QStringLiteral("evictDropZone"));
+        QVERIFY(zone);
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+
+        // Held mapped until the drop (idle pages go on their own here), and checked at once.
+        std::vector<std::unique_ptr<TestUtil::HeldPages>> held;
+        for (const std::string &file : files) {
+            held.push_back(std::make_unique<TestUtil::HeldPages>(file, 0, 32 * page));
+            QCOMPARE(residentPages(file), uint64_t(32));
+        }
+        held.clear();
+        const TestUtil::PagesNow before = TestUtil::pagesNow(files);
+        QCOMPARE(before.residentOrReclaimed(), uint64_t(64));
+
+        QVERIFY(dropMimeData(zone, mime.get()));
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        for (const std::string &file : files) {
+            QCOMPARE(residentPages(file), uint64_t(0));
+        }
+        const QString text = messages.at(0).at(0).toString();
+        QVERIFY2(text.contains(QStringLiteral("Evicted 2 files")) && text.contains(shownBytes(before.resident * page)), qPrintable(text));
+        QCOMPARE(messages.at(0).at(1).toBool(), false);
+        QCOMPARE(t.model->rowCount(), 2);
+    }
+
+    // With the mouse, as QAbstractItemView does it in Dolphin's way: a drag
+    // starts from a row, and from a selected one it takes the whole
+    // selection; a press below the rows selects by dragging instead.
+    void dragStartsFromARow()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-drag-mouse");
+        const std::vector<std::string> files{dir + "/a.bin", dir + "/b.bin", dir + "/c.bin"};
+        QList<QUrl> urls;
+        for (const std::string &file : files) {
+            TestUtil::makeColdFile(file, pageSize());
+            urls << urlOf(file);
+        }
+        PanelUnderTest t;
+        t.panel.inspectUrls(urls);
+        QCOMPARE(t.model->rowCount(), 3);
+        QWidget *viewport = t.view->viewport();
+        const auto centreOf = [&t](const std::string &path) {
+            return t.view->visualRect(t.rowOf(path)).center();
+        };
+        const auto selectedPaths = [&t] {
+            std::set<std::string> paths;
+            for (const QModelIndex &row : t.view->selectionModel()->selectedRows()) {
+                paths.insert(row.data(FilesModel::PathRole).toByteArray().toStdString());
+            }
+            return paths;
+        };
+        const QPoint step(0, QApplication::startDragDistance() * 3);
+
+        QTest::mouseClick(viewport, Qt::LeftButton, {}, centreOf(files[0]));
+        QTest::mouseClick(viewport, Qt::LeftButton, Qt::ControlModifier, centreOf(files[2]));
+        QCOMPARE(selectedPaths(), (std::set<std::string>{files[0], files[2]}));
+
+        DragCatcher catcher(t.view);
+        QTest::mousePress(viewport, Qt::LeftButton, {}, centreOf(files[2]));
+        QTest::mouseMove(viewport, centreOf(files[2]) + step);
+        QTest::mouseMove(viewport, centreOf(files[2]) + step * 2);
+        QCOMPARE(catcher.drags().size(), 1);
+        QVERIFY(catcher.drags().first()->mimeData());
+        const QList<QUrl> dragged = catcher.drags().first()->mimeData()->urls();
+        QTest::mouseRelease(viewport, Qt::LeftButton, {}, centreOf(files[2]) + step * 2);
+        QCOMPARE(dragged.size(), 2);
+        QCOMPARE((std::set<std::string>{FilesDrop::pathOf(dragged[0]), FilesDrop::pathOf(dragged[1])}), (std::set<std::string>{files[0], files[2]}));
+        catcher.children.clear();
+
+        const QPoint below(centreOf(files[2]).x(), t.view->visualRect(t.rowOf(files[2])).bottom() + 40);
+        QVERIFY(!t.view->indexAt(below).isValid());
+        QTest::mousePress(viewport, Qt::LeftButton, {}, below);
+        QTest::mouseMove(viewport, centreOf(files[1]) + QPoint(0, 1));
+        QTest::mouseMove(viewport, centreOf(files[1]));
+        QTest::mouseRelease(viewport, Qt::LeftButton, {}, centreOf(files[1]));
+        QCOMPARE(catcher.drags().size(), 0);
+        QCOMPARE(selectedPaths(), (std::set<std::string>{files[1], files[2]}));
     }
 
     // The zone lights up while files are dragged over it, and only for files.

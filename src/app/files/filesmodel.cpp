@@ -3,6 +3,7 @@
 
 #include "filesmodel.h"
 
+#include "droppedurls.h"
 #include "filesnaming.h"
 #include "format.h"
 #include "kepttree.h"
@@ -13,6 +14,7 @@
 #include <QGuiApplication>
 #include <QHash>
 #include <QIcon>
+#include <QMimeData>
 #include <QMimeDatabase>
 #include <QPalette>
 
@@ -223,6 +225,44 @@ void FilesModel::fetchMore(const QModelIndex &parent)
     }
     n->childState = FileNode::Children::Wanted;
     Q_EMIT folderScanWanted(n->path);
+}
+
+Qt::ItemFlags FilesModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags flags = QAbstractItemModel::flags(index);
+    if (index.isValid()) {
+        flags |= Qt::ItemIsDragEnabled;
+    }
+    return flags;
+}
+
+QStringList FilesModel::mimeTypes() const
+{
+    return draggedRowsFormats();
+}
+
+QMimeData *FilesModel::mimeData(const QModelIndexList &indexes) const
+{
+    // One URL a row (the indexes hold every column of it), in the order given.
+    QList<QUrl> urls;
+    std::set<const FileNode *> seen;
+    for (const QModelIndex &index : indexes) {
+        const FileNode *n = index.isValid() ? node(index) : nullptr;
+        if (n && seen.insert(n).second) {
+            urls.append(urlOfLocalPath(n->path));
+        }
+    }
+    if (urls.isEmpty()) {
+        return nullptr;
+    }
+    auto *mimeData = new QMimeData;
+    setDraggedRows(urls, mimeData);
+    return mimeData;
+}
+
+Qt::DropActions FilesModel::supportedDragActions() const
+{
+    return Qt::CopyAction | Qt::LinkAction;
 }
 
 QVariant FilesModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -132,6 +132,13 @@ public:
     bool hasChildren(const QModelIndex &parent = {}) const override;
     bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
+    // Rows drag out as their files' URLs (text/uri-list), as Dolphin's do:
+    // onto the evict zone, into Dolphin, into a terminal. Copied or linked,
+    // never moved: a drag out of the list must not take a file away.
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QStringList mimeTypes() const override;
+    QMimeData *mimeData(const QModelIndexList &indexes) const override;
+    Qt::DropActions supportedDragActions() const override;
 
     // A top-level row for path (bytes); an existing row for the same path is returned as is.
     QModelIndex addItem(const std::string &path, bool isDirectory);

@@ -4,6 +4,7 @@
 #include "filespanel.h"
 
 #include "cachescope_app_debug.h"
+#include "droppedurls.h"
 #include "evictdropzone.h"
 #include "filesactions.h"
 #include "filesjob.h"
@@ -52,15 +53,15 @@ namespace Cachescope::App
 namespace
 {
 
-// Paths are bytes; a URL's local file is text. QFile::encodeName is the
-// conversion Qt uses for every file it opens, so the bytes match the file.
+// Paths are bytes: a URL's percent-encoded path gives them back as they are,
+// also for a name that is not UTF-8 (the list's own rows dragged out).
 std::string localPathOf(const QUrl &url)
 {
-    QByteArray bytes = QFile::encodeName(url.toLocalFile());
-    while (bytes.size() > 1 && bytes.endsWith('/')) {
-        bytes.chop(1);
+    std::string path = localPathOfUrl(url);
+    while (path.size() > 1 && path.back() == '/') {
+        path.pop_back();
     }
-    return bytes.toStdString();
+    return path;
 }
 
 } // namespace

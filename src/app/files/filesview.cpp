@@ -18,9 +18,8 @@ FilesView::FilesView(QWidget *parent)
     : QTreeView(parent)
 {
     setObjectName(QStringLiteral("filesView"));
-    setAcceptDrops(true);
-    viewport()->setAcceptDrops(true);
-    setDragDropMode(QAbstractItemView::DropOnly);
+    setDragDropMode(QAbstractItemView::DragDrop);
+    setDefaultDropAction(Qt::CopyAction);
     setDropIndicatorShown(false);
 }
 
@@ -40,9 +39,18 @@ QModelIndexList FilesView::visibleRows(int limit) const
     return rows;
 }
 
+namespace
+{
+// Files from elsewhere, not the list's own rows coming back.
+bool takes(const QMimeData *mimeData)
+{
+    return mimeData->hasUrls() && !isOwnDraggedRows(mimeData);
+}
+} // namespace
+
 void FilesView::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (event->mimeData()->hasUrls()) {
+    if (takes(event->mimeData())) {
         event->setDropAction(Qt::CopyAction);
         event->accept();
         m_dragOver = true;
@@ -54,7 +62,7 @@ void FilesView::dragEnterEvent(QDragEnterEvent *event)
 
 void FilesView::dragMoveEvent(QDragMoveEvent *event)
 {
-    if (event->mimeData()->hasUrls()) {
+    if (takes(event->mimeData())) {
         event->setDropAction(Qt::CopyAction);
         event->accept();
     } else {
@@ -72,6 +80,10 @@ void FilesView::dropEvent(QDropEvent *event)
 {
     m_dragOver = false;
     viewport()->update();
+    if (!takes(event->mimeData())) {
+        event->ignore();
+        return;
+    }
     const QList<QUrl> urls = acceptDroppedUrls(event);
     if (!urls.isEmpty()) {
         Q_EMIT urlsDropped(urls);

@@ -10,7 +10,10 @@ namespace Cachescope::App
 {
 
 // The list of inspected files: a tree that takes file drops (they are added
-// and inspected) and says what to do while it is empty.
+// and inspected) and says what to do while it is empty. Its rows drag out as
+// file URLs, as in Dolphin: a drag starts from a row (selected on press as
+// QAbstractItemView does), a press below the rows selects by dragging.
+// Its own rows dropped back on it are refused: they are listed already.
 class FilesView : public QTreeView
 {
     Q_OBJECT

@@ -4,7 +4,8 @@
 // The files panel on the offscreen platform, against the real kernel: drops,
 // rows dragged out as URLs (onto the evict zone, refused back on the list),
 // evictions through the action and through the drop zone, refused remote
-// URLs, cancelling a long scan, folder totals and hidden residency.
+// URLs, cancelling a long scan, folder totals, Top Cached Files (where it
+// looks, its results' menu and double-click) and hidden residency.
 
 #include "files/filespanel.h"
 #include "files/evictdropzone.h"
@@ -22,12 +23,14 @@
 #include <QAction>
 #include <QDrag>
 #include <QFileInfo>
+#include <QMenu>
 #include <QMimeData>
 #include <QPointer>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
 
@@ -143,7 +146,36 @@ struct PanelUnderTest {
     {
         return row.siblingAtColumn(column).data().toString();
     }
+
+    // Triggers Top Cached Files and waits for its results (null if none came).
+    QTreeWidget *topCached()
+    {
+        action("file_top_cached")->trigger();
+        QTreeWidget *list = nullptr;
+        (void)QTest::qWaitFor(
+            [&] {
+                return (list = panel.findChild<QTreeWidget *>(QStringLiteral("topCachedList"))) != nullptr;
+            },
+            longWaitMs);
+        return list;
+    }
 };
+
+// Files of 64 pages below dir (each named by its path below it), the first
+// `resident` pages of each read and held mapped, so that Top Cached Files
+// still finds them resident when it walks.
+std::vector<std::unique_ptr<TestUtil::HeldPages>> makeCachedFiles(const std::string &dir, const std::vector<std::pair<std::string, uint64_t>> &files)
+{
+    const uint64_t page = pageSize();
+    std::vector<std::unique_ptr<TestUtil::HeldPages>> held;
+    for (const auto &[name, resident] : files) {
+        const std::string path = dir + "/" + name;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+        TestUtil::makeColdFile(path, 64 * page);
+        held.push_back(resident > 0 ? std::make_unique<TestUtil::HeldPages>(path, 0, resident * page) : nullptr);
+    }
+    return held;
+}
 
 } // namespace
 
@@ -737,25 +769,17 @@ private Q_SLOTS:
     // Top Cached Files of a folder: most resident first, in a dialog.
     void topCachedOfFolder()
     {
-        const std::string dir = TestUtil::scratchDir("filespanel-top");
-        const std::string folder = dir + "/tree";
-        std::filesystem::create_directories(folder + "/sub");
+        const std::string folder = TestUtil::scratchDir("filespanel-top") + "/tree";
         const uint64_t page = pageSize();
-        TestUtil::makeColdFile(folder + "/little.bin", 64 * page);
-        TestUtil::makeColdFile(folder + "/sub/most.bin", 64 * page);
-        TestUtil::makeColdFile(folder + "/cold.bin", 64 * page);
-        const TestUtil::HeldPages little(folder + "/little.bin", 0, 8 * page);
-        const TestUtil::HeldPages most(folder + "/sub/most.bin", 0, 48 * page);
+        const auto held = makeCachedFiles(folder, {{"little.bin", 8}, {"sub/most.bin", 48}, {"cold.bin", 0}});
 
         PanelUnderTest t;
         t.panel.inspectUrls({urlOf(folder)});
         QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
         t.view->setCurrentIndex(t.rowOf(folder));
-        QAction *top = t.action("file_top_cached");
-        QVERIFY(top->isEnabled());
-        top->trigger();
-        QTreeWidget *list = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((list = t.panel.findChild<QTreeWidget *>(QStringLiteral("topCachedList"))), longWaitMs);
+        QVERIFY(t.action("file_top_cached")->isEnabled());
+        QTreeWidget *list = t.topCached();
+        QVERIFY(list);
         // The cold file has nothing cached: it is not ranked.
         QCOMPARE(list->topLevelItemCount(), 2);
         QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(folder + "/sub/most.bin"));
@@ -779,19 +803,166 @@ private Q_SLOTS:
 
         PanelUnderTest t;
         QCOMPARE(t.model->rowCount(), 0);
-        QAction *top = t.action("file_top_cached");
-        QVERIFY(top->isEnabled());
-        top->trigger();
-        QTreeWidget *list = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((list = t.panel.findChild<QTreeWidget *>(QStringLiteral("topCachedList"))), longWaitMs);
+        QVERIFY(t.action("file_top_cached")->isEnabled());
+        QTreeWidget *list = t.topCached();
+        QVERIFY(list);
         QCOMPARE(list->topLevelItemCount(), 1);
         QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(home + "/letter.odt"));
         QCOMPARE(list->topLevelItem(0)->text(1), shownBytes(16 * page));
-        // A file selected instead: Top Cached has no folder to look in.
-        t.panel.inspectUrls({urlOf(home + "/letter.odt")});
-        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy() && t.rowOf(home + "/letter.odt").isValid(), longWaitMs);
-        t.view->setCurrentIndex(t.rowOf(home + "/letter.odt"));
-        QVERIFY(!top->isEnabled());
+    }
+
+    // A file selected: Top Cached Files looks in the file's folder, and its
+    // text names that folder, as the dialog's title does.
+    void topCachedOfASelectedFilesFolder()
+    {
+        const std::string folder = TestUtil::scratchDir("filespanel-top-file") + "/Reports";
+        const auto held = makeCachedFiles(folder, {{"march.odt", 8}, {"old/april.odt", 32}});
+
+        PanelUnderTest t;
+        QAction *top = t.action("file_top_cached");
+        QCOMPARE(top->text(), QStringLiteral("Top Cached Files…"));
+        t.panel.inspectUrls({urlOf(folder + "/march.odt")});
+        t.view->setCurrentIndex(t.rowOf(folder + "/march.odt"));
+        QVERIFY(top->isEnabled());
+        QCOMPARE(top->text(), QStringLiteral("Top Cached Files in “Reports”…"));
+        QTreeWidget *list = t.topCached();
+        QVERIFY(list);
+        QCOMPARE(list->window()->windowTitle(), QStringLiteral("Top Cached Files in ") + QString::fromStdString(folder));
+        QCOMPARE(list->topLevelItemCount(), 2);
+        QCOMPARE(list->topLevelItem(0)->text(0), QString::fromStdString(folder + "/old/april.odt"));
+        QCOMPARE(list->topLevelItem(0)->text(1), shownBytes(32 * pageSize()));
+        QCOMPARE(list->topLevelItem(1)->text(0), QString::fromStdString(folder + "/march.odt"));
+
+        // A folder and a file in it: the folder, once.
+        t.panel.inspectUrls({urlOf(folder)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        t.view->selectAll();
+        QCOMPARE(t.view->selectionModel()->selectedRows().size(), 2);
+        QCOMPARE(top->text(), QStringLiteral("Top Cached Files in “Reports”…"));
+    }
+
+    // Right-click on Top Cached Files' results: the list's menu for files,
+    // the very same actions, acting on the results selected (not on the
+    // list's selection); their figures are read again afterwards.
+    void topCachedResultsHaveTheListsMenu()
+    {
+        const std::string folder = TestUtil::scratchDir("filespanel-top-menu") + "/tree";
+        const uint64_t page = pageSize();
+        const std::string hot = folder + "/hot.bin";
+        const auto held = makeCachedFiles(folder, {{"hot.bin", 48}, {"warm.bin", 16}});
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(folder)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        t.view->setCurrentIndex(t.rowOf(folder));
+        QTreeWidget *list = t.topCached();
+        QVERIFY(list);
+        QCOMPARE(list->topLevelItemCount(), 2);
+        QTreeWidgetItem *hotItem = list->topLevelItem(0);
+        QCOMPARE(hotItem->text(0), QString::fromStdString(hot));
+        list->setCurrentItem(hotItem);
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+
+        // Mapped pages stay: let hot.bin's go now, and evict it at once.
+        held[0]->release();
+        const TestUtil::PagesNow before = TestUtil::pagesNow(hot);
+        QCOMPARE(before.residentOrReclaimed(), uint64_t(48));
+        QStringList offered;
+        QList<QAction *> shared;
+        bool evicted = false;
+        QObject whileHere; // the timer goes with it if no menu ever came
+        QTimer::singleShot(0, &whileHere, [&] {
+            auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+            if (!menu) {
+                return;
+            }
+            for (QAction *action : menu->actions()) {
+                if (!action->isSeparator()) {
+                    offered << action->text();
+                }
+                if (t.collection.actions().contains(action)) {
+                    shared << action;
+                }
+            }
+            if (QAction *evict = t.action("file_evict"); menu->actions().contains(evict) && evict->isEnabled()) {
+                evict->trigger();
+                evicted = true;
+            }
+            menu->close();
+        });
+        const QPoint at = list->visualItemRect(hotItem).center();
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, list->viewport()->mapToGlobal(at));
+        QApplication::sendEvent(list->viewport(), &event);
+        QVERIFY2(evicted, qPrintable(offered.join(QStringLiteral(", "))));
+        QCOMPARE(offered.first(), QStringLiteral("Show in List"));
+        const QList<QAction *> fileActions{t.action("file_evict"), t.action("file_flush_evict"), t.action("file_load"), t.action("file_keep_in_memory")};
+        QCOMPARE(shared, fileActions);
+
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, longWaitMs);
+        QCOMPARE(residentPages(hot), uint64_t(0));
+        const QString text = messages.at(0).at(0).toString();
+        // hot.bin alone, not the folder selected in the list.
+        QVERIFY2(text.contains(QStringLiteral("Evicted 1 file")) && text.contains(shownBytes(before.resident * page)), qPrintable(text));
+        QTRY_COMPARE_WITH_TIMEOUT(hotItem->text(1), shownBytes(0), longWaitMs);
+        // The list's actions act on the list's selection again.
+        QVERIFY(t.action("file_top_cached")->isEnabled());
+        QCOMPARE(t.action("file_top_cached")->text(), QStringLiteral("Top Cached Files in “tree”…"));
+    }
+
+    // Double-click on a result shows its row in the list: the row it has,
+    // also deep in a listed folder (expanded on the way); a row is added
+    // only for a file the list has nowhere.
+    void topCachedDoubleClickShowsTheRow()
+    {
+        const std::string dir = TestUtil::scratchDir("filespanel-top-show");
+        const auto held = makeCachedFiles(dir, {{"tree/sub/deeper/deep.bin", 48}, {"loose/solo.bin", 32}, {"loose/other.bin", 16}});
+        const std::string tree = dir + "/tree";
+        const std::string deep = tree + "/sub/deeper/deep.bin";
+        const std::string solo = dir + "/loose/solo.bin";
+        const std::string other = dir + "/loose/other.bin";
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(tree), urlOf(solo)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        QCOMPARE(t.model->rowCount(), 2);
+        t.view->selectAll();
+        QAction *top = t.action("file_top_cached");
+        QCOMPARE(top->text(), QStringLiteral("Top Cached Files in 2 Folders…"));
+        QTreeWidget *list = t.topCached();
+        QVERIFY(list);
+        QCOMPARE(list->topLevelItemCount(), 3);
+        const auto doubleClick = [list](const std::string &path) {
+            const QList<QTreeWidgetItem *> items = list->findItems(QString::fromStdString(path), Qt::MatchExactly);
+            QCOMPARE(items.size(), 1);
+            const QPoint at = list->visualItemRect(items.first()).center();
+            QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, at);
+            QTest::mouseDClick(list->viewport(), Qt::LeftButton, {}, at);
+        };
+        const auto currentPath = [&t] {
+            return t.view->currentIndex().data(FilesModel::PathRole).toByteArray().toStdString();
+        };
+
+        // Deep in the listed folder: its folders walked and expanded, no new row.
+        doubleClick(deep);
+        QTRY_COMPARE_WITH_TIMEOUT(currentPath(), deep, longWaitMs);
+        const QModelIndex current = t.view->currentIndex();
+        QVERIFY(current.parent().isValid());
+        QVERIFY(t.view->isExpanded(current.parent()));
+        QVERIFY(t.view->isExpanded(current.parent().parent()));
+        QCOMPARE(t.view->selectionModel()->selectedRows(), QModelIndexList{current});
+        QVERIFY(t.view->viewport()->rect().intersects(t.view->visualRect(current)));
+        QCOMPARE(t.model->rowCount(), 2);
+
+        // A row of its own already: that one.
+        doubleClick(solo);
+        QCOMPARE(currentPath(), solo);
+        QCOMPARE(t.view->currentIndex(), t.rowOf(solo));
+        QCOMPARE(t.model->rowCount(), 2);
+
+        // Listed nowhere: added.
+        doubleClick(other);
+        QTRY_COMPARE_WITH_TIMEOUT(t.model->rowCount(), 3, longWaitMs);
+        QCOMPARE(currentPath(), other);
     }
 
     // Residency the kernel hides is shown as "hidden", never as a number.

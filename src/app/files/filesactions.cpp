@@ -53,12 +53,12 @@ FilesActions::FilesActions(QWidget *panel)
           "window-pin",
           i18nc("@action", "Keep in Memory"),
           i18nc("@info:tooltip", "Lock the selected files' pages in memory (mlock) while Cachescope runs: no eviction or memory pressure takes them")))
-    , topCached(
-          makeAction(panel,
-                     "view-sort-descending",
-                     i18nc("@action", "Top Cached Files…"),
-                     i18nc("@info:tooltip",
-                           "List the files with the most pages in the page cache in the selected folders, or in your home folder when nothing is selected")))
+    , topCached(makeAction(panel,
+                           "view-sort-descending",
+                           i18nc("@action", "Top Cached Files…"),
+                           i18nc("@info:tooltip",
+                                 "List the files with the most pages in the page cache in the selected folders and the folders of the selected files, or in "
+                                 "your home folder when nothing is selected")))
     , refresh(makeAction(panel, "view-refresh", i18nc("@action", "Refresh"), i18nc("@info:tooltip", "Read the residency of the shown items again now")))
     , cancel(makeAction(panel, "process-stop", i18nc("@action", "Cancel"), i18nc("@info:tooltip", "Stop the running scan, eviction or load")))
     , showPrivileged(makeAction(panel,
@@ -68,6 +68,8 @@ FilesActions::FilesActions(QWidget *panel)
 {
     showPrivileged->setEnabled(false);
     keepInMemory->setCheckable(true);
+    // Its text names the folders it looks in; a toolbar keeps it short.
+    topCached->setIconText(i18nc("@action:intoolbar", "Top Cached"));
 }
 
 void FilesActions::addTo(KActionCollection *collection)
@@ -101,7 +103,14 @@ void FilesActions::updateEnabled(const Selection &selection, bool busy, bool pri
     keepInMemory->setEnabled(selection.any && !selection.anyFolder && !selection.keeping);
     keepInMemory->setChecked(selection.any && selection.allKept);
     // With nothing selected it looks in the home folder: a first thing to try.
-    topCached->setEnabled(selection.anyFolder || !selection.any);
+    topCached->setEnabled(!selection.any || !selection.topCachedFolders.isEmpty());
+    if (selection.topCachedFolders.size() == 1) {
+        topCached->setText(i18nc("@action %1 is a folder's name", "Top Cached Files in “%1”…", selection.topCachedFolders.first()));
+    } else if (selection.topCachedFolders.size() > 1) {
+        topCached->setText(i18ncp("@action", "Top Cached Files in %1 Folder…", "Top Cached Files in %1 Folders…", selection.topCachedFolders.size()));
+    } else {
+        topCached->setText(i18nc("@action", "Top Cached Files…"));
+    }
     cancel->setEnabled(busy);
     showPrivileged->setEnabled(privilegedHelperAvailable && selection.currentIsHidden);
 }
@@ -110,12 +119,18 @@ void FilesActions::fillContextMenu(QMenu &menu, bool currentIsHidden) const
 {
     menu.addActions({addFiles, addFolder});
     menu.addSeparator();
-    menu.addActions({evict, flushAndEvict, load, keepInMemory, topCached});
+    fillFileMenu(menu);
+    menu.addAction(topCached);
     menu.addSeparator();
     menu.addActions({refresh, remove});
     if (currentIsHidden) {
         menu.addAction(showPrivileged);
     }
+}
+
+void FilesActions::fillFileMenu(QMenu &menu) const
+{
+    menu.addActions({evict, flushAndEvict, load, keepInMemory});
 }
 
 } // namespace Cachescope::App

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QObject>
+#include <QStringList>
 
 class QAction;
 class QMenu;
@@ -37,11 +38,18 @@ public:
         bool currentIsHidden = false;
         bool allKept = false; // every selected file is kept in memory
         bool keeping = false; // a Keep in Memory is locking files now
+        // The names of the folders Top Cached Files looks in: the selected
+        // folders and the folders of the selected files. Nothing selected:
+        // empty, and it looks in the home folder.
+        QStringList topCachedFolders;
     };
     void updateEnabled(const Selection &selection, bool busy, bool privilegedHelperAvailable);
 
     // The list's context menu.
     void fillContextMenu(QMenu &menu, bool currentIsHidden) const;
+    // What that menu offers for the files themselves (Evict, Flush and Evict,
+    // Load, Keep in Memory): also the menu of Top Cached Files' results.
+    void fillFileMenu(QMenu &menu) const;
 
     QAction *const addFiles;
     QAction *const addFolder;

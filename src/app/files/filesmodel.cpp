@@ -32,19 +32,6 @@ QString displayPath(const std::string &path)
 namespace
 {
 
-QString baseName(const std::string &path)
-{
-    std::string_view view(path);
-    while (view.size() > 1 && view.back() == '/') {
-        view.remove_suffix(1);
-    }
-    const size_t slash = view.rfind('/');
-    if (slash != std::string_view::npos && view.size() > 1) {
-        view.remove_prefix(slash + 1);
-    }
-    return QFile::decodeName(QByteArray(view.data(), qsizetype(view.size())));
-}
-
 std::string joinPath(const std::string &folder, const std::string &name)
 {
     std::string joined = folder;
@@ -462,7 +449,7 @@ QModelIndex FilesModel::addItem(const std::string &path, bool isDirectory)
     }
     auto item = std::make_unique<FileNode>();
     item->path = path;
-    item->displayName = path == "/" ? QStringLiteral("/") : baseName(path);
+    item->displayName = path == "/" ? QStringLiteral("/") : displayBaseName(path);
     item->isDirectory = isDirectory;
     item->parent = &m_root;
     const int row = int(m_root.children.size());
@@ -540,10 +527,7 @@ std::vector<std::string> FilesModel::foldersToRecount(const std::vector<std::str
             continue;
         }
         for (const std::string &root : roots) {
-            const auto under = [](const std::string &path, const std::string &folder) {
-                return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
-            };
-            if (under(root, top->path) || under(top->path, root)) {
+            if (isAtOrBelow(root, top->path) || isAtOrBelow(top->path, root)) {
                 folders.insert(top->path);
             }
         }
@@ -654,6 +638,17 @@ std::vector<FileNode *> FilesModel::nodesUnder(const std::string &path) const
         }
     });
     return found;
+}
+
+FileNode *FilesModel::deepestFolderAbove(const std::string &path) const
+{
+    FileNode *deepest = nullptr;
+    forEachNode([&](FileNode *n) {
+        if (n->isDirectory && n->path != path && isAtOrBelow(path, n->path) && (!deepest || n->path.size() > deepest->path.size())) {
+            deepest = n;
+        }
+    });
+    return deepest;
 }
 
 void FilesModel::setScanning(const std::string &folder, bool scanning)

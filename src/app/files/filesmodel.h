@@ -168,6 +168,9 @@ public:
     [[nodiscard]] std::vector<FileNode *> nodesForPath(const std::string &path) const;
     // Every row whose path is path or lies below it.
     [[nodiscard]] std::vector<FileNode *> nodesUnder(const std::string &path) const;
+    // The deepest folder row that path lies below (not a row of path itself),
+    // or null: where the list would show path once that folder is expanded.
+    [[nodiscard]] FileNode *deepestFolderAbove(const std::string &path) const;
     [[nodiscard]] int topLevelCount() const;
     // The folders on show whose totals a change under roots (an eviction, a
     // load) makes stale: top-level folders that hold a root or lie below

@@ -129,4 +129,31 @@ std::vector<QString> distinctLabels(const std::vector<std::string> &paths)
     return labels;
 }
 
+bool isAtOrBelow(const std::string &path, const std::string &folder)
+{
+    return path == folder || (path.starts_with(folder) && (folder.ends_with('/') || path[folder.size()] == '/'));
+}
+
+std::string folderOf(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return {};
+    }
+    return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+QString displayBaseName(const std::string &path)
+{
+    std::string_view view(path);
+    while (view.size() > 1 && view.back() == '/') {
+        view.remove_suffix(1);
+    }
+    const size_t slash = view.rfind('/');
+    if (slash != std::string_view::npos && view.size() > 1) {
+        view.remove_prefix(slash + 1);
+    }
+    return QFile::decodeName(QByteArray(view.data(), qsizetype(view.size())));
+}
+
 } // namespace Cachescope::App

@@ -22,4 +22,11 @@ namespace Cachescope::App
 // path that needs all of its folders is shown whole ("/lib").
 [[nodiscard]] std::vector<QString> distinctLabels(const std::vector<std::string> &paths);
 
+// Whether path (bytes) is folder or lies below it.
+[[nodiscard]] bool isAtOrBelow(const std::string &path, const std::string &folder);
+// The display text of path's last name ("/" for "/").
+[[nodiscard]] QString displayBaseName(const std::string &path);
+// The folder that holds path ("/" for "/etc").
+[[nodiscard]] std::string folderOf(const std::string &path);
+
 } // namespace Cachescope::App

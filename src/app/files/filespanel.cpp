@@ -11,6 +11,7 @@
 #include "filesjobreport.h"
 #include "filesmessagebar.h"
 #include "filesmodel.h"
+#include "filesnaming.h"
 #include "filesview.h"
 #include "format.h"
 #include "heatmap/heatmapwidget.h"
@@ -45,6 +46,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <optional>
 #include <set>
 
 namespace Cachescope::App
@@ -90,6 +92,12 @@ struct FilesPanel::Private {
 
     bool followSymlinks = false;
     bool oneFileSystem = false;
+
+    // While a menu for other files than the list's selection is open (Top
+    // Cached Files' results): the files its actions act on.
+    std::optional<std::vector<std::string>> menuFiles;
+    // A file to select once the folder walks on the way to its row report.
+    std::string pendingReveal;
 
     std::vector<FilesJob *> jobs; // owned by the panel (QObject children)
     std::set<std::string> expandedForBenchmark;
@@ -143,6 +151,9 @@ struct FilesPanel::Private {
 
     std::vector<std::string> selectedPaths() const
     {
+        if (menuFiles) {
+            return *menuFiles;
+        }
         std::vector<std::string> paths;
         std::set<std::string> seen;
         for (const FileNode *n : selectedNodes()) {
@@ -166,8 +177,46 @@ struct FilesPanel::Private {
         live->readFile(n);
     }
 
+    // Where Top Cached Files looks: the selected folders and the folders of
+    // the selected files, none below another (its walk has them); the home
+    // folder when nothing is selected.
+    std::vector<std::string> topCachedFolders() const
+    {
+        std::vector<std::string> folders;
+        for (const FileNode *n : selectedNodes()) {
+            folders.push_back(n->isDirectory ? n->path : folderOf(n->path));
+        }
+        if (folders.empty()) {
+            return {QFile::encodeName(QDir::homePath()).toStdString()};
+        }
+        std::sort(folders.begin(), folders.end());
+        std::vector<std::string> outermost;
+        for (const std::string &folder : folders) {
+            if (outermost.empty() || !isAtOrBelow(folder, outermost.back())) {
+                outermost.push_back(folder);
+            }
+        }
+        return outermost;
+    }
+
+    // The files of a menu that are not the list's selection.
+    FilesActions::Selection selectionOfFiles(const std::vector<std::string> &paths) const
+    {
+        FilesActions::Selection selection;
+        selection.any = !paths.empty();
+        selection.allKept = std::all_of(paths.begin(), paths.end(), [this](const std::string &path) {
+            return pins->isKept(path);
+        });
+        selection.keeping = pins->isBusy();
+        return selection;
+    }
+
     void updateActions()
     {
+        if (menuFiles) {
+            actions->updateEnabled(selectionOfFiles(*menuFiles), busy(), privilegedHelperAvailable);
+            return;
+        }
         const auto nodes = selectedNodes();
         FilesActions::Selection selection;
         selection.any = !nodes.empty();
@@ -182,7 +231,84 @@ struct FilesPanel::Private {
             return !n->isDirectory && pins->isKept(n->path);
         });
         selection.keeping = pins->isBusy();
+        if (selection.any) {
+            for (const std::string &folder : topCachedFolders()) {
+                selection.topCachedFolders << displayBaseName(folder);
+            }
+        }
         actions->updateEnabled(selection, busy(), privilegedHelperAvailable);
+    }
+
+    // The list's menu, for files that are not its selection: its actions act
+    // on them while it is open.
+    void execFileMenu(const std::vector<std::string> &paths, QMenu &menu, const QPoint &globalPos)
+    {
+        menuFiles = paths;
+        updateActions();
+        actions->fillFileMenu(menu);
+        menu.exec(globalPos);
+        menuFiles.reset();
+        updateActions();
+    }
+
+    // The row showing path: selected and scrolled to, the folders above it
+    // expanded. A file below a listed folder whose walk has not listed its
+    // children yet gets them walked, and is selected once they are
+    // (pendingReveal). False when the list has it nowhere.
+    bool reveal(const std::string &path)
+    {
+        pendingReveal.clear();
+        const std::vector<FileNode *> rows = model->nodesForPath(path);
+        FileNode *row = rows.empty() ? nullptr : rows.front();
+        for (FileNode *candidate : rows) {
+            if (isShown(candidate)) {
+                row = candidate;
+                break;
+            }
+        }
+        if (row) {
+            expandAbove(row);
+            const QModelIndex index = proxy->mapFromSource(model->indexOf(row));
+            view->setCurrentIndex(index);
+            view->scrollTo(index);
+            return true;
+        }
+        FileNode *folder = model->deepestFolderAbove(path);
+        if (!folder || folder->childState == FileNode::Children::Filled) {
+            // Not below a listed folder, or its walk did not find it.
+            return false;
+        }
+        pendingReveal = path;
+        expandAbove(folder);
+        const QModelIndex source = model->indexOf(folder);
+        if (model->canFetchMore(source)) {
+            model->fetchMore(source);
+        }
+        view->expand(proxy->mapFromSource(source));
+        return true;
+    }
+
+    bool isShown(const FileNode *n) const
+    {
+        for (const FileNode *above = n->parent; above && above->parent; above = above->parent) {
+            if (!view->isExpanded(proxy->mapFromSource(model->indexOf(above)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // Expands the folders above n, the outermost first (a folder is laid out
+    // only once the one above it is expanded).
+    void expandAbove(const FileNode *n)
+    {
+        std::vector<const FileNode *> above;
+        for (const FileNode *folder = n->parent; folder && folder->parent; folder = folder->parent) {
+            above.push_back(folder);
+        }
+        for (auto it = above.rbegin(); it != above.rend(); ++it) {
+            view->expand(proxy->mapFromSource(model->indexOf(*it)));
+        }
     }
 
     void showCurrentInHeatmap()
@@ -342,6 +468,7 @@ FilesPanel::FilesPanel(QWidget *parent)
             }
         }
         d->model->removeTopLevel(sourceRows);
+        d->pendingReveal.clear();
         d->showCurrentInHeatmap();
     });
     connect(d->actions->evict, &QAction::triggered, this, [this] {
@@ -354,17 +481,7 @@ FilesPanel::FilesPanel(QWidget *parent)
         startLoad(d->selectedPaths());
     });
     connect(d->actions->topCached, &QAction::triggered, this, [this] {
-        std::vector<std::string> folders;
-        const auto selected = d->selectedNodes();
-        for (const FileNode *n : selected) {
-            if (n->isDirectory) {
-                folders.push_back(n->path);
-            }
-        }
-        if (selected.empty()) {
-            folders.push_back(QFile::encodeName(QDir::homePath()).toStdString());
-        }
-        startTopCached(folders);
+        startTopCached(d->topCachedFolders());
     });
     connect(d->actions->refresh, &QAction::triggered, this, [this] {
         d->live->refreshNow();
@@ -486,6 +603,13 @@ void FilesPanel::evictUrls(const QList<QUrl> &urls)
     });
 }
 
+void FilesPanel::showInList(const std::string &path)
+{
+    if (!d->reveal(path)) {
+        inspectPaths({path});
+    }
+}
+
 void FilesPanel::inspectPaths(const std::vector<std::string> &paths)
 {
     std::vector<std::string> folders;
@@ -586,6 +710,7 @@ void FilesPanel::startTopCached(const std::vector<std::string> &folders)
 
 void FilesPanel::cancelAll()
 {
+    d->pendingReveal.clear();
     for (FilesJob *job : d->jobs) {
         job->cancel();
     }
@@ -656,6 +781,9 @@ void FilesPanel::jobFinished(FilesJob *job)
         expandForBenchmark(job);
         // Files just listed get their residency strips now, not a second later.
         d->live->refreshFilesShown();
+        if (!d->pendingReveal.empty()) {
+            showInList(std::string(d->pendingReveal));
+        }
         break;
     case FilesJob::Kind::Evict:
         qCDebug(CACHESCOPE_APP) << "evict finished:" << job->evict.total.files << "files," << job->evict.freedPages << "pages freed," << job->evict.hiddenFiles
@@ -679,8 +807,16 @@ void FilesPanel::jobFinished(FilesJob *job)
             Q_EMIT message(i18nc("@info", "The search for the most cached files was cancelled."), false);
         } else {
             auto *dialog = new TopCachedDialog(job->roots(), job->top, job->result().total, this);
-            connect(dialog, &TopCachedDialog::inspectRequested, this, [this](const std::string &path) {
-                inspectPaths({path});
+            connect(dialog, &TopCachedDialog::inspectRequested, this, &FilesPanel::showInList);
+            connect(dialog, &TopCachedDialog::contextMenuRequested, this, [this, dialog](const std::vector<std::string> &paths, const QPoint &globalPos) {
+                QMenu menu(dialog);
+                QAction *show = menu.addAction(QIcon::fromTheme(QStringLiteral("go-jump")), i18nc("@action:inmenu", "Show in List"));
+                connect(show, &QAction::triggered, this, [this, path = paths.front()] {
+                    showInList(path);
+                });
+                menu.setDefaultAction(show);
+                menu.addSeparator();
+                d->execFileMenu(paths, menu, globalPos);
             });
             dialog->show();
         }
@@ -718,6 +854,9 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
     d->heatmap->discardPrivilegedView(
         i18nc("@info", "The view with administrator rights was from before Cachescope changed the page cache: show it again to see it now."));
     d->heatmap->refresh();
+    for (TopCachedDialog *dialog : findChildren<TopCachedDialog *>()) {
+        dialog->refreshFigures(roots);
+    }
     Q_EMIT pageCacheChanged(roots);
 }
 

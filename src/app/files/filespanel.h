@@ -86,6 +86,9 @@ Q_SIGNALS:
 private:
     void resolveUrls(const QList<QUrl> &urls, const std::function<void(const std::vector<std::string> &)> &use);
     void inspectPaths(const std::vector<std::string> &paths);
+    // Selects path's row, expanding the folders above it (Top Cached Files'
+    // double-click); adds it only when the list has it nowhere.
+    void showInList(const std::string &path);
     FilesJob *startJob(FilesJob *job);
     void startScan(const std::vector<std::string> &folders, bool showsProgress);
     void startEvict(const std::vector<std::string> &paths, bool flushFirst);

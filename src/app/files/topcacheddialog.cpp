@@ -5,6 +5,7 @@
 #include "filesmodel.h"
 #include "filesnaming.h"
 #include "format.h"
+#include "residency.h"
 
 #include <KLocalizedString>
 
@@ -15,6 +16,8 @@
 #include <QMimeDatabase>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace Cachescope::App
 {
@@ -38,6 +41,25 @@ public:
         return compareNames(text(0), other.text(0)) < 0;
     }
 };
+
+constexpr int pathRole = Qt::UserRole + 1;
+
+std::string pathOf(const QTreeWidgetItem *item)
+{
+    return item->data(0, pathRole).toByteArray().toStdString();
+}
+
+// Cached, Cached % and Size, with the numbers they sort by.
+void setFigures(QTreeWidgetItem *item, uint64_t resident, uint64_t pages, uint64_t size)
+{
+    item->setText(1, formatBytes(resident * pageSize(), ByteStyle::OneDecimal, QLocale()));
+    item->setData(1, Qt::UserRole, double(resident));
+    const double fraction = pages == 0 ? 0.0 : double(resident) / double(pages);
+    item->setText(2, i18nc("@item:intable percent", "%1%", QLocale().toString(percentShown(resident, pages, 0), 'f', 0)));
+    item->setData(2, Qt::UserRole, fraction);
+    item->setText(3, formatBytes(size, ByteStyle::OneDecimal, QLocale()));
+    item->setData(3, Qt::UserRole, double(size));
+}
 } // namespace
 
 TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const std::vector<TopEntry> &entries, const WalkTotals &totals, QWidget *parent)
@@ -91,17 +113,11 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
         const QString path = displayPath(entry.path);
         item->setText(0, path);
         item->setToolTip(0, path);
-        item->setData(0, Qt::UserRole + 1, QByteArray::fromStdString(entry.path));
+        item->setData(0, pathRole, QByteArray::fromStdString(entry.path));
         item->setIcon(
             0,
             QIcon::fromTheme(mimeDatabase.mimeTypeForFile(path, QMimeDatabase::MatchExtension).iconName(), QIcon::fromTheme(QStringLiteral("unknown"))));
-        item->setText(1, formatBytes(entry.resident * pageSize(), ByteStyle::OneDecimal, QLocale()));
-        item->setData(1, Qt::UserRole, double(entry.resident));
-        const double fraction = entry.pages == 0 ? 0.0 : double(entry.resident) / double(entry.pages);
-        item->setText(2, i18nc("@item:intable percent", "%1%", QLocale().toString(percentShown(entry.resident, entry.pages, 0), 'f', 0)));
-        item->setData(2, Qt::UserRole, fraction);
-        item->setText(3, formatBytes(entry.size, ByteStyle::OneDecimal, QLocale()));
-        item->setData(3, Qt::UserRole, double(entry.size));
+        setFigures(item, entry.resident, entry.pages, entry.size);
         for (int column = 1; column < 4; ++column) {
             item->setTextAlignment(column, Qt::AlignRight | Qt::AlignVCenter);
         }
@@ -114,8 +130,26 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
         list->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     }
     connect(list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
-        Q_EMIT inspectRequested(item->data(0, Qt::UserRole + 1).toByteArray().toStdString());
+        Q_EMIT inspectRequested(pathOf(item));
     });
+    // The menu of the files panel's rows, for the selected results.
+    list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    list->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(list, &QWidget::customContextMenuRequested, this, [this, list](const QPoint &pos) {
+        std::vector<std::string> paths;
+        for (const QTreeWidgetItem *item : list->selectedItems()) {
+            paths.push_back(pathOf(item));
+        }
+        if (paths.empty()) {
+            if (const QTreeWidgetItem *item = list->itemAt(pos)) {
+                paths.push_back(pathOf(item));
+            }
+        }
+        if (!paths.empty()) {
+            Q_EMIT contextMenuRequested(paths, list->viewport()->mapToGlobal(pos));
+        }
+    });
+    m_list = list;
     layout->addWidget(list, 1);
     if (entries.empty()) {
         list->setVisible(false);
@@ -126,6 +160,28 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
     resize(fontMetrics().averageCharWidth() * 110, fontMetrics().height() * 30);
+}
+
+void TopCachedDialog::refreshFigures(const std::vector<std::string> &roots)
+{
+    // The items first: new figures may sort them anew.
+    QList<QTreeWidgetItem *> items;
+    for (int row = 0; row < m_list->topLevelItemCount(); ++row) {
+        items.append(m_list->topLevelItem(row));
+    }
+    for (QTreeWidgetItem *item : items) {
+        const std::string path = pathOf(item);
+        if (std::none_of(roots.begin(), roots.end(), [&path](const std::string &root) {
+                return isAtOrBelow(path, root);
+            })) {
+            continue;
+        }
+        // Hidden or gone now: the figures stay as ranked, never a guess.
+        const Residency residency = residencyOfPath(path);
+        if (residency.ok() && !residency.hidden) {
+            setFigures(item, residency.resident, residency.pages, residency.sizeBytes);
+        }
+    }
 }
 
 } // namespace Cachescope::App

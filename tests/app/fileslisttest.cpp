@@ -22,6 +22,9 @@
 #include <KUrlMimeData>
 
 #include <QAction>
+#include <QBrush>
+#include <QGuiApplication>
+#include <QIcon>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -170,6 +173,45 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
         const QStringList inApps{QStringLiteral("sub9"), QStringLiteral("sub10"), QStringLiteral("file1"), QStringLiteral("File2"), QStringLiteral("file10")};
         QCOMPARE(t.names(apps), inApps);
+    }
+
+    // A FIFO in a listed folder is listed, as Dolphin lists it: greyed, with
+    // why, its own icon, never opened (a FIFO's open would wait for a
+    // writer). A file whose type its name does not tell gets the plain
+    // document icon, not Breeze's question mark.
+    void specialFilesAndUntypedNames()
+    {
+        const std::string dir = TestUtil::scratchDir("fileslist-special");
+        QCOMPARE(mkfifo((dir + "/pipe").c_str(), 0644), 0);
+        makeFile(dir + "/data.bin");
+        makeFile(dir + "/notes.txt");
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(dir)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy() && t.rowNamed(QStringLiteral("fileslist-special")).isValid(), longWaitMs);
+        const QModelIndex folder = t.rowNamed(QStringLiteral("fileslist-special"));
+        t.view->expand(folder);
+        QTRY_COMPARE_WITH_TIMEOUT(t.view->model()->rowCount(folder), 3, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        QModelIndex pipe, data, notes;
+        for (int row = 0; row < 3; ++row) {
+            const QModelIndex index = t.view->model()->index(row, FilesModel::NameColumn, folder);
+            (index.data().toString() == QStringLiteral("pipe") ? pipe : index.data().toString() == QStringLiteral("data.bin") ? data : notes) = index;
+        }
+        QVERIFY(pipe.isValid() && data.isValid() && notes.isValid());
+        const QString tip = pipe.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("not a regular file (FIFO)")), qPrintable(tip));
+        QCOMPARE(pipe.siblingAtColumn(FilesModel::CachedColumn).data().toString(), QStringLiteral("—"));
+        QVERIFY(pipe.data(Qt::ForegroundRole).value<QBrush>() == QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text));
+        // inode/fifo's icon, where the theme has one (Breeze has not: then the plain document, as in Dolphin).
+        QCOMPARE(pipe.data(Qt::DecorationRole).value<QIcon>().name(),
+                 QIcon::hasThemeIcon(QStringLiteral("inode-fifo")) ? QStringLiteral("inode-fifo") : QStringLiteral("unknown"));
+        QCOMPARE(data.data(Qt::DecorationRole).value<QIcon>().name(), QStringLiteral("unknown"));
+        QCOMPARE(notes.data(Qt::DecorationRole).value<QIcon>().name(), QStringLiteral("text-plain"));
+        // The live refresh reads what shows: the FIFO stays as it is (no open, no error of its own).
+        t.panel.setPaused(false);
+        QTest::qWait(300);
+        QVERIFY(pipe.data(Qt::ToolTipRole).toString().contains(QStringLiteral("never opened")));
     }
 
     // Top Cached Files sorted by name: the same natural order.

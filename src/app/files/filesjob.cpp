@@ -355,12 +355,17 @@ void FilesJob::onProblem(const WalkProblem &problem)
         if (root < a.firstProblem.size() && a.firstProblem[root].empty()) {
             a.firstProblem[root] = described;
         }
-        // A file right in the folder that could not be read still gets its row.
-        if (!problem.skipped && problem.kind == EntryKind::File && root < m_roots.size() && parentOf(problem.path) == m_roots[root]) {
+        // A file right in the folder that could not be read still gets its
+        // row, and so does a FIFO, socket or device there (greyed, never opened).
+        const bool special = problem.skipped
+            && (problem.kind == EntryKind::Fifo || problem.kind == EntryKind::Socket || problem.kind == EntryKind::CharDevice
+                || problem.kind == EntryKind::BlockDevice);
+        if ((special || (!problem.skipped && problem.kind == EntryKind::File)) && root < m_roots.size() && parentOf(problem.path) == m_roots[root]) {
             const std::string name = problem.path.substr(problem.path.rfind('/') + 1);
             FolderChild &child = a.children[root][name];
             child.name = name;
-            child.error = problem.reason;
+            child.notRegular = special;
+            child.error = special ? std::string("not a regular file (") + kindName(problem.kind) + "): never opened" : problem.reason;
         }
         break;
     }

@@ -49,13 +49,24 @@ QIcon iconFor(const FileNode &node)
     static QHash<QString, QIcon> cache;
     QString iconName;
     QString genericName;
+    static const QMimeDatabase mimeDatabase;
     if (node.isDirectory) {
         iconName = QStringLiteral("folder");
+    } else if (node.notRegular) {
+        // inode/fifo, inode/socket, ...: from stat, nothing is opened.
+        iconName = mimeDatabase.mimeTypeForFile(QFile::decodeName(QByteArray::fromStdString(node.path))).iconName();
     } else {
-        static const QMimeDatabase mimeDatabase;
         const QMimeType mime = mimeDatabase.mimeTypeForFile(node.displayName, QMimeDatabase::MatchExtension);
-        iconName = mime.iconName();
-        genericName = mime.genericIconName();
+        if (mime.isDefault()) {
+            // No type from the name (a .bin, no extension): the plain
+            // document, not application-octet-stream, which Breeze draws as
+            // a question mark, as if the file were damaged. Its content is
+            // not looked at, so nothing is known about it.
+            iconName = QStringLiteral("unknown");
+        } else {
+            iconName = mime.iconName();
+            genericName = mime.genericIconName();
+        }
     }
     auto it = cache.constFind(iconName);
     if (it == cache.constEnd()) {
@@ -687,6 +698,7 @@ void applyChild(FileNode &n, const FolderChild &child)
     n.detail = child.detail;
     n.hidden = child.hidden;
     n.noPageCache = child.noPageCache;
+    n.notRegular = child.notRegular;
     n.hiddenReason = QString::fromStdString(child.hiddenReason);
     n.error = QString::fromStdString(child.error);
     n.files = child.files;

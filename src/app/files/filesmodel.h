@@ -37,6 +37,9 @@ struct FolderChild {
     // Files: on a file system that keeps no page cache (proc, sysfs, ...):
     // nothing to read, and never opened again.
     bool noPageCache = false;
+    // Not a regular file or folder (a FIFO, a socket, a device): listed, as
+    // Dolphin lists it, greyed with why (error), and never opened.
+    bool notRegular = false;
 };
 
 // One walk of a folder: its totals and, one level down, its children.
@@ -76,6 +79,7 @@ struct FileNode {
     bool detail = false; // dirty is known (cachestat)
     bool hidden = false; // files: the kernel hides the residency
     bool noPageCache = false; // files: on proc, sysfs, ...: never opened again after the first read
+    bool notRegular = false; // a FIFO, socket or device in a listed folder: never opened (FolderChild::notRegular)
     QString hiddenReason;
     QString error;
     // Folders.

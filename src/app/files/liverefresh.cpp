@@ -54,6 +54,9 @@ void LiveRefresh::setScanRunning(std::function<bool(const std::string &)> runnin
 LiveRefresh::FileReading LiveRefresh::readFileInto(FilesModel *model, FileNode *n)
 {
     FileReading reading;
+    if (n->notRegular) {
+        return reading; // a FIFO, socket or device: opening it could block or have effects
+    }
     if (n->noPageCache && n->known) {
         // A file of proc, sysfs and the like: nothing can change, and opening
         // some has effects (tracefs's trace pauses tracing while open).

@@ -884,8 +884,6 @@ private Q_SLOTS:
                                                  QStringLiteral("--drop-caches"),
                                                  QStringLiteral("--runs"),
                                                  QStringLiteral("1"),
-                                                 QStringLiteral("--folder"),
-                                                 QString::fromStdString(fixture("user")),
                                                  QStringLiteral("--"),
                                                  QStringLiteral("/usr/bin/true")});
         QVERIFY2(run.process.exitCode == 0, qPrintable(describe(run)));

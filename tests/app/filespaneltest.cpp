@@ -9,6 +9,7 @@
 
 #include "files/filespanel.h"
 #include "files/evictdropzone.h"
+#include "files/filedialogs.h"
 #include "files/filesmodel.h"
 #include "filesdrop.h"
 #include "format.h"
@@ -18,9 +19,13 @@
 #include "uniquefd.h"
 
 #include <KActionCollection>
+#include <KFileCustomDialog>
+#include <KFilePlacesView>
+#include <KFileWidget>
 #include <KUrlMimeData>
 
 #include <QAction>
+#include <QDir>
 #include <QDrag>
 #include <QFileInfo>
 #include <QMenu>
@@ -187,6 +192,17 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
+    }
+
+    // Add Folder… and Map Folder… use KDE's file dialog (Places, as in
+    // Dolphin) on any desktop, not Qt's plain one, for folders, local only.
+    void foldersAreChosenInKdesFileDialog()
+    {
+        std::unique_ptr<KFileCustomDialog> dialog(makeFileDialog(nullptr, QStringLiteral("Add Folder"), KFile::Directory, {}));
+        QVERIFY(dialog->findChild<KFilePlacesView *>());
+        QVERIFY(dialog->fileWidget()->mode().testFlag(KFile::Directory));
+        QVERIFY(dialog->fileWidget()->mode().testFlag(KFile::LocalOnly));
+        QCOMPARE(dialog->fileWidget()->baseUrl().adjusted(QUrl::StripTrailingSlash), QUrl::fromLocalFile(QDir::homePath()));
     }
 
     // A file dropped on the list is added, and its row shows what the core library reads.

@@ -6,6 +6,7 @@
 #include "cachemapscan.h"
 #include "cachemapwidget.h"
 #include "experiments/figuretext.h"
+#include "files/filedialogs.h"
 
 #include "format.h"
 #include "residency.h"
@@ -19,7 +20,6 @@
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -407,10 +407,10 @@ void CacheMapView::contextMenuFor(quint32 folder, const QPoint &globalPos)
 
 void CacheMapView::chooseFolder()
 {
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, i18nc("@title:window", "Map a Folder's Page Cache"), d->root.isEmpty() ? QDir::homePath() : d->root);
-    if (!folder.isEmpty()) {
-        mapFolder(folder);
+    const QUrl folder =
+        App::chooseFolder(this, i18nc("@title:window", "Map a Folder's Page Cache"), QUrl::fromLocalFile(d->root.isEmpty() ? QDir::homePath() : d->root));
+    if (folder.isLocalFile()) {
+        mapFolder(folder.toLocalFile());
     }
 }
 

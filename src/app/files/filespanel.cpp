@@ -6,6 +6,7 @@
 #include "cachescope_app_debug.h"
 #include "droppedurls.h"
 #include "evictdropzone.h"
+#include "filedialogs.h"
 #include "filesactions.h"
 #include "filesjob.h"
 #include "filesjobreport.h"
@@ -31,7 +32,6 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -430,11 +430,13 @@ FilesPanel::FilesPanel(QWidget *parent)
     d->heatmap->setPrivilegedViewAvailable(false, d->actions->showPrivileged->toolTip());
 
     connect(d->actions->addFiles, &QAction::triggered, this, [this] {
-        const QList<QUrl> urls = QFileDialog::getOpenFileUrls(this, i18nc("@title:window", "Add Files"));
-        inspectUrls(urls);
+        const QList<QUrl> urls = chooseFilesToInspect(this, i18nc("@title:window", "Add Files"));
+        if (!urls.isEmpty()) {
+            inspectUrls(urls);
+        }
     });
     connect(d->actions->addFolder, &QAction::triggered, this, [this] {
-        const QUrl url = QFileDialog::getExistingDirectoryUrl(this, i18nc("@title:window", "Add Folder"));
+        const QUrl url = chooseFolder(this, i18nc("@title:window", "Add Folder"));
         if (!url.isEmpty()) {
             inspectUrls({url});
         }

@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // cachescope-cli snapshot save, diff and restore: the page cache recorded in
-// a file, compared and brought back. One file for the three actions: they
-// share the reading and writing of snapshot files.
+// a file, compared and brought back. The files are read, written and
+// restored by the core (snapshot.h), as the window's snapshots are.
 
 #include "commandoptions.h"
 #include "interrupt.h"
@@ -12,10 +12,6 @@
 #include "format.h"
 #include "pathcodec.h"
 #include "snapshot.h"
-#include "uniquefd.h"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace Cachescope::Cli
 {
@@ -23,92 +19,14 @@ namespace Cachescope::Cli
 namespace
 {
 
-std::optional<QByteArray> readWholeFile(Context &context, const std::string &path)
-{
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (!fd) {
-        context.fail(path, errnoText(errno));
-        return std::nullopt;
-    }
-    struct stat st;
-    if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        context.fail(path, "not a regular file");
-        return std::nullopt;
-    }
-    QByteArray data;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            context.fail(path, errnoText(errno));
-            return std::nullopt;
-        }
-        if (n == 0) {
-            break;
-        }
-        data.append(buffer, n);
-    }
-    return data;
-}
-
 std::optional<Snapshot> readSnapshot(Context &context, const std::string &path)
 {
-    const std::optional<QByteArray> data = readWholeFile(context, path);
-    if (!data) {
-        return std::nullopt;
-    }
-    QString error;
-    std::optional<Snapshot> snapshot = snapshotFromJson(*data, &error);
+    std::string error;
+    std::optional<Snapshot> snapshot = readSnapshotFile(path, &error);
     if (!snapshot) {
-        context.fail(path, "not a Cachescope snapshot: " + error.toStdString());
+        context.fail(path, error);
     }
     return snapshot;
-}
-
-// Writes next to the target and renames, so that an interrupted save never leaves half a snapshot.
-bool writeWholeFile(Context &context, const std::string &path, const QByteArray &data)
-{
-    const std::string temporary = path + ".tmp-" + std::to_string(getpid());
-    UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd) {
-        context.fail(path, "cannot write: " + errnoText(errno));
-        return false;
-    }
-    const char *bytes = data.constData();
-    size_t left = size_t(data.size());
-    while (left > 0) {
-        const ssize_t n = ::write(fd.get(), bytes, left);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            context.fail(path, "cannot write: " + errnoText(errno));
-            fd.reset();
-            ::unlink(temporary.c_str());
-            return false;
-        }
-        bytes += n;
-        left -= size_t(n);
-    }
-    // The close() of a written file can report a late write error: checked.
-    if (::close(fd.release()) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
-        context.fail(path, "cannot write: " + errnoText(errno));
-        ::unlink(temporary.c_str());
-        return false;
-    }
-    return true;
-}
-
-uint64_t rangePages(const std::vector<PageRange> &ranges)
-{
-    uint64_t pages = 0;
-    for (const PageRange &range : ranges) {
-        pages += range.count;
-    }
-    return pages;
 }
 
 std::string rangesJson(const std::vector<PageRange> &ranges)
@@ -138,13 +56,12 @@ int runSnapshotSave(Context &context, const ParsedArgs &args)
     const Snapshot snapshot = takeSnapshot(roots, options, [&context](const WalkProblem &problem) {
         context.addWalkProblem(problem);
     });
-    if (!writeWholeFile(context, file, snapshotToJson(snapshot))) {
+    std::string error;
+    if (!writeSnapshotFile(file, snapshot, &error)) {
+        context.fail(file, error);
         return ExitFailures;
     }
-    uint64_t pages = 0;
-    for (const SnapshotFile &entry : snapshot.files) {
-        pages += rangePages(entry.ranges);
-    }
+    const uint64_t pages = snapshot.residentPages();
     std::string &out = context.out.buffer;
     if (context.json) {
         out += "{\"command\":\"snapshot save\",";

@@ -4,8 +4,10 @@
 #include "snapshot.h"
 
 #include "cachescope_core_debug.h"
+#include "format.h"
 #include "load.h"
 #include "pathcodec.h"
+#include "uniquefd.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -87,6 +89,68 @@ QString quotedPath(const std::string &path)
 }
 } // namespace
 
+uint64_t SnapshotFile::residentPages() const
+{
+    return countPages(ranges);
+}
+
+uint64_t Snapshot::residentPages() const
+{
+    uint64_t pages = 0;
+    for (const SnapshotFile &file : files) {
+        pages += file.residentPages();
+    }
+    return pages;
+}
+
+const SnapshotFile *Snapshot::find(const std::string &path) const
+{
+    const auto it = std::lower_bound(files.begin(), files.end(), path, [](const SnapshotFile &file, const std::string &wanted) {
+        return file.path < wanted;
+    });
+    return it != files.end() && it->path == path ? &*it : nullptr;
+}
+
+void SnapshotControl::cancel()
+{
+    m_cancelled.store(true);
+    const std::lock_guard lock(m_mutex);
+    if (m_walker) {
+        m_walker->cancel();
+    }
+}
+
+bool SnapshotControl::isCancelled() const
+{
+    return m_cancelled.load();
+}
+
+uint64_t SnapshotControl::entriesSeen() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_walker ? m_walker->entriesSeen() : m_entries;
+}
+
+uint64_t SnapshotControl::bytesSeen() const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_walker ? m_walker->bytesSeen() : m_bytes;
+}
+
+void SnapshotControl::attach(Walker *walker)
+{
+    const std::lock_guard lock(m_mutex);
+    m_walker = walker;
+}
+
+void SnapshotControl::detach()
+{
+    const std::lock_guard lock(m_mutex);
+    m_entries = m_walker->entriesSeen();
+    m_bytes = m_walker->bytesSeen();
+    m_walker = nullptr;
+}
+
 uint64_t SnapshotFileDiff::loadedPages() const
 {
     return countPages(loaded);
@@ -97,7 +161,7 @@ uint64_t SnapshotFileDiff::evictedPages() const
     return countPages(evicted);
 }
 
-Snapshot takeSnapshot(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems)
+Snapshot takeSnapshot(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems, SnapshotControl *control)
 {
     Snapshot snapshot;
     snapshot.pageSize = pageSize();
@@ -120,9 +184,22 @@ Snapshot takeSnapshot(const std::vector<std::string> &roots, WalkOptions options
     };
 
     Walker walker(options);
-    walker.setProblemCallback(problems);
+    // walk() forgets a cancel() that came before it started: the callbacks
+    // pass on one that came since the walker was attached.
+    const auto cancelled = [&walker, control] {
+        if (control && control->isCancelled()) {
+            walker.cancel();
+            return true;
+        }
+        return false;
+    };
+    walker.setProblemCallback([&problems, &cancelled](const WalkProblem &problem) {
+        if (!cancelled() && problems) {
+            problems(problem);
+        }
+    });
     walker.setEntryCallback([&](const WalkEntry &entry) {
-        if (entry.kind != EntryKind::File) {
+        if (entry.kind != EntryKind::File || cancelled()) {
             return;
         }
         if (entry.residency.hidden) {
@@ -170,7 +247,15 @@ Snapshot takeSnapshot(const std::vector<std::string> &roots, WalkOptions options
         std::lock_guard lock(mutex);
         snapshot.files.push_back(std::move(file));
     });
-    (void)walker.walk(roots);
+    if (control) {
+        control->attach(&walker);
+    }
+    if (!control || !control->isCancelled()) {
+        (void)walker.walk(roots);
+    }
+    if (control) {
+        control->detach();
+    }
     std::sort(snapshot.files.begin(), snapshot.files.end(), [](const SnapshotFile &a, const SnapshotFile &b) {
         return a.path < b.path;
     });
@@ -221,11 +306,11 @@ std::optional<Snapshot> snapshotFromJson(const QByteArray &json, QString *error)
         return fail(QStringLiteral("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString()));
     }
     if (!document.isObject()) {
-        return fail(QStringLiteral("not a snapshot: the top level is not a JSON object"));
+        return fail(QStringLiteral("the top level is not a JSON object"));
     }
     const QJsonObject root = document.object();
     if (root.value(QLatin1String("format")).toString() != QLatin1String(formatName)) {
-        return fail(QStringLiteral("not a snapshot: \"format\" is not \"%1\"").arg(QLatin1String(formatName)));
+        return fail(QStringLiteral("\"format\" is not \"%1\"").arg(QLatin1String(formatName)));
     }
     const std::optional<int64_t> version = integerOf(root.value(QLatin1String("version")));
     if (!version) {
@@ -325,6 +410,85 @@ std::optional<Snapshot> snapshotFromJson(const QByteArray &json, QString *error)
     return snapshot;
 }
 
+std::optional<Snapshot> readSnapshotFile(const std::string &path, std::string *error)
+{
+    const auto fail = [error](std::string reason) -> std::optional<Snapshot> {
+        if (error) {
+            *error = std::move(reason);
+        }
+        return std::nullopt;
+    };
+    // Non-blocking: a FIFO put in its place must not hang the reader.
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) {
+        return fail(errnoText(errno));
+    }
+    struct stat st;
+    if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        return fail("not a regular file");
+    }
+    QByteArray data;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return fail(errnoText(errno));
+        }
+        if (n == 0) {
+            break;
+        }
+        data.append(buffer, n);
+    }
+    QString reason;
+    std::optional<Snapshot> snapshot = snapshotFromJson(data, &reason);
+    if (!snapshot) {
+        return fail("not a Cachescope snapshot: " + reason.toStdString());
+    }
+    return snapshot;
+}
+
+bool writeSnapshotFile(const std::string &path, const Snapshot &snapshot, std::string *error)
+{
+    const auto fail = [error](int errorNumber) {
+        if (error) {
+            *error = "cannot write: " + errnoText(errorNumber);
+        }
+        return false;
+    };
+    const QByteArray data = snapshotToJson(snapshot);
+    const std::string temporary = path + ".tmp-" + std::to_string(getpid());
+    UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd) {
+        return fail(errno);
+    }
+    const char *bytes = data.constData();
+    size_t left = size_t(data.size());
+    while (left > 0) {
+        const ssize_t n = ::write(fd.get(), bytes, left);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            const int writeError = n < 0 ? errno : ENOSPC;
+            fd.reset();
+            ::unlink(temporary.c_str());
+            return fail(writeError);
+        }
+        bytes += n;
+        left -= size_t(n);
+    }
+    // The close() of a written file can report a late write error: checked.
+    if (::close(fd.release()) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+        const int closeError = errno;
+        ::unlink(temporary.c_str());
+        return fail(closeError);
+    }
+    return true;
+}
+
 SnapshotDiff diffSnapshots(const Snapshot &first, const Snapshot &second)
 {
     SnapshotDiff diff;
@@ -363,16 +527,30 @@ SnapshotDiff diffSnapshots(const Snapshot &first, const Snapshot &second)
     return diff;
 }
 
-RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> *cancel)
+uint64_t recordedBytes(const Snapshot &snapshot)
+{
+    return snapshot.residentPages() * (snapshot.pageSize ? snapshot.pageSize : pageSize());
+}
+
+RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> *cancel, RestoreProgress *progress)
 {
     RestoreReport report;
     const uint64_t page = pageSize();
     const uint64_t recordedPage = snapshot.pageSize ? snapshot.pageSize : page;
+    // Where the files before this one end, in recorded bytes.
+    uint64_t bytesBefore = 0;
     for (const SnapshotFile &file : snapshot.files) {
         if (cancel && cancel->load(std::memory_order_relaxed)) {
             report.cancelled = true;
             break;
         }
+        if (progress) {
+            progress->bytesDone.store(bytesBefore, std::memory_order_relaxed);
+            progress->filesDone.fetch_add(1, std::memory_order_relaxed);
+        }
+        const uint64_t fileBytes = file.residentPages() * recordedPage;
+        const uint64_t fileStart = bytesBefore;
+        bytesBefore += fileBytes;
         if (file.ranges.empty()) {
             continue; // nothing was cached: nothing to bring back
         }
@@ -394,11 +572,18 @@ RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> 
         bool cancelled = false;
         // Ranges are recorded in the snapshot's pages; load and count them in ours.
         std::vector<PageRange> requested;
+        uint64_t rangeStart = fileStart;
         for (const PageRange &range : file.ranges) {
             LoadOptions options;
             options.offset = range.first * recordedPage;
             options.length = range.count * recordedPage;
             options.cancel = cancel;
+            if (progress) {
+                options.progress = [progress, rangeStart](uint64_t bytesDone) {
+                    progress->bytesDone.store(rangeStart + bytesDone, std::memory_order_relaxed);
+                };
+            }
+            rangeStart += options.length;
             const LoadReport load = loadDescriptor(fd.get(), st, options);
             if (load.cancelled) {
                 cancelled = true;
@@ -428,6 +613,9 @@ RestoreReport restoreSnapshot(const Snapshot &snapshot, const std::atomic<bool> 
             report.pagesResidentAfter += after.known() ? after.resident : 0;
         }
         ++report.filesRestored;
+    }
+    if (progress && !report.cancelled) {
+        progress->bytesDone.store(bytesBefore, std::memory_order_relaxed);
     }
     qCDebug(CACHESCOPE_CORE) << "snapshot restore:" << report.filesRestored << "files restored," << report.skipped.size() << "skipped,"
                              << report.pagesResidentAfter << "of" << report.pagesRequested << "pages resident" << (report.cancelled ? "(cancelled)" : "");

@@ -303,6 +303,65 @@ private Q_SLOTS:
         QVERIFY(residentRanges(pathFor("alpha")).empty());
     }
 
+    void restoreReportsProgress()
+    {
+        makeTree();
+        const Snapshot snapshot = snapshotWithoutProblems();
+        evict("alpha");
+        RestoreProgress progress;
+        const RestoreReport report = restoreSnapshot(snapshot, nullptr, &progress);
+        QVERIFY(report.skipped.empty());
+        QCOMPARE(recordedBytes(snapshot), (10 + 16 + 3) * page);
+        QCOMPARE(progress.bytesDone.load(), recordedBytes(snapshot));
+        QCOMPARE(progress.filesDone.load(), uint64_t(snapshot.files.size()));
+    }
+
+    // A control follows the walk, and a cancel before it starts walks nothing.
+    void controlCountsAndCancels()
+    {
+        makeTree();
+        SnapshotControl control;
+        const Snapshot whole = takeSnapshot({m_dir}, {}, {}, &control);
+        QVERIFY(!control.isCancelled());
+        QCOMPARE(whole.files.size(), plannedFiles().size());
+        QVERIFY2(control.entriesSeen() >= plannedFiles().size(), qPrintable(QString::number(control.entriesSeen())));
+        QVERIFY2(control.bytesSeen() >= (32 + 16 + 20 + 12) * page, qPrintable(QString::number(control.bytesSeen())));
+        QCOMPARE(whole.residentPages(), uint64_t(10 + 16 + 3));
+        QVERIFY(whole.find(pathFor("beta")));
+        QCOMPARE(whole.find(pathFor("beta"))->residentPages(), uint64_t(16));
+        QVERIFY(!whole.find(pathFor("delta")));
+
+        SnapshotControl cancelled;
+        cancelled.cancel();
+        const Snapshot none = takeSnapshot({m_dir}, {}, {}, &cancelled);
+        QVERIFY(cancelled.isCancelled());
+        QVERIFY(none.files.empty());
+    }
+
+    // Files: a round trip, and each failure named with its reason.
+    void readsAndWritesFiles()
+    {
+        makeTree();
+        const Snapshot snapshot = snapshotWithoutProblems();
+        const std::string file = m_dir + "-saved.json";
+        std::string error;
+        QVERIFY2(writeSnapshotFile(file, snapshot, &error), error.c_str());
+        const std::optional<Snapshot> read = readSnapshotFile(file, &error);
+        QVERIFY2(read, error.c_str());
+        QCOMPARE(snapshotToJson(*read), snapshotToJson(snapshot));
+
+        QVERIFY(!readSnapshotFile(m_dir + "/no-such.json", &error));
+        QCOMPARE(error, std::string(strerror(ENOENT)));
+        QVERIFY(!readSnapshotFile(m_dir, &error));
+        QCOMPARE(error, std::string("not a regular file"));
+        QVERIFY(!readSnapshotFile(pathFor("alpha"), &error));
+        QVERIFY2(error.starts_with("not a Cachescope snapshot: not valid JSON"), error.c_str());
+
+        QVERIFY(!writeSnapshotFile(m_dir + "/no-such-folder/x.json", snapshot, &error));
+        QCOMPARE(error, "cannot write: " + std::string(strerror(ENOENT)));
+        QCOMPARE(unlink(file.c_str()), 0);
+    }
+
     void hiddenFilesAreLeftOut()
     {
         const auto uid = TestUtil::testUserUid();

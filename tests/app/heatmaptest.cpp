@@ -3,7 +3,8 @@
 
 // The detail heatmap on the offscreen platform, against the core library on
 // real files: its cells, zooming with the wheel down to single pages, hover
-// text, a 1 TiB sparse file, hidden residency, a vanished file, dirty pages.
+// text, a 1 TiB sparse file, hidden residency, a vanished file, dirty pages,
+// pages compared with a snapshot.
 
 #include "format.h"
 #include "heatmap/heatmapmodel.h"
@@ -549,6 +550,58 @@ private Q_SLOTS:
         Cachescope::UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
         QVERIFY(fd.isValid());
         fsync(fd.get());
+    }
+
+    // Compared with a snapshot that had pages 8 to 23 cached: page by page and
+    // in buckets, what is cached then and now, newly cached and evicted since.
+    void comparedWithSnapshot()
+    {
+        const uint64_t page = Cachescope::pageSize();
+        const std::string path = pathOf("compared.bin");
+        TestUtil::makeColdFile(path, 64 * page);
+        const TestUtil::HeldPages first16(path, 0, 16 * page);
+        const TestUtil::HeldPages from32(path, 32 * page, 8 * page);
+
+        HeatmapWidget widget;
+        widget.resize(900, 600);
+        widget.setFile(path);
+        QVERIFY(!widget.showsComparison());
+        widget.setComparison({{8, 16}}, true, QStringLiteral("before.json"));
+        QVERIFY(widget.showsComparison());
+        QCOMPARE(widget.cellCount(), 64);
+        for (int cell = 0; cell < 64; ++cell) {
+            const bool newly = cell < 8 || (cell >= 32 && cell < 40);
+            QCOMPARE(widget.cellNewlyCachedPages(cell), uint64_t(newly ? 1 : 0));
+            QCOMPARE(widget.cellEvictedSincePages(cell), uint64_t(cell >= 16 && cell < 24 ? 1 : 0));
+        }
+        const QString texts = widget.visibleTexts().join(QLatin1Char('\n'));
+        QVERIFY2(texts.contains(QStringLiteral("since the snapshot: 16 newly cached, 8 evicted")), qPrintable(texts));
+        QVERIFY2(texts.contains(QStringLiteral("compared with before.json")), qPrintable(texts));
+        for (const char *label : {"Cached then and now", "Newly cached", "Evicted since the snapshot"}) {
+            QVERIFY2(widget.visibleTexts().contains(QLatin1String(label)), label);
+        }
+        QVERIFY2(widget.toolTipForCell(20).contains(QStringLiteral("Cached in the snapshot: 1 of 1 page")), qPrintable(widget.toolTipForCell(20)));
+        QVERIFY(!widget.grab().isNull());
+
+        // Eight pages a cell: the kernel asked about each cell's part of the range.
+        widget.setCells(8);
+        QCOMPARE(widget.cellCount(), 8);
+        const std::vector<std::pair<uint64_t, uint64_t>> expected{{8, 0}, {0, 0}, {0, 8}, {0, 0}, {8, 0}, {0, 0}, {0, 0}, {0, 0}};
+        for (int cell = 0; cell < 8; ++cell) {
+            QCOMPARE(widget.cellNewlyCachedPages(cell), expected[size_t(cell)].first);
+            QCOMPARE(widget.cellEvictedSincePages(cell), expected[size_t(cell)].second);
+        }
+
+        // Ended by clearComparison(), and by another file.
+        widget.clearComparison();
+        QVERIFY(!widget.showsComparison());
+        QVERIFY(widget.visibleTexts().contains(QStringLiteral("Cached")));
+        widget.setComparison({{8, 16}}, true, QStringLiteral("before.json"));
+        QVERIFY(widget.showsComparison());
+        const std::string other = pathOf("compared-other.bin");
+        TestUtil::makeColdFile(other, 8 * page);
+        widget.setFile(other);
+        QVERIFY(!widget.showsComparison());
     }
 
     void zoomArithmetic_data()

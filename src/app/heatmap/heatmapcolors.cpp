@@ -38,6 +38,8 @@ void HeatmapColors::update(const QPalette &palette)
     m_resident = m_customResident.isValid() ? m_customResident : palette.color(QPalette::Highlight);
     m_dirty = m_customDirty.isValid() ? m_customDirty : scheme.foreground(KColorScheme::NeutralText).color();
     m_writeback = scheme.foreground(KColorScheme::NegativeText).color();
+    m_newlyCached = scheme.foreground(KColorScheme::PositiveText).color();
+    m_evictedSince = scheme.foreground(KColorScheme::NegativeText).color();
     m_empty = m_customEmpty.isValid() ? m_customEmpty : mixed(m_panelBackground, palette.color(QPalette::Text), 0.1);
     // Index 0 is "not cached" only; any resident page at all starts a
     // quarter of the way, so that one page in a bucket of thousands shows.

@@ -40,6 +40,15 @@ public:
     {
         return m_writeback;
     }
+    // Compared with a snapshot: pages cached now and not then, and the other way round.
+    [[nodiscard]] const QColor &newlyCached() const
+    {
+        return m_newlyCached;
+    }
+    [[nodiscard]] const QColor &evictedSince() const
+    {
+        return m_evictedSince;
+    }
     [[nodiscard]] const QColor &panelBackground() const
     {
         return m_panelBackground;
@@ -69,6 +78,8 @@ private:
     QColor m_dirty;
     QColor m_empty;
     QColor m_writeback;
+    QColor m_newlyCached;
+    QColor m_evictedSince;
     QColor m_panelBackground;
     QColor m_panelFrame;
     std::array<QColor, 256> m_scale;

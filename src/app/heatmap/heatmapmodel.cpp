@@ -3,6 +3,8 @@
 
 #include "heatmapmodel.h"
 
+#include "load.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -91,6 +93,55 @@ HeatmapCells compute(int fd, const struct stat &st, Window window, int cells, co
         result.writeback = totals.writeback;
     }
     return result;
+}
+
+void compare(HeatmapCells &result, int fd, const struct stat &st, const std::vector<Cachescope::PageRange> &before)
+{
+    if (!result.status.known()) {
+        return;
+    }
+    result.compared = true;
+    const auto stillCached = [fd, &st](uint64_t first, uint64_t count) -> uint64_t {
+        const Cachescope::RangeResidency now = Cachescope::residencyOfPageRange(fd, st, first, count);
+        return now.known() ? now.resident : 0;
+    };
+    // Both in page order: one pass. A page map's cells already say whether
+    // their page is cached; a bucket asks the kernel about its part of each range.
+    size_t next = 0;
+    for (Cell &cell : result.cells) {
+        const uint64_t end = cell.firstPage + cell.pages;
+        while (next < before.size() && before[next].first + before[next].count <= cell.firstPage) {
+            ++next;
+        }
+        for (size_t k = next; k < before.size() && before[k].first < end; ++k) {
+            const uint64_t from = std::max(before[k].first, cell.firstPage);
+            const uint64_t to = std::min(before[k].first + before[k].count, end);
+            cell.before += to - from;
+            cell.beforeStill += result.perPage ? cell.resident : stillCached(from, to - from);
+        }
+        // Read a moment after the cell's own count: never more than it.
+        cell.beforeStill = std::min({cell.beforeStill, cell.before, cell.resident});
+    }
+    const bool wholeFile = result.windowFirst == 0 && result.windowPages == result.filePages;
+    for (const Cachescope::PageRange &range : before) {
+        const uint64_t end = std::min(range.first + range.count, result.filePages);
+        if (range.first >= end) {
+            continue;
+        }
+        result.before += end - range.first;
+        if (!wholeFile) {
+            result.beforeStill += stillCached(range.first, end - range.first);
+        }
+    }
+    if (wholeFile) {
+        for (const Cell &cell : result.cells) {
+            result.beforeStill += cell.beforeStill;
+        }
+    }
+    result.beforeStill = std::min(result.beforeStill, result.before);
+    if (result.totalsKnown) {
+        result.beforeStill = std::min(result.beforeStill, result.resident);
+    }
 }
 
 HeatmapCells fromHistogram(const Cachescope::Histogram &histogram, uint64_t sizeBytes)

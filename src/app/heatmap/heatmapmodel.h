@@ -9,6 +9,7 @@
 
 #include "residency.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,20 @@ struct Cell {
     uint64_t resident = 0;
     uint64_t dirty = 0;
     uint64_t writeback = 0;
+    // Compared with a snapshot (compare()): of the cell's pages, those cached
+    // then, and of those, the ones still cached now.
+    uint64_t before = 0;
+    uint64_t beforeStill = 0;
+
+    // Cached now and not then; cached then and not now.
+    [[nodiscard]] uint64_t newlyCached() const
+    {
+        return resident - std::min(resident, beforeStill);
+    }
+    [[nodiscard]] uint64_t evictedSince() const
+    {
+        return before - std::min(before, beforeStill);
+    }
 };
 
 // One answer about one file: the whole-file totals for the header and the cells
@@ -40,6 +55,11 @@ struct HeatmapCells {
     uint64_t windowPages = 0;
     bool perPage = false; // every cell is exactly one page (page map)
     bool privileged = false; // obtained with administrator rights, not by us
+    // Compared with a snapshot (compare()): the cells' before and
+    // beforeStill are filled, and these totals are the whole file's.
+    bool compared = false;
+    uint64_t before = 0;
+    uint64_t beforeStill = 0;
     std::vector<Cell> cells;
 };
 
@@ -55,6 +75,11 @@ struct Window {
 // more pages than cells, buckets (histogramOfWindow) above that. Safe on any
 // thread; it only reads the kernel's answers about fd.
 [[nodiscard]] HeatmapCells compute(int fd, const struct stat &st, Window window, int cells, const Cachescope::ResidencyOptions &options);
+
+// Compares the answer with the pages cached when a snapshot was taken
+// (before: sorted ranges in this computer's pages): which of them are cached
+// still, a cell at a time and for the whole file. Safe on any thread.
+void compare(HeatmapCells &cells, int fd, const struct stat &st, const std::vector<Cachescope::PageRange> &before);
 
 // The same answer from a histogram obtained elsewhere (the privileged helper).
 [[nodiscard]] HeatmapCells fromHistogram(const Cachescope::Histogram &histogram, uint64_t sizeBytes);

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace Cachescope::App
@@ -68,7 +69,29 @@ void HeatmapPainter::paintMessage(const QString &text)
     m_painter.drawText(m_grid.panel.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text);
 }
 
-void HeatmapPainter::paintCells(const std::vector<Heatmap::Cell> &cells, int hovered)
+void HeatmapPainter::paintComparedCell(const QRect &rect, const Heatmap::Cell &cell, int marker)
+{
+    m_painter.fillRect(rect, m_colors.scaleStart());
+    if (cell.pages == 0) {
+        return;
+    }
+    int bottom = rect.bottom() + 1;
+    // Changes first, each at least a visible stripe: one page in a bucket of thousands shows.
+    const auto stack = [&](uint64_t pages, const QColor &color, int least) {
+        const int room = bottom - rect.top();
+        if (pages == 0 || room <= 0) {
+            return;
+        }
+        const int height = std::min(room, std::max(least, int(std::ceil(double(pages) / double(cell.pages) * rect.height()))));
+        m_painter.fillRect(QRect(rect.left(), bottom - height, rect.width(), height), color);
+        bottom -= height;
+    };
+    stack(cell.evictedSince(), m_colors.evictedSince(), marker);
+    stack(cell.newlyCached(), m_colors.newlyCached(), marker);
+    stack(std::min(cell.beforeStill, cell.resident), m_colors.scaleEnd(), 1);
+}
+
+void HeatmapPainter::paintCells(const std::vector<Heatmap::Cell> &cells, int hovered, bool compared)
 {
     const HeatmapGrid &l = m_grid;
     m_painter.save();
@@ -82,6 +105,10 @@ void HeatmapPainter::paintCells(const std::vector<Heatmap::Cell> &cells, int hov
     for (int i = 0; i < l.cells; ++i) {
         const Heatmap::Cell &c = cells[size_t(i)];
         const QRect r = l.deviceRect(i);
+        if (compared) {
+            paintComparedCell(r, c, marker);
+            continue;
+        }
         m_painter.fillRect(r, m_colors.forCell(c));
         if (c.dirty > 0 && c.pages > 0) {
             // From the bottom, as much of the cell as is dirty, at least a visible stripe.
@@ -155,46 +182,59 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
         m_painter.drawRect(r.adjusted(0, 0, -1, -1));
     };
 
-    // Not cached [gradient] Cached
-    label(labels[0]);
-    x += gap;
-    const int scaleWidth = swatch * 6;
-    QLinearGradient gradient(x, 0, x + scaleWidth, 0);
-    gradient.setColorAt(0, m_colors.scaleStart());
-    gradient.setColorAt(0.12, m_colors.scaleStart());
-    gradient.setColorAt(0.14, m_colors.scaleFirstResident());
-    gradient.setColorAt(1, m_colors.scaleEnd());
-    const QRect scaleRect(x, y, scaleWidth, swatch);
-    m_painter.fillRect(scaleRect, gradient);
-    frame(scaleRect);
-    x += scaleWidth + gap;
-    label(labels[1]);
-    x += gap * 4;
-
-    const QRect dirtyRect(x, y, swatch, swatch);
-    m_painter.fillRect(dirtyRect, m_colors.dirty());
-    x += swatch + gap;
-    label(labels[2]);
-    x += gap * 4;
-
-    // Writeback and hidden pages exist only for residency.
-    if (meaning == HeatmapMeaning::Residency) {
-        const QRect writebackRect(x, y, swatch, swatch);
-        m_painter.fillRect(writebackRect, m_colors.scaleMiddle());
-        const int outline = std::max(2, swatch / 5);
-        m_painter.setPen(QPen(m_colors.writeback(), outline, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
-        m_painter.setBrush(Qt::NoBrush);
-        m_painter.drawRect(writebackRect.adjusted(outline / 2, outline / 2, -(outline + 1) / 2, -(outline + 1) / 2));
-        x += swatch + gap;
-        label(labels[3]);
+    if (meaning == HeatmapMeaning::SnapshotComparison) {
+        // [ ] Not cached  [■] Cached then and now  [■] Newly cached  [■] Evicted since
+        const std::array<QColor, 4> colors{m_colors.scaleStart(), m_colors.scaleEnd(), m_colors.newlyCached(), m_colors.evictedSince()};
+        for (size_t i = 0; i < colors.size(); ++i) {
+            const QRect swatchRect(x, y, swatch, swatch);
+            m_painter.fillRect(swatchRect, colors[i]);
+            frame(swatchRect);
+            x += swatch + gap;
+            label(labels[qsizetype(i)]);
+            x += gap * 4;
+        }
+    } else {
+        // Not cached [gradient] Cached
+        label(labels[0]);
+        x += gap;
+        const int scaleWidth = swatch * 6;
+        QLinearGradient gradient(x, 0, x + scaleWidth, 0);
+        gradient.setColorAt(0, m_colors.scaleStart());
+        gradient.setColorAt(0.12, m_colors.scaleStart());
+        gradient.setColorAt(0.14, m_colors.scaleFirstResident());
+        gradient.setColorAt(1, m_colors.scaleEnd());
+        const QRect scaleRect(x, y, scaleWidth, swatch);
+        m_painter.fillRect(scaleRect, gradient);
+        frame(scaleRect);
+        x += scaleWidth + gap;
+        label(labels[1]);
         x += gap * 4;
 
-        const QRect hiddenRect(x, y, swatch, swatch);
-        m_painter.fillRect(hiddenRect, palette.color(QPalette::Base));
-        m_painter.fillRect(hiddenRect, QBrush(HeatmapColors::mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), Qt::BDiagPattern));
-        frame(hiddenRect);
+        const QRect dirtyRect(x, y, swatch, swatch);
+        m_painter.fillRect(dirtyRect, m_colors.dirty());
         x += swatch + gap;
-        label(labels[4]);
+        label(labels[2]);
+        x += gap * 4;
+
+        // Writeback and hidden pages exist only for residency.
+        if (meaning == HeatmapMeaning::Residency) {
+            const QRect writebackRect(x, y, swatch, swatch);
+            m_painter.fillRect(writebackRect, m_colors.scaleMiddle());
+            const int outline = std::max(2, swatch / 5);
+            m_painter.setPen(QPen(m_colors.writeback(), outline, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            m_painter.setBrush(Qt::NoBrush);
+            m_painter.drawRect(writebackRect.adjusted(outline / 2, outline / 2, -(outline + 1) / 2, -(outline + 1) / 2));
+            x += swatch + gap;
+            label(labels[3]);
+            x += gap * 4;
+
+            const QRect hiddenRect(x, y, swatch, swatch);
+            m_painter.fillRect(hiddenRect, palette.color(QPalette::Base));
+            m_painter.fillRect(hiddenRect, QBrush(HeatmapColors::mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), Qt::BDiagPattern));
+            frame(hiddenRect);
+            x += swatch + gap;
+            label(labels[4]);
+        }
     }
 
     // How to zoom, where there is room: nothing else tells it.

@@ -31,8 +31,10 @@ public:
     void paintHeader(const HeatmapTexts &texts, int lineGap);
     // The panel the cells live in, framed like a view.
     void paintPanel();
-    // hovered: the cell under the pointer, outlined; -1 for none.
-    void paintCells(const std::vector<Heatmap::Cell> &cells, int hovered);
+    // hovered: the cell under the pointer, outlined; -1 for none. compared:
+    // the cells are compared with a snapshot, and show what changed instead
+    // of dirty pages and writeback.
+    void paintCells(const std::vector<Heatmap::Cell> &cells, int hovered, bool compared = false);
     // Hatching, with the title and the reason over it in textRect.
     void paintHidden(const HeatmapTexts &texts, const QRect &textRect);
     // Why there are no cells, in the middle of the panel.
@@ -42,6 +44,10 @@ public:
     void paintLegend(const QString &zoomHint, HeatmapMeaning meaning = HeatmapMeaning::Residency);
 
 private:
+    // A cell compared with a snapshot: from the bottom, as much of it as was
+    // evicted since, is newly cached, and is cached then and now.
+    void paintComparedCell(const QRect &rect, const Heatmap::Cell &cell, int marker);
+
     QPainter &m_painter;
     const QWidget &m_widget;
     const HeatmapColors &m_colors;

@@ -169,8 +169,27 @@ HeatmapTexts HeatmapTexts::forCells(const QString &name, const Heatmap::HeatmapC
     return t;
 }
 
+void HeatmapTexts::addComparison(const Heatmap::HeatmapCells &cells, bool inSnapshot, const QString &snapshotName)
+{
+    if (!inSnapshot) {
+        details += i18nc("@info header, appended", " · not in the snapshot");
+    } else {
+        details += i18nc("@info header, appended: pages cached now and not in the snapshot, and the other way round",
+                         " · since the snapshot: %1 newly cached, %2 evicted",
+                         formatCount(cells.resident - std::min(cells.resident, cells.beforeStill)),
+                         formatCount(cells.before - std::min(cells.before, cells.beforeStill)));
+    }
+    window += i18nc("@info appended to the zoom line, %1 a snapshot file's name", " · compared with %1", snapshotName);
+}
+
 QStringList HeatmapTexts::legendLabels(HeatmapMeaning meaning)
 {
+    if (meaning == HeatmapMeaning::SnapshotComparison) {
+        return {i18nc("@label legend", "Not cached"),
+                i18nc("@label legend", "Cached then and now"),
+                i18nc("@label legend", "Newly cached"),
+                i18nc("@label legend", "Evicted since the snapshot")};
+    }
     if (meaning == HeatmapMeaning::TracedReads) {
         return {i18nc("@label legend", "Not read"), i18nc("@label legend", "Read from the disk"), i18nc("@label legend", "Asked for by the program")};
     }
@@ -224,6 +243,16 @@ QString HeatmapTexts::toolTip(const Heatmap::HeatmapCells &cells, const Heatmap:
                     cell.pages,
                     formatCount(cell.resident),
                     formatPercent(cell.resident, cell.pages));
+    if (meaning == HeatmapMeaning::SnapshotComparison && cells.compared) {
+        lines << i18ncp("@info:tooltip %2 pages cached then, %1 pages",
+                        "Cached in the snapshot: %2 of %1 page",
+                        "Cached in the snapshot: %2 of %1 pages",
+                        cell.pages,
+                        formatCount(cell.before));
+        lines << i18ncp("@info:tooltip", "Newly cached since: %1 page", "Newly cached since: %1 pages", cell.newlyCached());
+        lines << i18ncp("@info:tooltip", "Evicted since: %1 page", "Evicted since: %1 pages", cell.evictedSince());
+        return lines.join(QLatin1Char('\n'));
+    }
     if (cells.detail) {
         lines << i18ncp("@info:tooltip", "Dirty: %1 page", "Dirty: %1 pages", cell.dirty);
         lines << i18ncp("@info:tooltip", "Under writeback: %1 page", "Under writeback: %1 pages", cell.writeback);

@@ -20,6 +20,9 @@ namespace Cachescope::App
 enum class HeatmapMeaning {
     Residency,
     TracedReads,
+    // Residency compared with a snapshot: cached then and now, newly cached,
+    // evicted since (HeatmapWidget::setComparison).
+    SnapshotComparison,
 };
 
 // Every sentence the detail heatmap shows: the header above the cells (name,
@@ -40,12 +43,16 @@ public:
     // updating: a worker is reading newer cells.
     [[nodiscard]] static HeatmapTexts
     forCells(const QString &name, const Heatmap::HeatmapCells &cells, bool hidden, bool updating, HeatmapMeaning meaning = HeatmapMeaning::Residency);
+    // Cells compared with a snapshot: what changed, in the numbers; which
+    // snapshot, on the zoom line. inSnapshot: it records the file.
+    void addComparison(const Heatmap::HeatmapCells &cells, bool inSnapshot, const QString &snapshotName);
 
     // "1 cell = 4 pages (16 KiB)" and the like.
     [[nodiscard]] static QString pagesPerCell(const Heatmap::HeatmapCells &cells);
     // The page and byte range of one cell with its counts.
     [[nodiscard]] static QString toolTip(const Heatmap::HeatmapCells &cells, const Heatmap::Cell &cell, HeatmapMeaning meaning = HeatmapMeaning::Residency);
     // Residency: not cached, cached, dirty, writeback, hidden. TracedReads: not read, read, asked for.
+    // SnapshotComparison: not cached, cached then and now, newly cached, evicted since.
     [[nodiscard]] static QStringList legendLabels(HeatmapMeaning meaning = HeatmapMeaning::Residency);
     [[nodiscard]] static QString zoomHint(bool wholeFileView);
     // A size as the heatmap writes it: "320 KiB", not "320.0 KiB", where the unit divides it.

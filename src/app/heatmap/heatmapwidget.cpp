@@ -67,6 +67,7 @@ void HeatmapWidget::setFile(const std::string &path)
     d->dropJob();
     d->recorded = false;
     d->path = path;
+    d->comparison.reset(); // it was of the other file
     d->shown = {};
     d->haveCells = false;
     d->message.clear();
@@ -89,6 +90,7 @@ void HeatmapWidget::clear()
     d->fd.reset();
     d->recorded = false;
     d->path.clear();
+    d->comparison.reset();
     d->st = {};
     d->window = {};
     d->wholeFileView = true;
@@ -253,6 +255,33 @@ bool HeatmapWidget::showsRecorded() const
     return d->recorded;
 }
 
+void HeatmapWidget::setComparison(std::vector<PageRange> before, bool inSnapshot, const QString &snapshotName)
+{
+    if (d->path.empty() || d->recorded) {
+        return;
+    }
+    d->comparison = std::make_shared<const std::vector<PageRange>>(std::move(before));
+    d->comparisonInSnapshot = inSnapshot;
+    d->comparisonName = snapshotName;
+    d->requestCompute();
+    update();
+}
+
+void HeatmapWidget::clearComparison()
+{
+    if (!d->comparison) {
+        return;
+    }
+    d->comparison.reset();
+    d->requestCompute();
+    update();
+}
+
+bool HeatmapWidget::showsComparison() const
+{
+    return d->comparison && d->showsCells() && d->shown.compared;
+}
+
 void HeatmapWidget::setMeaning(HeatmapMeaning meaning)
 {
     d->meaning = meaning;
@@ -342,6 +371,18 @@ uint64_t HeatmapWidget::cellWritebackPages(int cell) const
     return c ? c->writeback : 0;
 }
 
+uint64_t HeatmapWidget::cellNewlyCachedPages(int cell) const
+{
+    const Heatmap::Cell *c = d->cell(cell);
+    return c && d->shown.compared ? c->newlyCached() : 0;
+}
+
+uint64_t HeatmapWidget::cellEvictedSincePages(int cell) const
+{
+    const Heatmap::Cell *c = d->cell(cell);
+    return c && d->shown.compared ? c->evictedSince() : 0;
+}
+
 double HeatmapWidget::cellResidentFraction(int cell) const
 {
     const Heatmap::Cell *c = d->cell(cell);
@@ -391,7 +432,7 @@ QStringList HeatmapWidget::visibleTexts() const
             result << text;
         }
     }
-    result << HeatmapTexts::legendLabels(d->meaning);
+    result << HeatmapTexts::legendLabels(d->shownMeaning());
     if (d->zoomable()) {
         result << d->zoomHint();
     }
@@ -439,11 +480,11 @@ void HeatmapWidget::paintEvent(QPaintEvent *)
     if (d->showsHidden()) {
         heatmapPainter.paintHidden(t, d->hiddenTextRect(l));
     } else if (d->showsCells()) {
-        heatmapPainter.paintCells(d->shown.cells, d->hovered);
+        heatmapPainter.paintCells(d->shown.cells, d->hovered, d->shown.compared);
     } else if (!t.overlayText.isEmpty()) {
         heatmapPainter.paintMessage(t.overlayText);
     }
-    heatmapPainter.paintLegend(d->zoomable() ? d->zoomHint() : QString(), d->meaning);
+    heatmapPainter.paintLegend(d->zoomable() ? d->zoomHint() : QString(), d->shownMeaning());
 }
 
 void HeatmapWidget::resizeEvent(QResizeEvent *event)

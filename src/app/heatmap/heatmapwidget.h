@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace Cachescope
 {
 struct Histogram;
+struct PageRange;
 struct ResidencyOptions;
 }
 
@@ -81,6 +83,15 @@ public:
     // file's name; setFile() or clear() end it.
     void showRecorded(const QString &name, const Cachescope::Histogram &histogram, uint64_t sizeBytes);
     [[nodiscard]] bool showsRecorded() const;
+    // Compare mode (Compare with Snapshot): the pages of the file on show
+    // that were cached when a snapshot was taken (sorted ranges, in this
+    // computer's pages), drawn against those cached now: cached then and
+    // now, newly cached, evicted since. inSnapshot false: the snapshot does
+    // not record the file. Ends with clearComparison() or another file.
+    void setComparison(std::vector<Cachescope::PageRange> before, bool inSnapshot, const QString &snapshotName);
+    void clearComparison();
+    [[nodiscard]] bool showsComparison() const;
+
     // What the cells count, and so what the header, the legend and the
     // tooltips say (HeatmapMeaning). Residency by default.
     void setMeaning(HeatmapMeaning meaning);
@@ -102,6 +113,9 @@ public:
     [[nodiscard]] uint64_t cellResidentPages(int cell) const;
     [[nodiscard]] uint64_t cellDirtyPages(int cell) const;
     [[nodiscard]] uint64_t cellWritebackPages(int cell) const;
+    // Compare mode: pages cached now and not in the snapshot, and the other way round.
+    [[nodiscard]] uint64_t cellNewlyCachedPages(int cell) const;
+    [[nodiscard]] uint64_t cellEvictedSincePages(int cell) const;
     [[nodiscard]] double cellResidentFraction(int cell) const;
     [[nodiscard]] QRect cellRect(int cell) const; // widget coordinates
     [[nodiscard]] int cellAt(const QPoint &position) const; // -1: none

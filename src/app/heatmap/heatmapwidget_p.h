@@ -36,6 +36,9 @@ namespace Cachescope::App
 {
 
 constexpr int defaultHeatmapCells = 1024;
+// Compared with more ranges than this, a bucket view asks the kernel often
+// enough to be read off the UI thread.
+constexpr size_t slowComparisonRanges = 1024;
 
 class HeatmapWidgetPrivate
 {
@@ -52,6 +55,10 @@ public:
     bool recorded = false;
     HeatmapMeaning meaning = HeatmapMeaning::Residency;
     QString recordedName;
+    // Compare mode (setComparison): the pages cached when the snapshot was taken.
+    std::shared_ptr<const std::vector<PageRange>> comparison;
+    bool comparisonInSnapshot = true;
+    QString comparisonName;
     UniqueFd fd;
     struct stat st = {};
     ResidencyOptions options;
@@ -197,14 +204,34 @@ public:
         }
     }
 
+    // What the cells on show mean: compared with a snapshot, residency reads differently.
+    [[nodiscard]] HeatmapMeaning shownMeaning() const
+    {
+        return haveCells && shown.compared && meaning == HeatmapMeaning::Residency ? HeatmapMeaning::SnapshotComparison : meaning;
+    }
+
+    [[nodiscard]] static Heatmap::HeatmapCells computeCells(int fd,
+                                                            const struct stat &st,
+                                                            Heatmap::Window window,
+                                                            int cells,
+                                                            const ResidencyOptions &options,
+                                                            const std::shared_ptr<const std::vector<PageRange>> &before)
+    {
+        Heatmap::HeatmapCells result = Heatmap::compute(fd, st, window, cells, options);
+        if (before) {
+            Heatmap::compare(result, fd, st, *before);
+        }
+        return result;
+    }
+
     void requestCompute()
     {
         if (!fd.isValid()) {
             return;
         }
         ++generation;
-        if (!Heatmap::mayBeSlow(cells, options)) {
-            apply(Heatmap::compute(fd.get(), st, window, cells, options));
+        if (!Heatmap::mayBeSlow(cells, options) && !(comparison && comparison->size() > slowComparisonRanges)) {
+            apply(computeCells(fd.get(), st, window, cells, options, comparison));
             return;
         }
         if (job) {
@@ -233,8 +260,9 @@ public:
         const Heatmap::Window jobWindow = window;
         const int jobCells = cells;
         const ResidencyOptions jobOptions = options;
-        watcher->setFuture(QtConcurrent::run([jobFd, jobStat, jobWindow, jobCells, jobOptions] {
-            return Heatmap::compute(jobFd->get(), jobStat, jobWindow, jobCells, jobOptions);
+        const std::shared_ptr<const std::vector<PageRange>> jobBefore = comparison;
+        watcher->setFuture(QtConcurrent::run([jobFd, jobStat, jobWindow, jobCells, jobOptions, jobBefore] {
+            return computeCells(jobFd->get(), jobStat, jobWindow, jobCells, jobOptions, jobBefore);
         }));
         q->update(); // the "updating" note
     }
@@ -392,9 +420,12 @@ public:
             t.window = i18nc("@info", "Reading the residency…");
             return t;
         }
-        HeatmapTexts cellsTexts = HeatmapTexts::forCells(t.name, shown, showsHidden(), job != nullptr, meaning);
+        HeatmapTexts cellsTexts = HeatmapTexts::forCells(t.name, shown, showsHidden(), job != nullptr, shownMeaning());
         if (showsHidden() && !privilegedViewGone.isEmpty()) {
             cellsTexts.overlayText += QLatin1Char(' ') + privilegedViewGone;
+        }
+        if (shown.compared) {
+            cellsTexts.addComparison(shown, comparisonInSnapshot, comparisonName);
         }
         return cellsTexts;
     }
@@ -402,7 +433,7 @@ public:
     [[nodiscard]] QString toolTip(int index) const
     {
         const Heatmap::Cell *c = cell(index);
-        return c ? HeatmapTexts::toolTip(shown, *c, meaning) : QString();
+        return c ? HeatmapTexts::toolTip(shown, *c, shownMeaning()) : QString();
     }
 
     [[nodiscard]] QString zoomHint() const

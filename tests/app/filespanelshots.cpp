@@ -38,6 +38,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <thread>
 
 using namespace Cachescope;
@@ -231,6 +233,56 @@ private Q_SLOTS:
         keep->trigger();
         QTRY_VERIFY(!pinned());
         bar->animatedHide();
+        QTRY_VERIFY(!bar->isVisible());
+    }
+
+    // Compare with Snapshot: a snapshot saved, then stripes of the disk image
+    // evicted and others read, the mail archive evicted; the list says what
+    // changed and the heatmap marks the image's pages.
+    void snapshotCompared()
+    {
+        const uint64_t mib = 1 << 20;
+        const std::string image = m_dir + "/disk-image.iso";
+        const std::string mail = m_dir + "/mail-archive.sqlite";
+        std::map<uint64_t, std::unique_ptr<TestUtil::HeldPages>> stripes; // by offset in MiB
+        for (uint64_t offset = 0; offset < 64; offset += 8) {
+            stripes[offset] = std::make_unique<TestUtil::HeldPages>(image, offset * mib, 4 * mib);
+        }
+        auto mailHeld = std::make_unique<TestUtil::HeldPages>(mail, 0, 8 * mib);
+        QSignalSpy messages(m_panel, &FilesPanel::message);
+        const QString file = QString::fromStdString(m_dir + "/before.json");
+        m_panel->saveSnapshot(file);
+        QTRY_COMPARE_WITH_TIMEOUT(messages.count(), 1, 30000);
+        QVERIFY2(messages.at(0).at(0).toString().startsWith(QLatin1String("Saved")), qPrintable(messages.at(0).at(0).toString()));
+        // Read, and closed: the comparison has a bar of its own.
+        auto *saved = m_panel->findChild<KMessageWidget *>(QStringLiteral("filesMessage"));
+        QVERIFY(saved);
+        saved->animatedHide();
+        QTRY_VERIFY(!saved->isVisible());
+
+        // Since then: two stripes and the mail archive went out, two new stretches came in.
+        for (uint64_t offset : {16, 40}) {
+            stripes.erase(offset);
+            Cachescope::UniqueFd fd(open(image.c_str(), O_RDONLY | O_CLOEXEC));
+            QCOMPARE(posix_fadvise(fd.get(), off_t(offset * mib), off_t(4 * mib), POSIX_FADV_DONTNEED), 0);
+        }
+        mailHeld.reset();
+        TestUtil::evictRaw(mail);
+        const TestUtil::HeldPages cameIn(image, 28 * mib, 4 * mib);
+        const TestUtil::HeldPages alsoCameIn(image, 60 * mib, 2 * mib);
+
+        m_panel->compareWithSnapshot(file);
+        QTRY_VERIFY_WITH_TIMEOUT(m_panel->isComparing(), 30000);
+        const QModelIndex row = rowOf(image);
+        QVERIFY(row.isValid());
+        m_view->setCurrentIndex(row);
+        auto *heatmap = m_panel->findChild<HeatmapWidget *>(QStringLiteral("detailHeatmap"));
+        QTRY_VERIFY_WITH_TIMEOUT(heatmap->showsComparison(), 30000);
+        auto *bar = m_panel->findChild<KMessageWidget *>(QStringLiteral("compareBar"));
+        QVERIFY(bar);
+        QTRY_VERIFY(bar->isVisible() && !bar->isShowAnimationRunning());
+        save(QStringLiteral("files-snapshot-compare.png"));
+        m_panel->stopComparing();
         QTRY_VERIFY(!bar->isVisible());
     }
 

@@ -5,7 +5,8 @@
 // rows dragged out as URLs (onto the evict zone, refused back on the list),
 // evictions through the action and through the drop zone, refused remote
 // URLs, cancelling a long scan, folder totals, Top Cached Files (where it
-// looks, its results' menu and double-click) and hidden residency.
+// looks, its results' menu and double-click), hidden residency, and
+// snapshots saved, compared with the list and restored.
 
 #include "files/filespanel.h"
 #include "files/evictdropzone.h"
@@ -15,6 +16,7 @@
 #include "format.h"
 #include "heatmap/heatmapwidget.h"
 #include "residency.h"
+#include "snapshot.h"
 #include "testutil.h"
 #include "uniquefd.h"
 
@@ -28,6 +30,7 @@
 #include <QDir>
 #include <QDrag>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QMenu>
 #include <QMimeData>
 #include <QPointer>
@@ -46,6 +49,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -152,6 +157,28 @@ struct PanelUnderTest {
         return row.siblingAtColumn(column).data().toString();
     }
 
+    // The row of the last of paths, expanding the rows of the others on the
+    // way, from the top-level row of the first.
+    QModelIndex expandTo(const std::vector<std::string> &paths)
+    {
+        QModelIndex row;
+        for (const std::string &path : paths) {
+            const QModelIndex parent = row;
+            if (parent.isValid()) {
+                view->expand(parent);
+            }
+            if (!QTest::qWaitFor(
+                    [&] {
+                        return rowOf(path, parent).isValid();
+                    },
+                    longWaitMs)) {
+                return {};
+            }
+            row = rowOf(path, parent);
+        }
+        return row;
+    }
+
     // Triggers Top Cached Files and waits for its results (null if none came).
     QTreeWidget *topCached()
     {
@@ -180,6 +207,91 @@ std::vector<std::unique_ptr<TestUtil::HeldPages>> makeCachedFiles(const std::str
         held.push_back(resident > 0 ? std::make_unique<TestUtil::HeldPages>(path, 0, resident * page) : nullptr);
     }
     return held;
+}
+
+// Snapshots: a folder with two files (one in a subfolder) and a file beside
+// it, some pages of each read and held mapped.
+struct SnapshotTree {
+    std::string dir;
+    std::string folder, a, b, c;
+    std::map<std::string, std::vector<std::unique_ptr<TestUtil::HeldPages>>> held;
+
+    explicit SnapshotTree(const char *name)
+        : dir(TestUtil::scratchDir(name))
+        , folder(dir + "/tree")
+        , a(folder + "/a.bin")
+        , b(folder + "/sub/b.bin")
+        , c(dir + "/c.bin")
+    {
+        std::filesystem::create_directories(folder + "/sub");
+        TestUtil::makeColdFile(a, 64 * pageSize());
+        TestUtil::makeColdFile(b, 32 * pageSize());
+        TestUtil::makeColdFile(c, 16 * pageSize());
+        hold(a, 0, 16);
+        hold(b, 8, 8);
+        hold(c, 0, 16);
+    }
+
+    void hold(const std::string &path, uint64_t first, uint64_t count)
+    {
+        held[path].push_back(std::make_unique<TestUtil::HeldPages>(path, first * pageSize(), count * pageSize()));
+    }
+
+    // A mapped page is not evicted: let go of it first.
+    void evict(const std::string &path)
+    {
+        held.erase(path);
+        TestUtil::evictRaw(path);
+    }
+
+    // Listed: the folder and the file beside it.
+    void inspect(FilesPanel &panel) const
+    {
+        panel.inspectUrls({urlOf(folder), urlOf(c)});
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), longWaitMs);
+    }
+};
+
+// The text of the message after the first `before`, once it has come.
+QString nextMessage(const QSignalSpy &messages, qsizetype before)
+{
+    if (!QTest::qWaitFor(
+            [&] {
+                return messages.count() > before;
+            },
+            longWaitMs)) {
+        return QStringLiteral("(no message)");
+    }
+    return messages.at(before).at(0).toString();
+}
+
+// Save Snapshot of the list to file; its message.
+QString saveSnapshotOf(FilesPanel &panel, const QSignalSpy &messages, const std::string &file)
+{
+    const qsizetype before = messages.count();
+    panel.saveSnapshot(QString::fromStdString(file));
+    return nextMessage(messages, before);
+}
+
+// A SnapshotTree listed in a panel, and a snapshot of the list saved to before.json.
+struct SavedSnapshot {
+    SnapshotTree tree;
+    PanelUnderTest t;
+    QSignalSpy messages{&t.panel, &FilesPanel::message};
+    std::string file = tree.dir + "/before.json";
+    QString saved; // its message
+
+    explicit SavedSnapshot(const char *name)
+        : tree(name)
+    {
+        tree.inspect(t.panel);
+        saved = saveSnapshotOf(t.panel, messages, file);
+    }
+};
+
+QString sinceSnapshot(const QModelIndex &row)
+{
+    return row.siblingAtColumn(FilesModel::ChangeColumn).data().toString();
 }
 
 } // namespace
@@ -1096,6 +1208,254 @@ private Q_SLOTS:
         t.panel.setPaused(false);
         const TestUtil::HeldPages half(path, 0, 32 * page);
         QTRY_COMPARE_WITH_TIMEOUT(row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble(), 32.0, 5000);
+    }
+
+    // Snapshots: the File menu's actions, and what they need.
+    void snapshotActionsNeedAList()
+    {
+        PanelUnderTest t;
+        for (const char *name : {"file_save_snapshot", "file_compare_snapshot", "file_restore_snapshot", "file_stop_comparing"}) {
+            QVERIFY2(t.action(name), name);
+            QVERIFY2(!t.action(name)->icon().isNull(), name);
+        }
+        QCOMPARE(t.action("file_save_snapshot")->text(), QStringLiteral("Save Snapshot…"));
+        QCOMPARE(t.action("file_compare_snapshot")->text(), QStringLiteral("Compare with Snapshot…"));
+        QCOMPARE(t.action("file_restore_snapshot")->text(), QStringLiteral("Restore Snapshot…"));
+        // An empty list has nothing to record or compare; restoring needs no list.
+        QVERIFY(!t.action("file_save_snapshot")->isEnabled());
+        QVERIFY(!t.action("file_compare_snapshot")->isEnabled());
+        QVERIFY(t.action("file_restore_snapshot")->isEnabled());
+        QVERIFY(!t.action("file_stop_comparing")->isEnabled());
+        SnapshotTree tree("filespanel-snapshot-actions");
+        tree.inspect(t.panel);
+        QVERIFY(t.action("file_save_snapshot")->isEnabled());
+        QVERIFY(t.action("file_compare_snapshot")->isEnabled());
+        QVERIFY(t.view->header()->isSectionHidden(FilesModel::ChangeColumn));
+    }
+
+    // What Save Snapshot writes is what core reads, page for page, and the CLI reads it too.
+    void snapshotSavedAsCoreAndTheCliRead()
+    {
+        const uint64_t page = pageSize();
+        SavedSnapshot s("filespanel-snapshot-save");
+        const SnapshotTree &tree = s.tree;
+        const std::string &file = s.file;
+        QVERIFY2(s.saved.contains(QStringLiteral("Saved a snapshot of 3 files (%1 cached) to ").arg(shownBytes(40 * page)) + QString::fromStdString(file)),
+                 qPrintable(s.saved));
+        QCOMPARE(s.messages.at(0).at(1).toBool(), false);
+
+        std::string error;
+        const std::optional<Snapshot> read = readSnapshotFile(file, &error);
+        QVERIFY2(read, error.c_str());
+        QCOMPARE(read->pageSize, page);
+        QCOMPARE(read->files.size(), size_t(3));
+        const std::map<std::string, PageRange> expected{{tree.a, {0, 16}}, {tree.b, {8, 8}}, {tree.c, {0, 16}}};
+        for (const auto &[path, range] : expected) {
+            const SnapshotFile *recorded = read->find(path);
+            QVERIFY2(recorded, path.c_str());
+            QCOMPARE(recorded->ranges.size(), size_t(1));
+            QCOMPARE(recorded->ranges.front(), range);
+            // And the kernel agrees: those pages, and no others.
+            QCOMPARE(TestUtil::pagesNow(path, range.first * page, range.count * page).resident, range.count);
+            QCOMPARE(TestUtil::pagesNow(path).resident, range.count);
+            struct stat st;
+            QCOMPARE(stat(path.c_str(), &st), 0);
+            QCOMPARE(recorded->size, uint64_t(st.st_size));
+            QCOMPARE(recorded->mtimeNs, int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+        }
+        // The CLI reads it as its own: no difference between it and itself.
+        const QString q = QString::fromStdString(file);
+        const TestUtil::RunResult cli =
+            TestUtil::run(TestUtil::cliPath(), {QStringLiteral("snapshot"), QStringLiteral("diff"), QStringLiteral("--json"), q, q});
+        QCOMPARE(cli.exitCode, 0);
+        const QJsonObject diff = TestUtil::jsonObjectOf(cli);
+        QCOMPARE(diff.value(QLatin1String("loaded_pages")).toInteger(-1), 0);
+        QCOMPARE(diff.value(QLatin1String("evicted_pages")).toInteger(-1), 0);
+    }
+
+    // Compare after an eviction and a load: the rows say what went out and
+    // what came in, the heatmap marks the pages, Stop Comparing leaves.
+    void snapshotComparedInRowsAndHeatmap()
+    {
+        const uint64_t page = pageSize();
+        SavedSnapshot s("filespanel-snapshot-compare");
+        SnapshotTree &tree = s.tree;
+        PanelUnderTest &t = s.t;
+        QVERIFY2(s.saved.startsWith(QStringLiteral("Saved")), qPrintable(s.saved));
+
+        // Since the snapshot: all of a went out, pages 20 to 23 of b came in.
+        tree.evict(tree.a);
+        tree.hold(tree.b, 20, 4);
+        t.panel.compareWithSnapshot(QString::fromStdString(s.file));
+        QTRY_VERIFY_WITH_TIMEOUT(t.panel.isComparing(), longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        QVERIFY(!t.view->header()->isSectionHidden(FilesModel::ChangeColumn));
+        QCOMPARE(t.model->headerData(FilesModel::ChangeColumn, Qt::Horizontal).toString(), QStringLiteral("Since Snapshot"));
+        QVERIFY(t.action("file_stop_comparing")->isEnabled());
+
+        QCOMPARE(sinceSnapshot(t.rowOf(tree.folder)), QStringLiteral("+%1 −%2").arg(shownBytes(4 * page), shownBytes(16 * page)));
+        QCOMPARE(sinceSnapshot(t.rowOf(tree.c)), QStringLiteral("no change"));
+        const QModelIndex a = t.expandTo({tree.folder, tree.a});
+        QVERIFY(a.isValid());
+        QCOMPARE(sinceSnapshot(a), QStringLiteral("−%1").arg(shownBytes(16 * page)));
+        const QString tip = a.siblingAtColumn(FilesModel::ChangeColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("Evicted since the snapshot: 16 pages")), qPrintable(tip));
+        const QModelIndex b = t.expandTo({tree.folder, tree.folder + "/sub", tree.b});
+        QVERIFY(b.isValid());
+        QCOMPARE(sinceSnapshot(b), QStringLiteral("+%1").arg(shownBytes(4 * page)));
+        auto *bar = t.panel.findChild<QWidget *>(QStringLiteral("compareBar"));
+        QVERIFY(bar);
+        QTRY_VERIFY(bar->isVisible());
+
+        // The heatmap of a: one cell a page, the first 16 evicted since, none newly cached.
+        auto *heatmap = t.panel.findChild<HeatmapWidget *>(QStringLiteral("detailHeatmap"));
+        QVERIFY(heatmap);
+        t.view->setCurrentIndex(a);
+        QTRY_VERIFY_WITH_TIMEOUT(heatmap->showsComparison(), longWaitMs);
+        QCOMPARE(heatmap->cellCount(), 64);
+        for (int cell = 0; cell < 64; ++cell) {
+            QCOMPARE(heatmap->cellEvictedSincePages(cell), uint64_t(cell < 16 ? 1 : 0));
+            QCOMPARE(heatmap->cellNewlyCachedPages(cell), uint64_t(0));
+        }
+        QVERIFY(heatmap->visibleTexts().contains(QStringLiteral("Evicted since the snapshot")));
+        QVERIFY2(heatmap->toolTipForCell(3).contains(QStringLiteral("Evicted since: 1 page")), qPrintable(heatmap->toolTipForCell(3)));
+        // b: 20 to 23 newly cached, 8 to 15 cached then and now.
+        t.view->setCurrentIndex(b);
+        QTRY_VERIFY_WITH_TIMEOUT(heatmap->showsComparison() && heatmap->cellCount() == 32, longWaitMs);
+        for (int cell = 0; cell < 32; ++cell) {
+            QCOMPARE(heatmap->cellNewlyCachedPages(cell), uint64_t(cell >= 20 && cell < 24 ? 1 : 0));
+            QCOMPARE(heatmap->cellEvictedSincePages(cell), uint64_t(0));
+            QCOMPARE(heatmap->cellResidentPages(cell), uint64_t((cell >= 8 && cell < 16) || (cell >= 20 && cell < 24) ? 1 : 0));
+        }
+
+        // Leaving: no column, no bar, a plain heatmap.
+        t.action("file_stop_comparing")->trigger();
+        QVERIFY(!t.panel.isComparing());
+        QVERIFY(t.view->header()->isSectionHidden(FilesModel::ChangeColumn));
+        QTRY_VERIFY(!bar->isVisible());
+        QTRY_VERIFY(!heatmap->showsComparison());
+        QVERIFY(!heatmap->visibleTexts().contains(QStringLiteral("Evicted since the snapshot")));
+        QVERIFY(!t.action("file_stop_comparing")->isEnabled());
+    }
+
+    // Restore loads the recorded pages back, and no others.
+    void snapshotRestoreBringsPagesBack()
+    {
+        const uint64_t page = pageSize();
+        SavedSnapshot s("filespanel-snapshot-restore");
+        SnapshotTree &tree = s.tree;
+        QSignalSpy &messages = s.messages;
+        const std::string &file = s.file;
+        QVERIFY2(s.saved.startsWith(QStringLiteral("Saved")), qPrintable(s.saved));
+        for (const std::string &path : {tree.a, tree.b, tree.c}) {
+            tree.evict(path);
+            QCOMPARE(TestUtil::pagesNow(path).resident, uint64_t(0));
+        }
+
+        const qsizetype before = messages.count();
+        s.t.panel.restoreSnapshot(QString::fromStdString(file));
+        const QString text = nextMessage(messages, before);
+        // Loaded pages may be reclaimed again at once (DAMON): counted with their shadow entries.
+        QCOMPARE(TestUtil::pagesNow(tree.a, 0, 16 * page).residentOrReclaimed(), uint64_t(16));
+        QCOMPARE(TestUtil::pagesNow(tree.a).residentOrReclaimed(), uint64_t(16));
+        QCOMPARE(TestUtil::pagesNow(tree.b, 8 * page, 8 * page).residentOrReclaimed(), uint64_t(8));
+        QCOMPARE(TestUtil::pagesNow(tree.b).residentOrReclaimed(), uint64_t(8));
+        QCOMPARE(TestUtil::pagesNow(tree.c).residentOrReclaimed(), uint64_t(16));
+        QVERIFY2(text.contains(QStringLiteral("Restored 3 files from ") + QString::fromStdString(file)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("of their 40 recorded pages are cached now")), qPrintable(text));
+        QCOMPARE(messages.at(before).at(1).toBool(), false);
+    }
+
+    // Cancel: a save of 20,000 files writes no file; a restore of 128 MiB
+    // stops before the end, and says so.
+    void snapshotSaveAndRestoreCancel()
+    {
+        const uint64_t page = pageSize();
+        const std::string dir = TestUtil::scratchDir("filespanel-snapshot-cancel");
+        const std::string many = dir + "/many";
+        for (int f = 0; f < 100; ++f) {
+            const std::string folder = many + "/d" + std::to_string(f);
+            std::filesystem::create_directories(folder);
+            for (int i = 0; i < 200; ++i) {
+                std::ofstream(folder + "/f" + std::to_string(i));
+            }
+        }
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(many)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy(), longWaitMs);
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        const std::string file = dir + "/cancelled.json";
+        t.panel.saveSnapshot(QString::fromStdString(file));
+        QVERIFY(t.panel.isBusy());
+        QVERIFY(t.action("file_cancel")->isEnabled());
+        t.action("file_cancel")->trigger();
+        QString text = nextMessage(messages, 0);
+        QVERIFY2(text.contains(QStringLiteral("cancelled")) && text.contains(QString::fromStdString(file)), qPrintable(text));
+        QVERIFY(!std::filesystem::exists(file));
+
+        // A snapshot of a whole 128 MiB file, cached in none of it now.
+        const std::string big = dir + "/big.bin";
+        const uint64_t pages = (128 << 20) / page;
+        TestUtil::makeColdFile(big, pages * page);
+        struct stat st;
+        QCOMPARE(stat(big.c_str(), &st), 0);
+        Snapshot snapshot;
+        snapshot.pageSize = page;
+        snapshot.created = QStringLiteral("2026-01-01T00:00:00Z");
+        snapshot.files.push_back({big, uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, {{0, pages}}});
+        const std::string saved = dir + "/big.json";
+        std::string error;
+        QVERIFY2(writeSnapshotFile(saved, snapshot, &error), error.c_str());
+        t.panel.restoreSnapshot(QString::fromStdString(saved));
+        t.action("file_cancel")->trigger();
+        text = nextMessage(messages, 1);
+        QVERIFY2(text.contains(QStringLiteral("was cancelled")), qPrintable(text));
+        QVERIFY(TestUtil::pagesNow(big).residentOrReclaimed() < pages);
+        TestUtil::evictRaw(big);
+    }
+
+    // A file that is no snapshot, or no file: a message with its path and
+    // the reason, for Compare and for Restore, and nothing else happens.
+    void badSnapshotFilesAreNamed_data()
+    {
+        QTest::addColumn<QByteArray>("content"); // empty: no file at all
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("not JSON") << QByteArray("{\"format\": \"cachescope-snapshot\", ")
+                                  << QStringLiteral("not a Cachescope snapshot: not valid JSON at byte");
+        QTest::newRow("another format") << QByteArray(R"({"format":"vmtouch","version":1})")
+                                        << QStringLiteral("not a Cachescope snapshot: \"format\" is not \"cachescope-snapshot\"");
+        QTest::newRow("a range past the end") << QByteArray(
+            R"({"format":"cachescope-snapshot","version":1,"page_size":4096,"created":"x","files":[{"path":"/x","size":4096,"mtime_ns":1,"ranges":[[0,9]]}]})")
+                                              << QStringLiteral("goes past the end of the file");
+        QTest::newRow("missing") << QByteArray() << QString::fromStdString(errnoText(ENOENT));
+    }
+
+    void badSnapshotFilesAreNamed()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, reason);
+        SnapshotTree tree("filespanel-snapshot-bad");
+        const QString file = QString::fromStdString(tree.dir + "/bad.json");
+        if (!content.isEmpty()) {
+            std::ofstream(file.toStdString()) << content.toStdString();
+        }
+        PanelUnderTest t;
+        tree.inspect(t.panel);
+        QSignalSpy messages(&t.panel, &FilesPanel::message);
+        for (const bool compare : {true, false}) {
+            const qsizetype before = messages.count();
+            if (compare) {
+                t.panel.compareWithSnapshot(file);
+            } else {
+                t.panel.restoreSnapshot(file);
+            }
+            const QString text = nextMessage(messages, before);
+            QVERIFY2(text.startsWith(QStringLiteral("Cannot read the snapshot ") + file + QStringLiteral(": ")), qPrintable(text));
+            QVERIFY2(text.contains(reason), qPrintable(text));
+            QCOMPARE(messages.at(before).at(1).toBool(), true);
+            QVERIFY(!t.panel.isComparing());
+            QVERIFY(t.view->header()->isSectionHidden(FilesModel::ChangeColumn));
+        }
     }
 };
 

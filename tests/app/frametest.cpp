@@ -244,7 +244,13 @@ private Q_SLOTS:
         for (const char *name : {"file_evict", "file_load", "file_top_cached", "file_cancel"}) {
             QVERIFY2(menu("cache")->actions().contains(action(name)), name);
         }
-        for (const char *name : {"file_add_files", "file_add_folder", "file_remove"}) {
+        for (const char *name : {"file_add_files",
+                                 "file_add_folder",
+                                 "file_remove",
+                                 "file_save_snapshot",
+                                 "file_compare_snapshot",
+                                 "file_restore_snapshot",
+                                 "file_stop_comparing"}) {
             QVERIFY2(menu("file")->actions().contains(action(name)), name);
         }
         for (const char *name : {"file_add_files", "file_add_folder", "file_evict", "file_load", "view_refresh", "updates_pause"}) {

@@ -4,7 +4,9 @@
 #include "filedialogs.h"
 
 #include <KFileCustomDialog>
+#include <KFileFilter>
 #include <KFileWidget>
+#include <KLocalizedString>
 
 #include <QDir>
 #include <QPointer>
@@ -35,6 +37,37 @@ QList<QUrl> choose(QWidget *parent, const QString &title, KFile::Modes mode, con
     delete dialog;
     return chosen;
 }
+
+QUrl chooseSnapshot(QWidget *parent, const QString &title, const QUrl &where, KFileWidget::OperationMode operation)
+{
+    const bool saving = operation == KFileWidget::Saving;
+    QPointer<KFileCustomDialog> dialog = makeFileDialog(parent, title, KFile::File, saving ? where.adjusted(QUrl::RemoveFilename) : where);
+    dialog->setOperationMode(operation);
+    KFileWidget *widget = dialog->fileWidget();
+    widget->setMode(KFile::File | KFile::LocalOnly | (saving ? KFile::Modes() : KFile::Modes(KFile::ExistingOnly)));
+    const KFileFilter snapshots(i18nc("@item:inlistbox file type", "Cachescope snapshot"), {QStringLiteral("*.json")}, {});
+    widget->setFilters({snapshots, KFileFilter(i18nc("@item:inlistbox file type", "All files"), {QStringLiteral("*")}, {})}, snapshots);
+    if (saving) {
+        widget->setSelectedUrl(where);
+        widget->setConfirmOverwrite(true);
+    }
+    QUrl chosen;
+    if (dialog->exec() == QDialog::Accepted && dialog) {
+        chosen = dialog->fileWidget()->selectedUrl();
+    }
+    delete dialog;
+    return chosen;
+}
+}
+
+QUrl chooseSnapshotToOpen(QWidget *parent, const QString &title, const QUrl &folder)
+{
+    return chooseSnapshot(parent, title, folder, KFileWidget::Opening);
+}
+
+QUrl chooseSnapshotToSave(QWidget *parent, const QString &title, const QUrl &proposed)
+{
+    return chooseSnapshot(parent, title, proposed, KFileWidget::Saving);
 }
 
 QList<QUrl> chooseFilesToInspect(QWidget *parent, const QString &title)

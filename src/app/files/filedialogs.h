@@ -22,7 +22,11 @@ namespace Cachescope::App
 // Empty when cancelled.
 [[nodiscard]] QList<QUrl> chooseFilesToInspect(QWidget *parent, const QString &title);
 [[nodiscard]] QUrl chooseFolder(QWidget *parent, const QString &title, const QUrl &start = {});
-// The dialog both use, not yet shown (tests look at it).
+// A snapshot file (*.json) to read, or where to save one (proposed: the
+// folder and name offered); the dialog asks before overwriting.
+[[nodiscard]] QUrl chooseSnapshotToOpen(QWidget *parent, const QString &title, const QUrl &folder);
+[[nodiscard]] QUrl chooseSnapshotToSave(QWidget *parent, const QString &title, const QUrl &proposed);
+// The dialog they use, not yet shown (tests look at it).
 [[nodiscard]] KFileCustomDialog *makeFileDialog(QWidget *parent, const QString &title, KFile::Modes mode, const QUrl &start);
 
 } // namespace Cachescope::App

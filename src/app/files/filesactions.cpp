@@ -65,6 +65,22 @@ FilesActions::FilesActions(QWidget *panel)
                                 "security-high",
                                 i18nc("@action", "Show with Administrator Rights"),
                                 i18nc("@info:tooltip", "The privileged helper is not available")))
+    , saveSnapshot(makeAction(panel,
+                              "document-save-as",
+                              i18nc("@action", "Save Snapshot…"),
+                              i18nc("@info:tooltip", "Record which pages of the listed files and folders are in the page cache now, in a file")))
+    , compareSnapshot(makeAction(panel,
+                                 "vcs-diff",
+                                 i18nc("@action", "Compare with Snapshot…"),
+                                 i18nc("@info:tooltip", "Show what came into the page cache and what went out in the listed files since a snapshot")))
+    , restoreSnapshot(makeAction(panel,
+                                 "document-revert",
+                                 i18nc("@action", "Restore Snapshot…"),
+                                 i18nc("@info:tooltip", "Load the pages a snapshot recorded back into the page cache")))
+    , stopComparing(makeAction(panel,
+                               "dialog-close",
+                               i18nc("@action", "Stop Comparing"),
+                               i18nc("@info:tooltip", "Leave the comparison with the snapshot: the list shows the page cache only")))
 {
     showPrivileged->setEnabled(false);
     keepInMemory->setCheckable(true);
@@ -91,6 +107,10 @@ void FilesActions::addTo(KActionCollection *collection)
     add("view_refresh", refresh, KStandardShortcut::reload());
     add("file_cancel", cancel, {QKeySequence(Qt::Key_Escape)});
     add("file_show_privileged", showPrivileged);
+    add("file_save_snapshot", saveSnapshot);
+    add("file_compare_snapshot", compareSnapshot);
+    add("file_restore_snapshot", restoreSnapshot);
+    add("file_stop_comparing", stopComparing);
 }
 
 void FilesActions::updateEnabled(const Selection &selection, bool busy, bool privilegedHelperAvailable)
@@ -113,6 +133,9 @@ void FilesActions::updateEnabled(const Selection &selection, bool busy, bool pri
     }
     cancel->setEnabled(busy);
     showPrivileged->setEnabled(privilegedHelperAvailable && selection.currentIsHidden);
+    saveSnapshot->setEnabled(selection.listHasRows);
+    compareSnapshot->setEnabled(selection.listHasRows);
+    stopComparing->setEnabled(selection.comparing);
 }
 
 void FilesActions::fillContextMenu(QMenu &menu, bool currentIsHidden) const

@@ -27,7 +27,8 @@ public:
     // Registers them under their names (before KXmlGuiWindow::setupGUI):
     // file_add_files, file_add_folder, file_remove, file_evict,
     // file_flush_evict, file_load, file_keep_in_memory, file_top_cached,
-    // view_refresh, file_cancel, file_show_privileged.
+    // view_refresh, file_cancel, file_show_privileged, file_save_snapshot,
+    // file_compare_snapshot, file_restore_snapshot, file_stop_comparing.
     void addTo(KActionCollection *collection);
 
     // What is selected decides what can be done.
@@ -38,6 +39,8 @@ public:
         bool currentIsHidden = false;
         bool allKept = false; // every selected file is kept in memory
         bool keeping = false; // a Keep in Memory is locking files now
+        bool listHasRows = false; // what a snapshot of the list records
+        bool comparing = false; // the list is compared with a snapshot
         // The names of the folders Top Cached Files looks in: the selected
         // folders and the folders of the selected files. Nothing selected:
         // empty, and it looks in the home folder.
@@ -62,6 +65,10 @@ public:
     QAction *const refresh;
     QAction *const cancel;
     QAction *const showPrivileged;
+    QAction *const saveSnapshot;
+    QAction *const compareSnapshot;
+    QAction *const restoreSnapshot;
+    QAction *const stopComparing;
 };
 
 } // namespace Cachescope::App

@@ -3,7 +3,9 @@
 
 #include "filesjob.h"
 
+#include "filesnaming.h"
 #include "kepttree.h"
+#include "snapshotcomparison.h"
 
 #include <QElapsedTimer>
 #include <QThread>
@@ -74,6 +76,9 @@ FilesJob::FilesJob(Kind kind, std::vector<std::string> roots, WalkOptions option
     switch (kind) {
     case Kind::Scan:
     case Kind::Top:
+    case Kind::SaveSnapshot:
+    case Kind::CompareSnapshot:
+    case Kind::RestoreSnapshot:
         options.action = FileAction::Residency;
         break;
     case Kind::Evict:
@@ -85,6 +90,10 @@ FilesJob::FilesJob(Kind kind, std::vector<std::string> roots, WalkOptions option
     }
     options.reportDirectories = kind == Kind::Scan;
     options.histogramBuckets = 0;
+    m_options = options;
+    if (isSnapshotKind()) {
+        return; // takeSnapshot() and restoreSnapshot() walk themselves
+    }
     m_walker = std::make_unique<Walker>(options);
     m_walker->setEntryCallback([this](const WalkEntry &entry) {
         onEntry(entry);
@@ -129,17 +138,36 @@ void FilesJob::start()
 void FilesJob::cancel()
 {
     m_cancelRequested.store(true);
-    m_walker->cancel();
+    if (m_walker) {
+        m_walker->cancel();
+    }
+    m_snapshotControl.cancel();
+}
+
+bool FilesJob::isSnapshotKind() const
+{
+    return m_kind == Kind::SaveSnapshot || m_kind == Kind::CompareSnapshot || m_kind == Kind::RestoreSnapshot;
 }
 
 uint64_t FilesJob::entriesSeen() const
 {
-    return m_walker->entriesSeen();
+    if (m_kind == Kind::RestoreSnapshot) {
+        return m_restoreProgress.filesDone.load(std::memory_order_relaxed);
+    }
+    return m_walker ? m_walker->entriesSeen() : m_snapshotControl.entriesSeen();
 }
 
 uint64_t FilesJob::bytesSeen() const
 {
-    return m_walker->bytesSeen();
+    if (m_kind == Kind::RestoreSnapshot) {
+        return m_restoreProgress.bytesDone.load(std::memory_order_relaxed);
+    }
+    return m_walker ? m_walker->bytesSeen() : m_snapshotControl.bytesSeen();
+}
+
+uint64_t FilesJob::bytesExpected() const
+{
+    return m_kind == Kind::RestoreSnapshot ? m_restoreBytes.load(std::memory_order_relaxed) : expectedBytes;
 }
 
 void FilesJob::run()
@@ -147,6 +175,14 @@ void FilesJob::run()
     QElapsedTimer timer;
     timer.start();
     const qint64 startedMs = monotonicNowMs();
+    if (isSnapshotKind()) {
+        if (!m_cancelRequested.load()) {
+            runSnapshot();
+        }
+        m_result.cancelled = m_cancelRequested.load() || m_snapshotControl.isCancelled() || snapshot.restore.cancelled;
+        elapsedMs = timer.elapsed();
+        return;
+    }
     if (!m_cancelRequested.load()) {
         m_result = m_walker->walk(m_roots);
     }
@@ -191,6 +227,88 @@ void FilesJob::run()
         top = std::move(a.heap);
         std::sort(top.begin(), top.end(), HeapOrder());
         break;
+    case Kind::SaveSnapshot:
+    case Kind::CompareSnapshot:
+    case Kind::RestoreSnapshot:
+        break; // runSnapshot()
+    }
+}
+
+void FilesJob::runSnapshot()
+{
+    // Files the walk could not record: counted, the first named (the
+    // callback runs on the walker's threads).
+    const auto problems = [this](const WalkProblem &problem) {
+        if (problem.skipped) {
+            return; // FIFOs, sockets, devices: no pages to record
+        }
+        std::lock_guard lock(m_aggregate->mutex);
+        if (snapshot.problems++ == 0) {
+            snapshot.firstProblem = problem.path + ": " + problem.reason;
+        }
+    };
+    const auto readIn = [this]() -> std::shared_ptr<const Snapshot> {
+        std::shared_ptr<const Snapshot> read = snapshotIn;
+        if (!read) {
+            std::optional<Snapshot> fromFile = readSnapshotFile(snapshotFile, &snapshot.fileError);
+            read = fromFile ? std::make_shared<const Snapshot>(std::move(*fromFile)) : nullptr;
+        }
+        snapshot.pageSize = read ? read->pageSize : 0;
+        return read;
+    };
+    switch (m_kind) {
+    case Kind::SaveSnapshot: {
+        const Snapshot taken = takeSnapshot(m_roots, m_options, problems, &m_snapshotControl);
+        if (m_snapshotControl.isCancelled()) {
+            return; // half a walk is no snapshot: nothing is written
+        }
+        snapshot.files = taken.files.size();
+        snapshot.residentPages = taken.residentPages();
+        snapshot.pageSize = taken.pageSize;
+        (void)writeSnapshotFile(snapshotFile, taken, &snapshot.fileError);
+        return;
+    }
+    case Kind::CompareSnapshot: {
+        const std::shared_ptr<const Snapshot> before = readIn();
+        if (before && before->pageSize != pageSize()) {
+            snapshot.otherPageSize = true;
+        }
+        if (!before || snapshot.otherPageSize) {
+            return;
+        }
+        const Snapshot now = takeSnapshot(m_roots, m_options, problems, &m_snapshotControl);
+        if (!m_snapshotControl.isCancelled()) {
+            snapshot.comparison = std::make_shared<const SnapshotComparison>(snapshotFile, before, now, m_roots);
+        }
+        return;
+    }
+    case Kind::RestoreSnapshot: {
+        const std::shared_ptr<const Snapshot> read = readIn();
+        if (!read) {
+            return;
+        }
+        m_restoreBytes.store(recordedBytes(*read));
+        snapshot.restore = restoreSnapshot(*read, &m_cancelRequested, &m_restoreProgress);
+        std::string common;
+        for (const SnapshotFile &file : read->files) {
+            if (file.ranges.empty() || !file.path.starts_with('/')) {
+                continue;
+            }
+            common = common.empty() ? folderOf(file.path) : common;
+            while (!isAtOrBelow(file.path, common)) {
+                common = folderOf(common);
+            }
+        }
+        if (!common.empty()) {
+            snapshot.restoredUnder.push_back(common);
+        }
+        return;
+    }
+    case Kind::Scan:
+    case Kind::Evict:
+    case Kind::Load:
+    case Kind::Top:
+        return; // run()
     }
 }
 
@@ -341,6 +459,10 @@ void FilesJob::onEntry(const WalkEntry &entry)
         }
         return;
     }
+    case Kind::SaveSnapshot:
+    case Kind::CompareSnapshot:
+    case Kind::RestoreSnapshot:
+        return; // no walker of ours
     }
 }
 
@@ -386,6 +508,9 @@ void FilesJob::onProblem(const WalkProblem &problem)
         }
         break;
     case Kind::Top:
+    case Kind::SaveSnapshot:
+    case Kind::CompareSnapshot:
+    case Kind::RestoreSnapshot:
         break;
     }
 }

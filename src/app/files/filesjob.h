@@ -3,6 +3,7 @@
 #pragma once
 
 #include "filesmodel.h"
+#include "snapshot.h"
 #include "top.h"
 #include "walker.h"
 
@@ -19,6 +20,8 @@ class QThread;
 
 namespace Cachescope::App
 {
+
+class SnapshotComparison;
 
 // What an eviction freed and what stayed, and why.
 struct EvictSummary {
@@ -44,10 +47,34 @@ struct LoadSummary {
     std::string firstError;
 };
 
-// One walk off the UI thread: a scan of folders, an eviction, a load or a
-// search for the most cached files. The walk runs on its own QThread (and the
-// walker's threads); results are kept in the job and announced once, by
-// finished(), on the thread the job lives in: one signal a job, never one a file.
+// What a snapshot job did (Save Snapshot, Compare with Snapshot, Restore Snapshot).
+struct SnapshotSummary {
+    // The snapshot file could not be read or written: why (core's words); nothing more was done.
+    std::string fileError;
+    // The page size the snapshot was recorded with (its file read or written).
+    uint64_t pageSize = 0;
+    // Save: what the file records.
+    uint64_t files = 0;
+    uint64_t residentPages = 0;
+    // Save and Compare: files the walk could not record, and the first ("path: reason").
+    uint64_t problems = 0;
+    std::string firstProblem;
+    // Compare: the snapshot against the page cache now.
+    std::shared_ptr<const SnapshotComparison> comparison;
+    // Compare: it is not this computer's, so the pages cannot be compared.
+    bool otherPageSize = false;
+    // Restore.
+    Cachescope::RestoreReport restore;
+    // Restore: the folder that holds every file it loaded (to read again
+    // what shows of them); empty when it loaded none.
+    std::vector<std::string> restoredUnder;
+};
+
+// One walk off the UI thread: a scan of folders, an eviction, a load, a
+// search for the most cached files, or a snapshot saved, compared or
+// restored. The walk runs on its own QThread (and the walker's threads);
+// results are kept in the job and announced once, by finished(), on the
+// thread the job lives in: one signal a job, never one a file.
 class FilesJob : public QObject
 {
     Q_OBJECT
@@ -58,6 +85,13 @@ public:
         Evict,
         Load,
         Top,
+        // Snapshots (core's snapshot.h) of snapshotFile. Save: the residency
+        // of the roots written there. Compare: read from there (or
+        // snapshotIn, to compare again), against the roots now. Restore: read
+        // from there and loaded back; no roots.
+        SaveSnapshot,
+        CompareSnapshot,
+        RestoreSnapshot,
     };
 
     FilesJob(Kind kind, std::vector<std::string> roots, Cachescope::WalkOptions options, QObject *parent = nullptr);
@@ -86,6 +120,8 @@ public:
     }
     [[nodiscard]] uint64_t entriesSeen() const;
     [[nodiscard]] uint64_t bytesSeen() const;
+    // What bytesSeen() will reach: expectedBytes, or what a restore read in its snapshot; 0: unknown.
+    [[nodiscard]] uint64_t bytesExpected() const;
 
     // Shown in the progress bar; quiet jobs (live refresh) are not.
     bool showsProgress = true;
@@ -94,6 +130,9 @@ public:
     std::set<std::pair<uint64_t, uint64_t>> keptInMemory;
     uint64_t expectedBytes = 0; // 0: unknown, the bar is busy
     size_t topCount = 50;
+    // Snapshots, set before start().
+    std::string snapshotFile;
+    std::shared_ptr<const Cachescope::Snapshot> snapshotIn;
 
     // Valid once finished() was emitted.
     [[nodiscard]] const Cachescope::WalkResult &result() const
@@ -104,6 +143,7 @@ public:
     EvictSummary evict;
     LoadSummary load;
     std::vector<Cachescope::TopEntry> top; // most resident first
+    SnapshotSummary snapshot;
     qint64 elapsedMs = 0;
 
 Q_SIGNALS:
@@ -111,6 +151,8 @@ Q_SIGNALS:
 
 private:
     void run(); // on the worker thread
+    void runSnapshot(); // run() of the snapshot kinds
+    [[nodiscard]] bool isSnapshotKind() const;
     void onEntry(const Cachescope::WalkEntry &entry);
     void onProblem(const Cachescope::WalkProblem &problem);
 
@@ -118,7 +160,11 @@ private:
 
     Kind m_kind;
     std::vector<std::string> m_roots;
-    std::unique_ptr<Cachescope::Walker> m_walker;
+    std::unique_ptr<Cachescope::Walker> m_walker; // not for the snapshot kinds: core walks
+    Cachescope::WalkOptions m_options;
+    Cachescope::SnapshotControl m_snapshotControl;
+    Cachescope::RestoreProgress m_restoreProgress;
+    std::atomic<uint64_t> m_restoreBytes{0};
     std::unique_ptr<Aggregate> m_aggregate;
     std::atomic<bool> m_cancelRequested{false};
     QThread *m_thread = nullptr;

@@ -33,6 +33,14 @@ public:
     [[nodiscard]] static QString progress(FilesJob::Kind kind, uint64_t entries, uint64_t bytes);
     [[nodiscard]] static FilesMessage evicted(const FilesJob &job);
     [[nodiscard]] static FilesMessage loaded(const FilesJob &job);
+    // Snapshots: where the file was saved and what it holds; why a snapshot
+    // could not be compared (a comparison that worked shows in its own bar);
+    // what a restore brought back and what it skipped.
+    [[nodiscard]] static FilesMessage savedSnapshot(const FilesJob &job);
+    [[nodiscard]] static FilesMessage notCompared(const FilesJob &job);
+    [[nodiscard]] static FilesMessage restoredSnapshot(const FilesJob &job);
+    // The compare bar: which snapshot, from when, what changed in the list.
+    [[nodiscard]] static QString comparing(const SnapshotComparison &comparison, const SnapshotSummary &summary);
 };
 
 } // namespace Cachescope::App

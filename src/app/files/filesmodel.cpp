@@ -7,7 +7,9 @@
 #include "filesnaming.h"
 #include "format.h"
 #include "kepttree.h"
+#include "snapshotcomparison.h"
 
+#include <KColorScheme>
 #include <KLocalizedString>
 
 #include <QFile>
@@ -18,6 +20,7 @@
 #include <QMimeDatabase>
 #include <QPalette>
 
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -282,6 +285,8 @@ QVariant FilesModel::headerData(int section, Qt::Orientation orientation, int ro
             return i18nc("@title:column bytes not yet written to disk", "Dirty");
         case ResidencyColumn:
             return i18nc("@title:column where in the file the cached pages are", "Residency");
+        case ChangeColumn:
+            return i18nc("@title:column what came into and went out of the page cache since the snapshot", "Since Snapshot");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (section) {
@@ -293,6 +298,10 @@ QVariant FilesModel::headerData(int section, Qt::Orientation orientation, int ro
             return i18nc("@info:tooltip", "Cached data changed in memory and not yet written to disk");
         case ResidencyColumn:
             return i18nc("@info:tooltip", "Which parts of the file are cached, from its start (left) to its end (right)");
+        case ChangeColumn:
+            return i18nc("@info:tooltip",
+                         "What changed in the page cache since the snapshot: + the memory of pages cached now and not then, − of pages cached then "
+                         "and not now");
         }
     } else if (role == Qt::TextAlignmentRole && section != NameColumn && section != ResidencyColumn) {
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -309,6 +318,9 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
     const uint64_t page = pageSize();
     const int column = index.column();
     const bool hasError = !n.error.isEmpty();
+    if (column == ChangeColumn && role != Qt::TextAlignmentRole && role < PathRole) {
+        return changeData(n, role);
+    }
 
     switch (role) {
     case Qt::DisplayRole:
@@ -520,6 +532,100 @@ void FilesModel::removeTopLevel(const QModelIndexList &indexes)
 void FilesModel::setKeptCheck(std::function<bool(const std::string &)> isKept)
 {
     m_isKept = std::move(isKept);
+}
+
+void FilesModel::setComparison(std::shared_ptr<const SnapshotComparison> comparison)
+{
+    m_comparison = std::move(comparison);
+    // Every row's change, in each folder's rows.
+    std::vector<const FileNode *> parents{&m_root};
+    forEachNode([&parents](FileNode *n) {
+        if (!n->children.empty()) {
+            parents.push_back(n);
+        }
+    });
+    for (const FileNode *parent : parents) {
+        const QModelIndex parentIndex = indexOf(parent);
+        Q_EMIT dataChanged(index(0, ChangeColumn, parentIndex), index(int(parent->children.size()) - 1, ChangeColumn, parentIndex));
+    }
+}
+
+QVariant FilesModel::changeData(const FileNode &n, int role) const
+{
+    if (!m_comparison) {
+        return {};
+    }
+    const SnapshotChange c = m_comparison->change(n.path, n.isDirectory);
+    const uint64_t page = pageSize();
+    const auto bytes = [page](uint64_t pages) {
+        return formatBytes(pages * page, ByteStyle::OneDecimal, QLocale());
+    };
+    const bool changed = c.loadedPages > 0 || c.evictedPages > 0;
+    switch (role) {
+    case Qt::DisplayRole:
+        if (!c.compared) {
+            return QString();
+        }
+        if (c.loadedPages > 0 && c.evictedPages > 0) {
+            return i18nc("@item:intable memory that came into and went out of the page cache since the snapshot",
+                         "+%1 −%2",
+                         bytes(c.loadedPages),
+                         bytes(c.evictedPages));
+        }
+        if (c.loadedPages > 0) {
+            return i18nc("@item:intable memory that came into the page cache since the snapshot", "+%1", bytes(c.loadedPages));
+        }
+        if (c.evictedPages > 0) {
+            return i18nc("@item:intable memory that went out of the page cache since the snapshot", "−%1", bytes(c.evictedPages));
+        }
+        if (!c.inSnapshot) {
+            return i18nc("@item:intable the snapshot does not record this file or folder", "not in snapshot");
+        }
+        return i18nc("@item:intable nothing changed in the page cache since the snapshot", "no change");
+    case Qt::ForegroundRole: {
+        if (!changed) {
+            return QGuiApplication::palette().brush(QPalette::Disabled, QPalette::Text);
+        }
+        if (c.loadedPages > 0 && c.evictedPages > 0) {
+            return {};
+        }
+        const KColorScheme scheme(QPalette::Active, KColorScheme::View);
+        return scheme.foreground(c.loadedPages > 0 ? KColorScheme::PositiveText : KColorScheme::NegativeText);
+    }
+    case Qt::ToolTipRole: {
+        QStringList lines{displayPath(n.path)};
+        if (!c.compared) {
+            lines << i18nc("@info:tooltip", "Added to the list after the comparison: Refresh compares again.");
+            return lines.join(QLatin1Char('\n'));
+        }
+        if (!c.inSnapshot) {
+            lines << (n.isDirectory ? i18nc("@info:tooltip", "The snapshot records no file in this folder.")
+                                    : i18nc("@info:tooltip", "The snapshot does not record this file: it was not there, or not below what was recorded."));
+        }
+        if (c.goneNow) {
+            lines << i18nc("@info:tooltip", "The snapshot records this file, but it is not there now, or its page cache cannot be read.");
+        }
+        if (changed) {
+            lines << i18ncp("@info:tooltip %2 an amount of memory",
+                            "Newly cached since the snapshot: %1 page (%2)",
+                            "Newly cached since the snapshot: %1 pages (%2)",
+                            qulonglong(c.loadedPages),
+                            bytes(c.loadedPages))
+                  << i18ncp("@info:tooltip %2 an amount of memory",
+                            "Evicted since the snapshot: %1 page (%2)",
+                            "Evicted since the snapshot: %1 pages (%2)",
+                            qulonglong(c.evictedPages),
+                            bytes(c.evictedPages));
+        } else if (c.inSnapshot) {
+            lines << i18nc("@info:tooltip", "The same pages are cached as in the snapshot.");
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    case SortRole:
+        // Most gone first when ascending; rows not compared last.
+        return c.compared ? double(c.loadedPages) - double(c.evictedPages) : std::numeric_limits<double>::max();
+    }
+    return {};
 }
 
 void FilesModel::clear()

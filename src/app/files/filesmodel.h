@@ -17,6 +17,7 @@ namespace Cachescope::App
 {
 
 class KeptTree;
+class SnapshotComparison;
 
 // What a folder walk found about one entry directly inside the folder: a file
 // with its own residency, or a subfolder with the totals of its whole tree.
@@ -108,6 +109,8 @@ public:
         CachedPercentColumn,
         DirtyColumn,
         ResidencyColumn,
+        // What changed since a snapshot (Compare with Snapshot); hidden otherwise.
+        ChangeColumn,
         ColumnCount,
     };
     enum Role {
@@ -167,6 +170,12 @@ public:
 
     // Which files are kept in memory (Keep in Memory): they show a pin.
     void setKeptCheck(std::function<bool(const std::string &)> isKept);
+    // What ChangeColumn shows; null ends the comparison.
+    void setComparison(std::shared_ptr<const SnapshotComparison> comparison);
+    [[nodiscard]] const std::shared_ptr<const SnapshotComparison> &comparison() const
+    {
+        return m_comparison;
+    }
 
     // Every row showing this path (bytes).
     [[nodiscard]] std::vector<FileNode *> nodesForPath(const std::string &path) const;
@@ -188,6 +197,8 @@ Q_SIGNALS:
 
 private:
     std::function<bool(const std::string &)> m_isKept;
+    std::shared_ptr<const SnapshotComparison> m_comparison;
+    [[nodiscard]] QVariant changeData(const FileNode &node, int role) const;
     // Top-level rows show what tells them apart: "usr/lib" and "local/lib".
     void labelTopLevel();
     void emitRowChanged(FileNode *node);

@@ -19,19 +19,23 @@
 #include "keepinmemory.h"
 #include "liverefresh.h"
 #include "residencydelegate.h"
+#include "snapshotcomparison.h"
 #include "topcacheddialog.h"
 #include "uniquefd.h"
 
 #include <KActionCollection>
 #include <KIO/StatJob>
 #include <KLocalizedString>
+#include <KMessageWidget>
 #include <KProtocolInfo>
 
 #include <QAction>
+#include <QDateTime>
 #include <QDebug>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -39,6 +43,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -66,6 +71,12 @@ std::string localPathOf(const QUrl &url)
     return path;
 }
 
+// The bytes of a path as a QString names them (a file dialog's answer).
+std::string encodedPath(const QString &path)
+{
+    return QFile::encodeName(path).toStdString();
+}
+
 } // namespace
 
 struct FilesPanel::Private {
@@ -86,6 +97,16 @@ struct FilesPanel::Private {
 
     LiveRefresh *live = nullptr;
     QTimer progressTimer;
+
+    // Compare with Snapshot: the comparison on show, the job making the
+    // newest one (an older one's answer is dropped), and the bar that says
+    // what is compared and leads out of it.
+    std::shared_ptr<const SnapshotComparison> comparison;
+    FilesJob *compareJob = nullptr;
+    KMessageWidget *compareBar = nullptr;
+    QAction *compareAgain = nullptr;
+    // Where the snapshot dialogs open: the folder of the last snapshot.
+    QString snapshotFolder;
 
     FilesActions *actions = nullptr;
     bool privilegedHelperAvailable = false;
@@ -110,6 +131,35 @@ struct FilesPanel::Private {
         options.followSymlinks = followSymlinks;
         options.oneFileSystem = oneFileSystem;
         return options;
+    }
+
+    // What a snapshot of the list records: its top-level rows (the rows below them are in their walks).
+    std::vector<std::string> listRoots() const
+    {
+        std::vector<std::string> roots;
+        for (int row = 0; row < model->topLevelCount(); ++row) {
+            roots.push_back(model->node(model->index(row, 0))->path);
+        }
+        return roots;
+    }
+
+    // Their size, for the progress bar; 0 while any is not known yet.
+    uint64_t listBytes() const
+    {
+        uint64_t bytes = 0;
+        for (int row = 0; row < model->topLevelCount(); ++row) {
+            const FileNode *n = model->node(model->index(row, 0));
+            if (!n->known) {
+                return 0;
+            }
+            bytes += n->size;
+        }
+        return bytes;
+    }
+
+    QString snapshotDialogFolder() const
+    {
+        return snapshotFolder.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) : snapshotFolder;
     }
 
     bool busy() const
@@ -208,6 +258,8 @@ struct FilesPanel::Private {
             return pins->isKept(path);
         });
         selection.keeping = pins->isBusy();
+        selection.listHasRows = model->topLevelCount() > 0;
+        selection.comparing = comparison != nullptr;
         return selection;
     }
 
@@ -231,6 +283,8 @@ struct FilesPanel::Private {
             return !n->isDirectory && pins->isKept(n->path);
         });
         selection.keeping = pins->isBusy();
+        selection.listHasRows = model->topLevelCount() > 0;
+        selection.comparing = comparison != nullptr;
         if (selection.any) {
             for (const std::string &folder : topCachedFolders()) {
                 selection.topCachedFolders << displayBaseName(folder);
@@ -322,6 +376,14 @@ struct FilesPanel::Private {
         } else if (n && !n->isDirectory) {
             heatmap->setFile(n->path);
             heatmapTitle->setText(displayPath(n->path));
+            if (comparison && comparison->change(n->path, false).compared) {
+                const SnapshotFile *recorded = comparison->recorded(n->path);
+                heatmap->setComparison(recorded ? recorded->ranges : std::vector<PageRange>{},
+                                       recorded != nullptr,
+                                       QFileInfo(displayPath(comparison->file())).fileName());
+            } else {
+                heatmap->clearComparison();
+            }
         } else {
             heatmap->setFile({});
             heatmapTitle->setText(i18nc("@info", "Select a file to see where its cached pages are"));
@@ -360,6 +422,8 @@ FilesPanel::FilesPanel(QWidget *parent)
     }
     header->resizeSection(FilesModel::CachedPercentColumn, fontMetrics().horizontalAdvance(QStringLiteral("100% · 99 hidden")) + 16);
     header->resizeSection(FilesModel::ResidencyColumn, FilesModel::stripCells * 3 + 8);
+    header->resizeSection(FilesModel::ChangeColumn, fontMetrics().horizontalAdvance(QStringLiteral("+1,023.9 MiB −1,023.9 MiB")) + 24);
+    header->setSectionHidden(FilesModel::ChangeColumn, true); // until a snapshot is compared
 
     // Below the list: the detail heatmap of the selected file, and beside it the evict drop zone.
     auto *detail = new QWidget(this);
@@ -417,15 +481,34 @@ FilesPanel::FilesPanel(QWidget *parent)
         startEvict(paths, true);
     });
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->messageBar);
-    layout->addWidget(splitter, 1);
-    layout->addWidget(d->progressRow);
-
     // Actions exist from the start (the context menu and tests use them);
     // setUpActions() puts them into the window's collection.
     d->actions = new FilesActions(this);
+
+    // While the list is compared with a snapshot: which, what changed, and the way out.
+    d->compareBar = new KMessageWidget(this);
+    d->compareBar->setObjectName(QStringLiteral("compareBar"));
+    d->compareBar->setMessageType(KMessageWidget::Information);
+    d->compareBar->setIcon(QIcon::fromTheme(QStringLiteral("vcs-diff")));
+    d->compareBar->setWordWrap(true);
+    d->compareBar->setCloseButtonVisible(false); // Stop Comparing says what closing it does
+    d->compareAgain = new QAction(QIcon::fromTheme(QStringLiteral("view-refresh")), i18nc("@action:button", "Compare Again"), this);
+    d->compareBar->addAction(d->compareAgain);
+    d->compareBar->addAction(d->actions->stopComparing);
+    d->compareBar->hide();
+    connect(d->compareAgain, &QAction::triggered, this, [this] {
+        if (d->comparison) {
+            startCompare(d->comparison->file(), d->comparison->before(), true);
+        }
+    });
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(d->messageBar);
+    layout->addWidget(d->compareBar);
+    layout->addWidget(splitter, 1);
+    layout->addWidget(d->progressRow);
+
     // The heatmap draws the button for a hidden file; it stays disabled until the helper exists.
     d->heatmap->setPrivilegedViewAvailable(false, d->actions->showPrivileged->toolTip());
 
@@ -487,6 +570,50 @@ FilesPanel::FilesPanel(QWidget *parent)
     });
     connect(d->actions->refresh, &QAction::triggered, this, [this] {
         d->live->refreshNow();
+        if (d->comparison) {
+            startCompare(d->comparison->file(), d->comparison->before(), false);
+        }
+    });
+    connect(d->actions->saveSnapshot, &QAction::triggered, this, [this] {
+        const QString proposed = QStringLiteral("cachescope-snapshot-%1.json").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd-HHmmss")));
+        const QUrl chosen =
+            chooseSnapshotToSave(this, i18nc("@title:window", "Save Snapshot"), QUrl::fromLocalFile(QDir(d->snapshotDialogFolder()).filePath(proposed)));
+        if (!chosen.isLocalFile()) {
+            return;
+        }
+        QString file = chosen.toLocalFile();
+        if (QFileInfo(file).suffix().isEmpty()) {
+            file += QStringLiteral(".json");
+        }
+        saveSnapshot(file);
+    });
+    const auto askSnapshot = [this](const QString &title) {
+        const QUrl chosen = chooseSnapshotToOpen(this, title, QUrl::fromLocalFile(d->snapshotDialogFolder()));
+        return chosen.isLocalFile() ? chosen.toLocalFile() : QString();
+    };
+    connect(d->actions->compareSnapshot, &QAction::triggered, this, [this, askSnapshot] {
+        const QString file = askSnapshot(i18nc("@title:window", "Compare with Snapshot"));
+        if (!file.isEmpty()) {
+            compareWithSnapshot(file);
+        }
+    });
+    connect(d->actions->restoreSnapshot, &QAction::triggered, this, [this, askSnapshot] {
+        const QString file = askSnapshot(i18nc("@title:window", "Restore Snapshot"));
+        if (!file.isEmpty()) {
+            restoreSnapshot(file);
+        }
+    });
+    connect(d->actions->stopComparing, &QAction::triggered, this, &FilesPanel::stopComparing);
+    // Save Snapshot and Compare with Snapshot need rows.
+    connect(d->model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent) {
+        if (!parent.isValid()) {
+            d->updateActions();
+        }
+    });
+    connect(d->model, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex &parent) {
+        if (!parent.isValid()) {
+            d->updateActions();
+        }
     });
     connect(d->actions->cancel, &QAction::triggered, this, &FilesPanel::cancelAll);
     connect(d->cancelButton, &QPushButton::clicked, this, &FilesPanel::cancelAll);
@@ -746,8 +873,8 @@ void FilesPanel::updateProgress()
         first = first ? first : job;
         entries += job->entriesSeen();
         bytes += job->bytesSeen();
-        expected += job->expectedBytes;
-        expectedKnown = expectedKnown && job->expectedBytes > 0;
+        expected += job->bytesExpected();
+        expectedKnown = expectedKnown && job->bytesExpected() > 0;
     }
     if (!first) {
         d->progressRow->setVisible(false);
@@ -823,6 +950,24 @@ void FilesPanel::jobFinished(FilesJob *job)
             dialog->show();
         }
         break;
+    case FilesJob::Kind::SaveSnapshot:
+        qCDebug(CACHESCOPE_APP) << "snapshot save finished:" << job->snapshot.files << "files," << job->snapshot.residentPages << "pages,"
+                                << job->snapshot.problems << "problems" << (cancelled ? "(cancelled)" : "") << job->snapshot.fileError.c_str();
+        report(FilesJobReport::savedSnapshot(*job), {});
+        break;
+    case FilesJob::Kind::CompareSnapshot:
+        compareFinished(job);
+        break;
+    case FilesJob::Kind::RestoreSnapshot: {
+        const RestoreReport &r = job->snapshot.restore;
+        qCDebug(CACHESCOPE_APP) << "snapshot restore finished:" << r.filesRestored << "files," << r.pagesResidentAfter << "of" << r.pagesRequested
+                                << "pages resident," << r.skipped.size() << "skipped" << (cancelled ? "(cancelled)" : "") << job->snapshot.fileError.c_str();
+        report(FilesJobReport::restoredSnapshot(*job), {});
+        if (job->snapshot.fileError.empty()) {
+            refreshAfterChange(job->snapshot.restoredUnder);
+        }
+        break;
+    }
     }
 
     updateProgress();
@@ -859,6 +1004,9 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
     for (TopCachedDialog *dialog : findChildren<TopCachedDialog *>()) {
         dialog->refreshFigures(roots);
     }
+    if (d->comparison) {
+        startCompare(d->comparison->file(), d->comparison->before(), false);
+    }
     Q_EMIT pageCacheChanged(roots);
 }
 
@@ -869,6 +1017,9 @@ void FilesPanel::pageCacheChangedElsewhere(const QString &what)
     d->heatmap->refresh();
     // Folders walked again too: their totals would lag their files for a sweep.
     d->live->refreshNow();
+    if (d->comparison) {
+        startCompare(d->comparison->file(), d->comparison->before(), false);
+    }
 }
 
 void FilesPanel::expandForBenchmark(FilesJob *job)
@@ -929,6 +1080,112 @@ void FilesPanel::setPrivilegedHelperAvailable(bool available, const QString &una
 int FilesPanel::heatmapCells() const
 {
     return d->heatmap->cells();
+}
+
+void FilesPanel::saveSnapshot(const QString &file)
+{
+    const std::vector<std::string> roots = d->listRoots();
+    if (roots.empty()) {
+        Q_EMIT message(i18nc("@info", "The list is empty: add the files and folders whose page cache the snapshot should record."), true);
+        return;
+    }
+    d->snapshotFolder = QFileInfo(file).absolutePath();
+    auto *job = new FilesJob(FilesJob::Kind::SaveSnapshot, roots, d->walkOptions(), this);
+    job->snapshotFile = encodedPath(file);
+    job->expectedBytes = d->listBytes();
+    qCDebug(CACHESCOPE_APP) << "snapshot save started:" << roots.size() << "roots to" << file;
+    startJob(job);
+}
+
+void FilesPanel::compareWithSnapshot(const QString &file)
+{
+    if (d->model->topLevelCount() == 0) {
+        Q_EMIT message(i18nc("@info", "The list is empty: add the files and folders to compare with the snapshot first."), true);
+        return;
+    }
+    d->snapshotFolder = QFileInfo(file).absolutePath();
+    startCompare(encodedPath(file), nullptr, true);
+}
+
+void FilesPanel::startCompare(const std::string &file, std::shared_ptr<const Snapshot> snapshot, bool showsProgress)
+{
+    const std::vector<std::string> roots = d->listRoots();
+    if (roots.empty()) {
+        return;
+    }
+    if (d->compareJob) {
+        d->compareJob->cancel(); // superseded: its answer is dropped
+    }
+    auto *job = new FilesJob(FilesJob::Kind::CompareSnapshot, roots, d->walkOptions(), this);
+    job->snapshotFile = file;
+    job->snapshotIn = std::move(snapshot);
+    job->showsProgress = showsProgress;
+    job->expectedBytes = d->listBytes();
+    d->compareJob = job;
+    qCDebug(CACHESCOPE_APP) << "snapshot compare started:" << roots.size() << "roots with" << displayPath(file) << (showsProgress ? "" : "quietly");
+    startJob(job);
+}
+
+void FilesPanel::compareFinished(FilesJob *job)
+{
+    if (job != d->compareJob) {
+        return; // a newer comparison is under way, or comparing stopped
+    }
+    d->compareJob = nullptr;
+    const SnapshotSummary &s = job->snapshot;
+    if (!s.comparison) {
+        qCDebug(CACHESCOPE_APP) << "snapshot compare failed:" << s.fileError.c_str() << (job->wasCancelled() ? "(cancelled)" : "");
+        // A quiet comparison again that was cancelled leaves the last one on show.
+        if (job->showsProgress || !job->wasCancelled()) {
+            report(FilesJobReport::notCompared(*job), {});
+        }
+        return;
+    }
+    qCDebug(CACHESCOPE_APP) << "snapshot compared:" << s.comparison->loadedPages() << "pages loaded," << s.comparison->evictedPages() << "evicted,"
+                            << s.comparison->filesNotInList() << "files not in the list";
+    d->comparison = s.comparison;
+    d->model->setComparison(d->comparison);
+    d->view->header()->setSectionHidden(FilesModel::ChangeColumn, false);
+    d->compareBar->setText(FilesJobReport::comparing(*d->comparison, s));
+    d->compareBar->setToolTip(displayPath(d->comparison->file()));
+    d->compareBar->animatedShow();
+    d->showCurrentInHeatmap();
+    if (job->showsProgress) {
+        // The other columns read again: beside the change, the cache as it
+        // was compared (a quiet comparison again comes with a refresh of its own).
+        d->live->refreshNow();
+    }
+}
+
+void FilesPanel::stopComparing()
+{
+    if (d->compareJob) {
+        d->compareJob->cancel();
+        d->compareJob = nullptr;
+    }
+    if (!d->comparison) {
+        return;
+    }
+    d->comparison.reset();
+    d->model->setComparison(nullptr);
+    d->view->header()->setSectionHidden(FilesModel::ChangeColumn, true);
+    d->compareBar->animatedHide();
+    d->heatmap->clearComparison();
+    d->updateActions();
+}
+
+bool FilesPanel::isComparing() const
+{
+    return d->comparison != nullptr;
+}
+
+void FilesPanel::restoreSnapshot(const QString &file)
+{
+    d->snapshotFolder = QFileInfo(file).absolutePath();
+    auto *job = new FilesJob(FilesJob::Kind::RestoreSnapshot, {}, d->walkOptions(), this);
+    job->snapshotFile = encodedPath(file);
+    qCDebug(CACHESCOPE_APP) << "snapshot restore started from" << file;
+    startJob(job);
 }
 
 void FilesPanel::showPrivilegedResidency(const std::string &path, const Cachescope::Histogram &histogram)

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include "residency.h"
+#include "snapshot.h"
 
 #include <functional>
 #include <memory>
@@ -37,8 +38,10 @@ public:
     // Registers this panel's actions (before KXmlGuiWindow::setupGUI):
     // file_add_files, file_add_folder, file_remove, file_evict, file_load,
     // file_top_cached, view_refresh, file_cancel; also file_flush_evict
-    // (Flush and Evict, offered when dirty pages stayed) and
-    // file_show_privileged (hidden residency, disabled until the helper exists).
+    // (Flush and Evict, offered when dirty pages stayed),
+    // file_show_privileged (hidden residency, disabled until the helper
+    // exists), and the snapshots' file_save_snapshot, file_compare_snapshot,
+    // file_restore_snapshot and file_stop_comparing.
     void setUpActions(KActionCollection *collection);
 
     // Inspect these (local files and folders; what cannot be made local is
@@ -67,6 +70,20 @@ public:
     void pageCacheChangedElsewhere(const QString &what);
     [[nodiscard]] int heatmapCells() const;
 
+    // Snapshots of the page cache in core's files, as cachescope-cli snapshot
+    // reads and writes them (the actions ask for the file, then call these).
+    // Each runs off the UI thread with progress and Cancel, and says how it
+    // went in a message. Save records the files and folders of the list.
+    // Compare shows what changed since the snapshot in the list's Since
+    // Snapshot column, in the heatmap and in a bar above the list, until
+    // stopComparing(); Refresh and the panel's own evictions and loads
+    // compare again. Restore loads the recorded pages back.
+    void saveSnapshot(const QString &file);
+    void compareWithSnapshot(const QString &file);
+    void restoreSnapshot(const QString &file);
+    void stopComparing();
+    [[nodiscard]] bool isComparing() const;
+
     // A scan, eviction, load or URL lookup the person waits for is under way
     // (the quiet live refresh of folders does not count).
     [[nodiscard]] bool isBusy() const;
@@ -94,6 +111,10 @@ private:
     void startEvict(const std::vector<std::string> &paths, bool flushFirst);
     void startLoad(const std::vector<std::string> &paths);
     void startTopCached(const std::vector<std::string> &folders);
+    // A comparison of the list with the snapshot in file (read there, or
+    // snapshot when it has been read already); it replaces one under way.
+    void startCompare(const std::string &file, std::shared_ptr<const Cachescope::Snapshot> snapshot, bool showsProgress);
+    void compareFinished(FilesJob *job);
     void cancelAll();
     void jobFinished(FilesJob *job);
     // Shows an eviction's or a load's message (its Flush and Evict acts on paths) and emits message().

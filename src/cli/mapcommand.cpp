@@ -291,6 +291,7 @@ int runMap(Context &context, const ParsedArgs &args)
             out += "; " + std::to_string(total.hiddenFiles) + " files hidden by the kernel, not in RESIDENT (run as their owner or as root)";
         }
         out += foldersNotWalkedNote(total);
+        out += specialFilesNote(total);
         if (total.mountsCountedElsewhere > 0) {
             out += "; " + std::to_string(total.mountsCountedElsewhere) + (total.mountsCountedElsewhere == 1 ? " folder" : " folders")
                 + " counted elsewhere in the map (bind mounts, overlays) not walked, so that each page counts once";

@@ -84,6 +84,14 @@ void Context::skip(std::string_view path, std::string_view reason)
 
 void Context::addWalkProblem(const WalkProblem &problem)
 {
+    if (problem.skipped && !problem.named) {
+        // A device, FIFO or socket met while walking (a walk of / meets
+        // hundreds in /dev): in the JSON document's problems and counted in
+        // the summary (specialFilesNote), not a line each on stderr.
+        const std::lock_guard lock(mutex);
+        problems.push_back(Problem{problem.path, problem.reason, true});
+        return;
+    }
     report(problem.path, problem.reason, problem.skipped);
 }
 

@@ -55,6 +55,8 @@ public:
     // Thread-safe: walker callbacks call these from worker threads.
     void fail(std::string_view path, std::string_view reason); // counts as a failure (exit 1)
     void skip(std::string_view path, std::string_view reason); // reported only
+    // Special files met while walking are kept for JSON, not printed (the
+    // summary counts them: specialFilesNote()); a root that is one is.
     void addWalkProblem(const WalkProblem &problem);
 
     [[nodiscard]] bool anyFailed() const

@@ -134,6 +134,7 @@ int runTop(Context &context, const ParsedArgs &args)
             out += "; " + std::to_string(total.hiddenFiles) + " files hidden by the kernel, not ranked (run as their owner or as root)";
         }
         out += foldersNotWalkedNote(total);
+        out += specialFilesNote(total);
         out += '\n';
     }
     noteLeftOut("top", total.filtered);

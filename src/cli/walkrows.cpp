@@ -454,4 +454,12 @@ std::string foldersNotWalkedNote(const WalkTotals &total)
         + " no page cache not walked (--kernel-file-systems walks them)";
 }
 
+std::string specialFilesNote(const WalkTotals &total)
+{
+    if (total.skipped == 0) {
+        return {};
+    }
+    return "; " + std::to_string(total.skipped) + (total.skipped == 1 ? " special file" : " special files") + " (devices, FIFOs, sockets) not opened";
+}
+
 } // namespace Cachescope::Cli

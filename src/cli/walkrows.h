@@ -57,6 +57,8 @@ struct TotalsRow {
 // "; 4 mount points of file systems that keep no page cache not walked (...)"
 // for the summary line of map and top, or "" when none was left out.
 [[nodiscard]] std::string foldersNotWalkedNote(const WalkTotals &total);
+// "; 312 special files (devices, FIFOs, sockets) not opened", or empty.
+[[nodiscard]] std::string specialFilesNote(const WalkTotals &total);
 // evict and load: resident before and after; evict also the files where pages remained.
 [[nodiscard]] const Table<TotalsRow> &actionTotalsTable(FileAction action);
 

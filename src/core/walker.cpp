@@ -502,7 +502,7 @@ struct Worker {
         }
     }
 
-    void problem(int root, std::string_view directory, std::string_view name, EntryKind kind, bool skipped, int error, std::string reason)
+    void problem(int root, std::string_view directory, std::string_view name, EntryKind kind, bool skipped, int error, std::string reason, bool named = false)
     {
         if (skipped) {
             ++totals[root].skipped;
@@ -517,15 +517,16 @@ struct Worker {
         joinPath(report.path, directory, name);
         report.kind = kind;
         report.skipped = skipped;
+        report.named = named;
         report.error = error;
         report.reason = std::move(reason);
         report.folder = problemFolder;
         d.problemCallback(report);
     }
 
-    void skippedSpecial(const Place &place, std::string_view name, EntryKind kind, const char *how = "")
+    void skippedSpecial(const Place &place, std::string_view name, EntryKind kind, const char *how = "", bool named = false)
     {
-        problem(place.root, place.directory, name, kind, true, 0, std::string(kindName(kind)) + how + ": skipped, never opened");
+        problem(place.root, place.directory, name, kind, true, 0, std::string(kindName(kind)) + how + ": skipped, never opened", named);
     }
 
     void fillEntry(const Place &place, std::string_view name, EntryKind kind, const struct stat &st)
@@ -970,7 +971,7 @@ struct Worker {
             }
             if (kind != EntryKind::Directory) {
                 seen(0);
-                skippedSpecial(place, name, kind);
+                skippedSpecial(place, name, kind, "", true);
                 return;
             }
         }

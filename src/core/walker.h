@@ -149,6 +149,8 @@ struct WalkProblem {
     // Skipped: not a regular file or folder (FIFO, socket, device): never opened.
     // Error: something failed (permission, vanished, loop, name too long, ...).
     bool skipped = false;
+    // A root itself (named to the walk), not an entry met while walking.
+    bool named = false;
     int error = 0;
     std::string reason; // for people: "FIFO: skipped, never opened", "Permission denied"
     // With WalkOptions::folderTotals: the WalkFolder::id of the folder it

@@ -7,6 +7,7 @@
 // middle of a run; bad input.
 
 #include "experiments/experimentswindow.h"
+#include "cachescopesettings.h"
 #include "experiments/coldreadpage.h"
 #include "experiments/coldstartpage.h"
 #include "experiments/experimentpage.h"
@@ -46,10 +47,13 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QUrl>
 
 #include <qcustomplot.h>
 
 #include <unistd.h>
+
+#include <memory>
 
 using namespace Cachescope::App;
 
@@ -148,6 +152,27 @@ private Q_SLOTS:
     {
         // Every run removes the file it made, also when cancelled.
         QCOMPARE(filesIn(m_folder), QStringList());
+    }
+
+    // The lessons' files go to a folder of their own (not ~/.cache/cachescope
+    // itself, where tools/dev keeps its build roots), or to the one chosen
+    // in the settings.
+    void experimentsHaveAFolderOfTheirOwn()
+    {
+        const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+        CachescopeSettings::self()->setExperimentsFolder(QUrl());
+        {
+            auto window = std::make_unique<ExperimentsWindow>();
+            const QString shown = window->page(QStringLiteral("cold-read"))->findChild<QLineEdit *>(QStringLiteral("folderEdit"))->text();
+            QCOMPARE(shown, QDir(cache).filePath(QStringLiteral("experiments")));
+            QVERIFY(QFileInfo(shown).isDir());
+        }
+        CachescopeSettings::self()->setExperimentsFolder(QUrl::fromLocalFile(m_folder));
+        {
+            auto window = std::make_unique<ExperimentsWindow>();
+            QCOMPARE(window->page(QStringLiteral("cold-read"))->findChild<QLineEdit *>(QStringLiteral("folderEdit"))->text(), m_folder);
+        }
+        CachescopeSettings::self()->setExperimentsFolder(QUrl());
     }
 
     // Each figure in the unit that suits it, as `free -h` and KDE write

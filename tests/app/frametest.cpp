@@ -28,6 +28,7 @@
 #include <KLocalizedString>
 #include <KMessageWidget>
 #include <KToolBar>
+#include <KUrlRequester>
 #include <KXMLGUIFactory>
 
 #include <KDesktopFile>
@@ -272,7 +273,8 @@ private Q_SLOTS:
         auto *follow = dialog->findChild<QCheckBox *>(QStringLiteral("kcfg_FollowSymlinks"));
         auto *oneFileSystem = dialog->findChild<QCheckBox *>(QStringLiteral("kcfg_OneFileSystem"));
         auto *resident = dialog->findChild<KColorButton *>(QStringLiteral("kcfg_ResidentColor"));
-        QVERIFY(interval && history && cells && follow && oneFileSystem && resident);
+        auto *experiments = dialog->findChild<KUrlRequester *>(QStringLiteral("kcfg_ExperimentsFolder"));
+        QVERIFY(interval && history && cells && follow && oneFileSystem && resident && experiments);
         // The widgets show the defaults, and the spin box keeps to the range.
         QCOMPARE(interval->value(), 1000);
         QCOMPARE(interval->minimum(), 100);
@@ -284,6 +286,8 @@ private Q_SLOTS:
         cells->setValue(2048);
         follow->setChecked(true);
         resident->setColor(QColor(0x11, 0x22, 0x33));
+        const QString lessons = QString::fromStdString(TestUtil::scratchDir("frame-lessons"));
+        experiments->setUrl(QUrl::fromLocalFile(lessons));
         QSignalSpy changed(dialog, &KConfigDialog::settingsChanged);
         dialog->button(QDialogButtonBox::Ok)->click();
         QCOMPARE(changed.count(), 1);
@@ -298,6 +302,9 @@ private Q_SLOTS:
         QCOMPARE(file.group(QStringLiteral("General")).readEntry("FollowSymlinks", false), true);
         QCOMPARE(file.group(QStringLiteral("Appearance")).readEntry("HeatmapCells", 0), 2048);
         QCOMPARE(file.group(QStringLiteral("Appearance")).readEntry("ResidentColor", QColor()), QColor(0x11, 0x22, 0x33));
+        QCOMPARE(file.group(QStringLiteral("General")).readEntry("ExperimentsFolder", QUrl()), QUrl::fromLocalFile(lessons));
+        CachescopeSettings::self()->setExperimentsFolder(QUrl());
+        CachescopeSettings::self()->save();
     }
 
     void settingsAreReadAtStart()

@@ -3,6 +3,8 @@
 
 #include "experimentpage.h"
 
+#include "cachescopesettings.h"
+
 #include "experimenthistory.h"
 #include "experimentrunner.h"
 #include "figuretext.h"
@@ -288,9 +290,14 @@ void ExperimentPage::showPrivilegedOption(const PrivilegedOption &option)
 
 QString ExperimentPage::defaultFolder()
 {
-    // The cache folder is on the home disk, where the user may write; /tmp
-    // is often tmpfs, whose pages cannot be evicted.
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    // Settings > General > Experiments folder, else a folder of their own in
+    // the cache folder: on the home disk, where the user may write (/tmp is
+    // often tmpfs, whose pages cannot be evicted), apart from what else
+    // lives there (tools/dev's build roots, GBs, in ~/.cache/cachescope).
+    const QUrl chosen = CachescopeSettings::self()->experimentsFolder();
+    const QString folder = chosen.isLocalFile() && !chosen.toLocalFile().isEmpty()
+        ? chosen.toLocalFile()
+        : QDir(QStandardPaths::writableLocation(QStandardPaths::CacheLocation)).filePath(QStringLiteral("experiments"));
     QDir().mkpath(folder);
     return folder;
 }

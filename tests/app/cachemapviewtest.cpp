@@ -4,7 +4,8 @@
 // The Cache Map tab on a real X display (Xvfb): the treemap layout, a map of
 // a scratch tree whose pages the test holds resident, hover, click to open,
 // Back and Up, Evict through the context menu into the files panel (the
-// kernel's residency checked after), Cancel, and screenshots to look at
+// kernel's residency checked after), Cancel, the keyboard and QAccessible
+// (the boxes as a screen reader gets them), and screenshots to look at
 // (<build>/screenshots/cachemap*.png).
 
 #include "cachemap/cachemapview.h"
@@ -12,21 +13,24 @@
 #include "cachemap/treemaplayout.h"
 #include "files/filespanel.h"
 
+#include "accessibleevents.h"
 #include "format.h"
 #include "residency.h"
+#include "screenshots.h"
 #include "testutil.h"
 
 #include <KActionCollection>
 
+#include <QAccessible>
 #include <QApplication>
 #include <QContextMenuEvent>
-#include <QDir>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QMenu>
 #include <QProgressBar>
 #include <QTest>
 #include <QTimer>
+#include <QToolTip>
 
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -56,15 +60,6 @@ const Planned planned[] = {
     {"loose", 80, 80},
 };
 
-void saveScreenshot(QWidget &widget, const char *name)
-{
-    const QString dir = qEnvironmentVariable("CACHESCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) {
-        return;
-    }
-    QDir().mkpath(dir);
-    QVERIFY(widget.grab().save(dir + QLatin1Char('/') + QLatin1String(name)));
-}
 } // namespace
 
 class CacheMapViewTest : public QObject
@@ -75,16 +70,26 @@ private:
     std::string m_dir;
     std::vector<std::unique_ptr<TestUtil::HeldPages>> m_held;
 
-    // The level-1 box of the folder at this path (relative to the scratch folder).
-    const CacheMapWidget::Box *box(const CacheMapView &view, const std::string &relative)
+    // The index of the box of the folder at this path (relative to the
+    // scratch folder, "" for itself), or of the files directly in it; -1: none.
+    int boxIndex(const CacheMapWidget *widget, const std::string &relative, bool filesHere = false) const
     {
-        const CacheMapWidget *widget = view.mapWidget();
-        for (const CacheMapWidget::Box &candidate : widget->boxes()) {
-            if (candidate.folder != CacheMapWidget::FilesHere && widget->tree()->folders[candidate.folder].path == m_dir + '/' + relative) {
-                return &candidate;
+        const std::vector<CacheMapWidget::Box> &boxes = widget->boxes();
+        for (size_t i = 0; i < boxes.size(); ++i) {
+            const uint32_t folder = filesHere ? boxes[i].parentFolder : boxes[i].folder;
+            if ((boxes[i].folder == CacheMapWidget::FilesHere) == filesHere && folder < widget->tree()->folders.size()
+                && widget->tree()->folders[folder].path == m_dir + (relative.empty() ? "" : "/" + relative)) {
+                return int(i);
             }
         }
-        return nullptr;
+        return -1;
+    }
+
+    // The box of the folder at this path (relative to the scratch folder).
+    const CacheMapWidget::Box *box(const CacheMapView &view, const std::string &relative)
+    {
+        const int index = boxIndex(view.mapWidget(), relative);
+        return index < 0 ? nullptr : &view.mapWidget()->boxes()[size_t(index)];
     }
 
     void mapAndWait(CacheMapView &view, const std::string &root)
@@ -92,6 +97,25 @@ private:
         view.mapFolder(QString::fromStdString(root));
         QTRY_VERIFY_WITH_TIMEOUT(!view.isMapping(), 60000);
         QVERIFY(view.isComplete());
+    }
+
+    // Runs key on the map: the texts of the context menu it opened (closed again), and where it opened.
+    void menuFromKey(QWidget *map, Qt::Key key, Qt::KeyboardModifiers modifiers, QStringList *texts, QPoint *at)
+    {
+        texts->clear();
+        QTimer::singleShot(200, this, [texts, at] {
+            auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+            if (!menu) {
+                return;
+            }
+            for (QAction *action : menu->actions()) {
+                *texts << action->text();
+            }
+            *at = menu->pos();
+            menu->close();
+        });
+        QTest::keyClick(map, key, modifiers);
+        QTRY_VERIFY(!QApplication::activePopupWidget());
     }
 
 private Q_SLOTS:
@@ -205,7 +229,7 @@ private Q_SLOTS:
         QVERIFY2(tip.contains(formatBytes(1000 * page, ByteStyle::OneDecimal, QLocale())), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("3 files")), qPrintable(tip));
         QVERIFY(view.summaryText().contains(formatBytes(1280 * page, ByteStyle::OneDecimal, QLocale())));
-        saveScreenshot(view, "cachemap.png");
+        Screenshots::save(view, "cachemap.png");
 
         // Click opens big; Back returns; Up from big returns too.
         QTest::mouseClick(view.mapWidget(), Qt::LeftButton, {}, (big->rect.topLeft() + QPointF(12, 8)).toPoint());
@@ -352,6 +376,165 @@ private Q_SLOTS:
         QCOMPARE(view.mapWidget()->boxes().size(), boxes);
     }
 
+    // With the keyboard alone: the arrows go to the nearest box that way
+    // (into a folder's boxes and out again), each box gets the accessible
+    // focus and shows its figures; the menu key and Shift+F10 open its menu
+    // at it; Enter opens it, Backspace, Alt+Left and Alt+Up go back and up,
+    // to the box of the folder left.
+    void cacheMapWithTheKeyboard()
+    {
+        AccessibleEvents::Listening listening;
+        CacheMapView view;
+        view.resize(1000, 640);
+        mapAndWait(view, m_dir); // before show(): the first look would map /
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&view));
+        CacheMapWidget *map = view.mapWidget();
+        QCOMPARE(map->focusPolicy(), Qt::StrongFocus);
+        map->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(map->hasFocus());
+        const std::vector<CacheMapWidget::Box> &boxes = map->boxes();
+
+        // The biggest box first, its accessible item focused.
+        const int big = boxIndex(map, "big");
+        QCOMPARE(map->currentBox(), big);
+        QTRY_COMPARE(AccessibleEvents::lastFocusName(), QStringLiteral("big"));
+        QCOMPARE(AccessibleEvents::lastFocus()->role, QAccessible::ListItem);
+        QCOMPARE(AccessibleEvents::lastFocus()->parentObject, map);
+        Screenshots::save(view, "cachemap-focus.png");
+
+        // Right from big's header: the nearest box to the right at its height.
+        const QRectF header(boxes[size_t(big)].rect.topLeft(), QSizeF(boxes[size_t(big)].rect.width(), 18));
+        QTest::keyClick(map, Qt::Key_Right);
+        const int right = map->currentBox();
+        QVERIFY(right != big);
+        const QRectF rightRect = boxes[size_t(right)].rect;
+        QVERIFY2(rightRect.left() >= header.right() - 0.5, qPrintable(QStringLiteral("%1 is not right of big").arg(map->nameOf(boxes[size_t(right)]))));
+        QVERIFY(rightRect.top() < header.bottom() && rightRect.bottom() > header.top());
+        for (size_t i = 0; i < boxes.size(); ++i) {
+            const QRectF r = boxes[i].rect;
+            if (r.top() < header.bottom() && r.bottom() > header.top() && r.left() >= header.right() - 0.5) {
+                QVERIFY2(r.left() >= rightRect.left() - 0.5, "a nearer box to the right was passed over");
+            }
+        }
+        QCOMPARE(AccessibleEvents::lastFocusName(), map->nameOf(boxes[size_t(right)]));
+        // The figures a pointer would get, for the eyes too.
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), map->toolTipFor(boxes[size_t(right)]));
+        // And back.
+        QTest::keyClick(map, Qt::Key_Left);
+        QCOMPARE(map->currentBox(), big);
+
+        // Down from big's header: into big, to a box shown inside it.
+        QTest::keyClick(map, Qt::Key_Down);
+        const CacheMapWidget::Box &inside = boxes[size_t(map->currentBox())];
+        QCOMPARE(inside.level, 2);
+        QVERIFY(boxes[size_t(big)].rect.contains(inside.rect.center()));
+        Screenshots::save(view, "cachemap-focus-nested.png");
+        QTest::keyClick(map, Qt::Key_Up);
+        QCOMPARE(map->currentBox(), big);
+
+        // The menu key and Shift+F10: the box's menu, at the box.
+        QPoint menuAt;
+        QStringList menu;
+        menuFromKey(map, Qt::Key_Menu, Qt::NoModifier, &menu, &menuAt);
+        QVERIFY2(menu.contains(QStringLiteral("Open in the Map")), qPrintable(menu.join(QLatin1Char(','))));
+        const QRect bigOnScreen(map->mapToGlobal(boxes[size_t(big)].rect.topLeft().toPoint()), boxes[size_t(big)].rect.size().toSize());
+        QVERIFY2(bigOnScreen.contains(menuAt), qPrintable(QStringLiteral("menu at %1,%2").arg(menuAt.x()).arg(menuAt.y())));
+        menuFromKey(map, Qt::Key_F10, Qt::ShiftModifier, &menu, &menuAt);
+        QVERIFY(menu.contains(QStringLiteral("Evict from Page Cache")));
+
+        // Enter opens big, as a click does; Backspace goes back, to big's box.
+        QTest::keyClick(map, Qt::Key_Return);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir + "/big"));
+        QVERIFY(map->currentBox() >= 0);
+        QTRY_COMPARE(AccessibleEvents::lastFocusName(), map->nameOf(map->boxes()[size_t(map->currentBox())]));
+        QTest::keyClick(map, Qt::Key_Backspace);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir));
+        QCOMPARE(map->currentBox(), boxIndex(map, "big"));
+        // Alt+Left is Back too, Alt+Up is Up.
+        QTest::keyClick(map, Qt::Key_Enter);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir + "/big"));
+        QTest::keyClick(map, Qt::Key_Up, Qt::AltModifier);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir));
+        QTest::keyClick(map, Qt::Key_Left, Qt::AltModifier);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir + "/big"));
+        QTest::keyClick(map, Qt::Key_Backspace);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir));
+        // The files directly in a folder open nothing, as a click opens nothing.
+        const int loose = boxIndex(map, "", true);
+        QVERIFY(loose >= 0);
+        map->setCurrentBox(loose);
+        QTest::keyClick(map, Qt::Key_Return);
+        QCOMPARE(view.currentPath(), QString::fromStdString(m_dir));
+    }
+
+    // Through QAccessible, as a screen reader sees them: every box a list
+    // item named by its folder, with its figures, its place, what is under a
+    // point, the focus, and the actions that focus and open it.
+    void cacheMapBoxesAreAccessible()
+    {
+        AccessibleEvents::Listening listening;
+        CacheMapView view;
+        view.resize(1000, 640);
+        mapAndWait(view, m_dir);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        CacheMapWidget *map = view.mapWidget();
+        const std::vector<CacheMapWidget::Box> &boxes = map->boxes();
+
+        QAccessibleInterface *iface = QAccessible::queryAccessibleInterface(map);
+        QVERIFY(iface);
+        QCOMPARE(iface->role(), QAccessible::List);
+        QCOMPARE(iface->text(QAccessible::Name), QStringLiteral("Cache map of %1").arg(QString::fromStdString(m_dir)));
+        QCOMPARE(iface->childCount(), int(boxes.size()));
+        for (int i = 0; i < iface->childCount(); ++i) {
+            QAccessibleInterface *child = iface->child(i);
+            QVERIFY(child && child->isValid());
+            QCOMPARE(child->role(), QAccessible::ListItem);
+            QCOMPARE(child->text(QAccessible::Name), map->nameOf(boxes[size_t(i)]));
+            QCOMPARE(child->parent(), iface);
+            QCOMPARE(iface->indexOfChild(child), i);
+            QCOMPARE(child->rect().size(), boxes[size_t(i)].rect.toAlignedRect().size());
+        }
+        // big: 1000 of its 1100 pages cached, 3 files, 1000 of the map's 1280.
+        QAccessibleInterface *big = iface->child(boxIndex(map, "big"));
+        const QString description = big->text(QAccessible::Description);
+        QVERIFY2(description.contains(QString::fromStdString(m_dir + "/big")), qPrintable(description));
+        QVERIFY2(description.contains(
+                     QStringLiteral("In the page cache: %1 (78.1% of what this map shows)").arg(formatBytes(1000 * page, ByteStyle::OneDecimal, QLocale()))),
+                 qPrintable(description));
+        QVERIFY2(description.contains(QStringLiteral("3 files")), qPrintable(description));
+        QCOMPARE(big->text(QAccessible::Value), QStringLiteral("%1, 78.1%").arg(formatBytes(1000 * page, ByteStyle::OneDecimal, QLocale())));
+
+        // What is under a point, the focus child, the actions.
+        const int small = boxIndex(map, "small");
+        // In small's header (below it, its files' box shows inside).
+        const QPoint smallHeader = map->mapToGlobal(boxes[size_t(small)].rect.topLeft().toPoint() + QPoint(8, 8));
+        QCOMPARE(iface->childAt(smallHeader.x(), smallHeader.y())->text(QAccessible::Name), QStringLiteral("small"));
+        QAccessibleActionInterface *actions = iface->child(small)->actionInterface();
+        QVERIFY(actions);
+        QCOMPARE(actions->actionNames(),
+                 QStringList(
+                     {QAccessibleActionInterface::pressAction(), QAccessibleActionInterface::showMenuAction(), QAccessibleActionInterface::setFocusAction()}));
+        view.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&view));
+        actions->doAction(QAccessibleActionInterface::setFocusAction());
+        QTRY_VERIFY(map->hasFocus());
+        QCOMPARE(map->currentBox(), small);
+        QCOMPARE(iface->focusChild(), iface->child(small));
+        QVERIFY(iface->child(small)->state().focused);
+        QVERIFY(!iface->child(boxIndex(map, "big"))->state().focused);
+        QTRY_COMPARE(AccessibleEvents::lastFocusName(), QStringLiteral("small"));
+        actions->doAction(QAccessibleActionInterface::pressAction());
+        QTRY_COMPARE(view.currentPath(), QString::fromStdString(m_dir + "/small"));
+        // Another folder, other items: the new ones name its boxes.
+        QCOMPARE(iface->childCount(), int(map->boxes().size()));
+        QCOMPARE(iface->child(0)->text(QAccessible::Name), map->nameOf(map->boxes()[0]));
+    }
+
     // Not a timed assertion: the figures for the README, and a screenshot of a
     // real tree. The longest stretch the event loop did not run is measured
     // with a 10 ms timer while / is walked.
@@ -391,7 +574,7 @@ private Q_SLOTS:
               worstGap,
               view.mapWidget()->tree()->folders.size(),
               view.mapMemoryBytes());
-        saveScreenshot(view, "cachemap-system.png");
+        Screenshots::save(view, "cachemap-system.png");
     }
 };
 

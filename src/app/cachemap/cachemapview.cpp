@@ -77,10 +77,12 @@ CacheMapView::CacheMapView(QWidget *parent)
     d->backButton = new QToolButton(this);
     d->backButton->setIcon(QIcon::fromTheme(QStringLiteral("go-previous")));
     d->backButton->setToolTip(i18nc("@info:tooltip", "Back to the folder shown before"));
+    d->backButton->setAccessibleName(i18nc("@action:button", "Back"));
     d->backButton->setAutoRaise(true);
     d->upButton = new QToolButton(this);
     d->upButton->setIcon(QIcon::fromTheme(QStringLiteral("go-up")));
     d->upButton->setToolTip(i18nc("@info:tooltip", "The folder above"));
+    d->upButton->setAccessibleName(i18nc("@action:button", "Up"));
     d->upButton->setAutoRaise(true);
     d->location = new QLabel(this);
     d->location->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -150,6 +152,8 @@ CacheMapView::CacheMapView(QWidget *parent)
         showFolder(folder, true);
     });
     connect(d->map, &CacheMapWidget::contextMenuRequested, this, &CacheMapView::contextMenuFor);
+    connect(d->map, &CacheMapWidget::backRequested, this, &CacheMapView::back);
+    connect(d->map, &CacheMapWidget::upRequested, this, &CacheMapView::up);
     connect(d->scan, &CacheMapScan::snapshotReady, this, &CacheMapView::setTree);
     connect(d->scan, &CacheMapScan::finished, this, [this](std::shared_ptr<const CacheMapTree> tree, bool complete) {
         d->complete = complete;

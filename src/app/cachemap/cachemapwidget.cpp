@@ -3,6 +3,7 @@
 
 #include "cachemapwidget.h"
 
+#include "focusframe.h"
 #include "format.h"
 #include "residency.h"
 #include "treemaplayout.h"
@@ -11,8 +12,10 @@
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QTimer>
 #include <QToolTip>
 
 namespace Cachescope::App
@@ -36,17 +39,35 @@ QString bytesText(uint64_t bytes)
 CacheMapWidget::CacheMapWidget(QWidget *parent)
     : QWidget(parent)
 {
+    // Before anything asks QAccessible about the map (setAccessibleName does).
+    AccessibleItems::installFactory();
     setMouseTracking(true);
     // Small enough that the tab never makes the memory panel taller than the plots do.
     setMinimumSize(160, 60);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    setFocusPolicy(Qt::StrongFocus);
+    setAccessibleName(i18nc("@info:whatsthis", "Cache map"));
+    setAccessibleDescription(i18nc("@info:whatsthis",
+                                   "The folders that hold the page cache, each a box as large as its share. Arrow keys move between the boxes, "
+                                   "Enter opens a folder, Backspace goes back."));
 }
 
 void CacheMapWidget::setTree(std::shared_ptr<const CacheMapTree> tree, uint32_t folder)
 {
+    const std::string before = m_tree && m_folder < m_tree->folders.size() ? m_tree->folders[m_folder].path : std::string();
     m_tree = std::move(tree);
     m_folder = folder;
+    const std::string now = m_tree && m_folder < m_tree->folders.size() ? m_tree->folders[m_folder].path : std::string();
+    if (now != before) {
+        // Another folder (not a snapshot of the same): after Up or Back the
+        // box of the folder left is the current one, else the first.
+        m_currentPath = before;
+        m_currentFilesHere = false;
+        m_current = -1;
+        setAccessibleName(now.empty() ? i18nc("@info:whatsthis", "Cache map")
+                                      : i18nc("@info:whatsthis %1 a folder", "Cache map of %1", QString::fromStdString(now)));
+    }
     layOut();
     update();
 }
@@ -93,11 +114,157 @@ QColor CacheMapWidget::fillFor(const FolderTotals &totals) const
 
 void CacheMapWidget::layOut()
 {
+    const int before = m_current;
     m_boxes.clear();
-    if (!m_tree || m_folder >= m_tree->folders.size()) {
+    m_current = -1;
+    if (m_tree && m_folder < m_tree->folders.size()) {
+        layOutChildren(m_folder, QRectF(rect()).adjusted(2, 2, -2, -2), 1);
+    }
+    for (size_t i = 0; i < m_boxes.size() && m_current < 0; ++i) {
+        if ((m_boxes[i].folder == FilesHere) == m_currentFilesHere && pathOf(m_boxes[i]) == m_currentPath) {
+            m_current = int(i);
+        }
+    }
+    if (m_current < 0 && !m_boxes.empty()) {
+        m_current = 0;
+    }
+    if (m_current >= 0) {
+        m_currentPath = pathOf(m_boxes[size_t(m_current)]);
+        m_currentFilesHere = m_boxes[size_t(m_current)].folder == FilesHere;
+    }
+    if (!accessibilityActive()) {
+        m_boxKeys.clear();
         return;
     }
-    layOutChildren(m_folder, QRectF(rect()).adjusted(2, 2, -2, -2), 1);
+    // The same boxes in a new layout (a snapshot of the same folder, a
+    // resize) keep their accessible items, with new figures; other boxes
+    // are new items, and the current one gets the focus anew.
+    std::vector<std::pair<std::string, bool>> keys;
+    keys.reserve(m_boxes.size());
+    for (const Box &box : m_boxes) {
+        keys.emplace_back(pathOf(box), box.folder == FilesHere);
+    }
+    const bool sameBoxes = keys == m_boxKeys;
+    m_boxKeys = std::move(keys);
+    AccessibleItems::itemsChanged(this, !sameBoxes);
+    if (!sameBoxes || m_current != before) {
+        AccessibleItems::currentItemChanged(this);
+    }
+}
+
+std::string CacheMapWidget::pathOf(const Box &box) const
+{
+    return m_tree->folders[box.folder == FilesHere ? box.parentFolder : box.folder].path;
+}
+
+int CacheMapWidget::currentBox() const
+{
+    return m_current;
+}
+
+void CacheMapWidget::setCurrentBox(int index)
+{
+    if (index < 0 || size_t(index) >= m_boxes.size()) {
+        return;
+    }
+    if (index != m_current) {
+        m_current = index;
+        m_currentPath = pathOf(m_boxes[size_t(index)]);
+        m_currentFilesHere = m_boxes[size_t(index)].folder == FilesHere;
+        update();
+    }
+    AccessibleItems::currentItemChanged(this);
+}
+
+void CacheMapWidget::moveTo(int index)
+{
+    if (index < 0 || size_t(index) >= m_boxes.size()) {
+        return;
+    }
+    setCurrentBox(index);
+    // The figures a pointer gets on hovering, where a keyboard user looks.
+    if (isVisible()) {
+        const QRect r = m_boxes[size_t(index)].rect.toAlignedRect();
+        QToolTip::showText(mapToGlobal(QPoint(r.left() + 8, r.top() + int(headerHeight) + 4)), toolTipFor(m_boxes[size_t(index)]), this, r);
+    }
+}
+
+QRectF CacheMapWidget::ownRect(int index) const
+{
+    const Box &box = m_boxes[size_t(index)];
+    // The subfolders shown inside come right after their box.
+    const bool nested = size_t(index) + 1 < m_boxes.size() && m_boxes[size_t(index) + 1].level > box.level;
+    if (!nested) {
+        return box.rect;
+    }
+    return {box.rect.left(), box.rect.top(), box.rect.width(), std::min(headerHeight, box.rect.height())};
+}
+
+int CacheMapWidget::boxToward(int from, int key) const
+{
+    if (from < 0 || size_t(from) >= m_boxes.size()) {
+        return m_boxes.empty() ? -1 : 0;
+    }
+    const QRectF r = ownRect(from);
+    const bool horizontal = key == Qt::Key_Left || key == Qt::Key_Right;
+    // Nearest that way, then the least off to the side, then the one that
+    // starts in line (reading order: the first child below a header).
+    int best = -1;
+    double bestDistance = 0;
+    double bestStart = 0;
+    for (int i = 0; size_t(i) < m_boxes.size(); ++i) {
+        if (i == from) {
+            continue;
+        }
+        const QRectF s = ownRect(i);
+        double along = 0;
+        switch (key) {
+        case Qt::Key_Right:
+            along = s.left() - r.right();
+            break;
+        case Qt::Key_Left:
+            along = r.left() - s.right();
+            break;
+        case Qt::Key_Down:
+            along = s.top() - r.bottom();
+            break;
+        default:
+            along = r.top() - s.bottom();
+            break;
+        }
+        if (along < -0.5) {
+            continue;
+        }
+        const double aside =
+            horizontal ? std::max({0.0, s.top() - r.bottom(), r.top() - s.bottom()}) : std::max({0.0, s.left() - r.right(), r.left() - s.right()});
+        const double distance = std::max(0.0, along) + 4 * aside;
+        const double start = horizontal ? std::abs(s.top() - r.top()) : std::abs(s.left() - r.left());
+        if (best < 0 || distance < bestDistance - 0.5 || (std::abs(distance - bestDistance) <= 0.5 && start < bestStart)) {
+            best = i;
+            bestDistance = distance;
+            bestStart = start;
+        }
+    }
+    return best;
+}
+
+void CacheMapWidget::openActivated(int index)
+{
+    if (index >= 0 && size_t(index) < m_boxes.size() && m_boxes[size_t(index)].folder != FilesHere) {
+        Q_EMIT folderActivated(m_boxes[size_t(index)].folder);
+    }
+}
+
+void CacheMapWidget::requestMenu(int index, std::optional<QPoint> position)
+{
+    if (index < 0 || size_t(index) >= m_boxes.size()) {
+        return;
+    }
+    const Box &box = m_boxes[size_t(index)];
+    // From the keyboard: at the box's header, where its name is, as a list's menu opens at its row.
+    const QPoint at = position.value_or(
+        QPointF(box.rect.left() + std::min(box.rect.width() / 2, 24.0), box.rect.top() + std::min(box.rect.height() / 2, headerHeight)).toPoint());
+    Q_EMIT contextMenuRequested(box.folder == FilesHere ? box.parentFolder : box.folder, mapToGlobal(at));
 }
 
 void CacheMapWidget::layOutChildren(uint32_t folder, const QRectF &bounds, int level)
@@ -143,35 +310,41 @@ const CacheMapWidget::Box *CacheMapWidget::boxAt(const QPointF &pos) const
     return found;
 }
 
-QString CacheMapWidget::toolTipFor(const Box &box) const
+QStringList CacheMapWidget::figuresOf(const Box &box) const
 {
     const FolderTotals &totals = totalsOf(box);
     const uint64_t page = pageSize();
     const uint64_t whole = m_tree->folders[m_folder].tree.resident;
-    QString text = QStringLiteral("<b>%1</b>").arg(nameOf(box).toHtmlEscaped());
+    QStringList lines;
     if (box.folder != FilesHere) {
-        text += QStringLiteral("<br>") + QString::fromStdString(m_tree->folders[box.folder].path).toHtmlEscaped();
+        lines << QString::fromStdString(m_tree->folders[box.folder].path);
     }
-    text += QStringLiteral("<br>")
-        + i18nc("@info:tooltip",
-                "In the page cache: %1 (%2 of what this map shows)",
-                bytesText(totals.resident * page),
-                QLocale().toString(percentShown(totals.resident, whole, 1), 'f', 1) + QLatin1Char('%'));
-    text += QStringLiteral("<br>")
-        + i18nc("@info:tooltip",
-                "Cached: %1 of its %2 of files",
-                QLocale().toString(percentShown(totals.resident, totals.pages, 1), 'f', 1) + QLatin1Char('%'),
-                bytesText(totals.pages * page));
-    text += QStringLiteral("<br>") + i18ncp("@info:tooltip", "%1 file", "%1 files", qulonglong(totals.files));
+    lines << i18nc("@info:tooltip",
+                   "In the page cache: %1 (%2 of what this map shows)",
+                   bytesText(totals.resident * page),
+                   QLocale().toString(percentShown(totals.resident, whole, 1), 'f', 1) + QLatin1Char('%'));
+    lines << i18nc("@info:tooltip",
+                   "Cached: %1 of its %2 of files",
+                   QLocale().toString(percentShown(totals.resident, totals.pages, 1), 'f', 1) + QLatin1Char('%'),
+                   bytesText(totals.pages * page));
+    lines << i18ncp("@info:tooltip", "%1 file", "%1 files", qulonglong(totals.files));
     if (totals.hiddenFiles > 0) {
-        text += QStringLiteral("<br>")
-            + i18ncp("@info:tooltip",
-                     "%1 file hidden by the kernel: its residency is not counted",
-                     "%1 files hidden by the kernel: their residency is not counted",
-                     qulonglong(totals.hiddenFiles));
+        lines << i18ncp("@info:tooltip",
+                        "%1 file hidden by the kernel: its residency is not counted",
+                        "%1 files hidden by the kernel: their residency is not counted",
+                        qulonglong(totals.hiddenFiles));
     }
     if (box.folder != FilesHere && m_tree->folders[box.folder].mountPoint) {
-        text += QStringLiteral("<br>") + i18nc("@info:tooltip", "A mount point: another file system");
+        lines << i18nc("@info:tooltip", "A mount point: another file system");
+    }
+    return lines;
+}
+
+QString CacheMapWidget::toolTipFor(const Box &box) const
+{
+    QString text = QStringLiteral("<b>%1</b>").arg(nameOf(box).toHtmlEscaped());
+    for (const QString &line : figuresOf(box)) {
+        text += QStringLiteral("<br>") + line.toHtmlEscaped();
     }
     return text;
 }
@@ -218,6 +391,10 @@ void CacheMapWidget::paintEvent(QPaintEvent *)
                          Qt::AlignLeft | Qt::AlignVCenter,
                          painter.fontMetrics().elidedText(label, Qt::ElideMiddle, int(textRect.width())));
     }
+    if (hasFocus() && m_current >= 0) {
+        const Box &current = m_boxes[size_t(m_current)];
+        paintFocusFrame(painter, current.rect.adjusted(3, 3, -3, -3), palette(), fillFor(totalsOf(current)));
+    }
 }
 
 void CacheMapWidget::resizeEvent(QResizeEvent *event)
@@ -246,17 +423,140 @@ void CacheMapWidget::mouseReleaseEvent(QMouseEvent *event)
     if (event->button() != Qt::LeftButton) {
         return;
     }
-    const Box *box = boxAt(event->position());
-    if (box && box->folder != FilesHere) {
-        Q_EMIT folderActivated(box->folder);
+    if (const Box *box = boxAt(event->position())) {
+        const int index = int(box - m_boxes.data());
+        setCurrentBox(index);
+        openActivated(index);
     }
 }
 
 void CacheMapWidget::contextMenuEvent(QContextMenuEvent *event)
 {
-    if (const Box *box = boxAt(event->pos())) {
-        Q_EMIT contextMenuRequested(box->folder == FilesHere ? box->parentFolder : box->folder, event->globalPos());
+    if (event->reason() == QContextMenuEvent::Keyboard) {
+        requestMenu(m_current);
+    } else if (const Box *box = boxAt(event->pos())) {
+        const int index = int(box - m_boxes.data());
+        setCurrentBox(index);
+        requestMenu(index, event->pos());
     }
+}
+
+void CacheMapWidget::keyPressEvent(QKeyEvent *event)
+{
+    const bool alt = event->modifiers() & Qt::AltModifier;
+    switch (event->key()) {
+    case Qt::Key_Left:
+        if (alt) {
+            Q_EMIT backRequested();
+            break;
+        }
+        [[fallthrough]];
+    case Qt::Key_Right:
+    case Qt::Key_Down:
+        moveTo(boxToward(m_current, event->key()));
+        break;
+    case Qt::Key_Up:
+        if (alt) {
+            Q_EMIT upRequested();
+        } else {
+            moveTo(boxToward(m_current, event->key()));
+        }
+        break;
+    case Qt::Key_Home:
+        moveTo(0);
+        break;
+    case Qt::Key_End:
+        moveTo(int(m_boxes.size()) - 1);
+        break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        openActivated(m_current);
+        break;
+    case Qt::Key_Backspace:
+        Q_EMIT backRequested();
+        break;
+    case Qt::Key_Menu:
+        requestMenu(m_current);
+        break;
+    case Qt::Key_F10:
+        if (event->modifiers() & Qt::ShiftModifier) {
+            requestMenu(m_current);
+            break;
+        }
+        [[fallthrough]];
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void CacheMapWidget::focusInEvent(QFocusEvent *event)
+{
+    QWidget::focusInEvent(event);
+    AccessibleItems::focusChanged(this);
+}
+
+void CacheMapWidget::focusOutEvent(QFocusEvent *event)
+{
+    QWidget::focusOutEvent(event);
+    AccessibleItems::focusChanged(this);
+}
+
+int CacheMapWidget::accessibleItemCount() const
+{
+    return int(m_boxes.size());
+}
+
+CacheMapWidget::Item CacheMapWidget::accessibleItem(int item) const
+{
+    const Box &box = m_boxes[size_t(item)];
+    const uint64_t resident = totalsOf(box).resident;
+    return {
+        nameOf(box),
+        figuresOf(box).join(QLatin1Char('\n')),
+        i18nc("@info accessible value of a cache map box: %1 bytes, %2 percent",
+              "%1, %2",
+              bytesText(resident * pageSize()),
+              QLocale().toString(percentShown(resident, m_tree->folders[m_folder].tree.resident, 1), 'f', 1) + QLatin1Char('%')),
+        box.rect.toAlignedRect(),
+        box.folder != FilesHere, // a click opens nothing else either
+        true,
+    };
+}
+
+int CacheMapWidget::accessibleItemAt(const QPoint &position) const
+{
+    const Box *box = boxAt(position);
+    return box ? int(box - m_boxes.data()) : -1;
+}
+
+int CacheMapWidget::accessibleCurrentItem() const
+{
+    return m_current;
+}
+
+void CacheMapWidget::setAccessibleCurrentItem(int item)
+{
+    activateWindow();
+    setFocus(Qt::OtherFocusReason);
+    setCurrentBox(item);
+}
+
+void CacheMapWidget::pressAccessibleItem(int item)
+{
+    // Later: opening a folder makes new boxes, and the one pressed goes.
+    QTimer::singleShot(0, this, [this, item] {
+        openActivated(item);
+    });
+}
+
+void CacheMapWidget::showAccessibleItemMenu(int item)
+{
+    // Later: the menu runs an event loop of its own, not inside the call that asked for it.
+    QTimer::singleShot(0, this, [this, item] {
+        requestMenu(item);
+    });
 }
 
 } // namespace Cachescope::App

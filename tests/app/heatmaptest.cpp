@@ -3,16 +3,21 @@
 
 // The detail heatmap on the offscreen platform, against the core library on
 // real files: its cells, zooming with the wheel down to single pages, hover
-// text, a 1 TiB sparse file, hidden residency, a vanished file, dirty pages,
-// pages compared with a snapshot.
+// text, the keyboard and QAccessible (the cells as a screen reader gets
+// them), a 1 TiB sparse file, hidden residency, a vanished file, dirty pages,
+// pages compared with a snapshot; a screenshot of the focus frame
+// (<build>/screenshots/heatmap-focus.png).
 
+#include "accessibleevents.h"
 #include "format.h"
 #include "heatmap/heatmapmodel.h"
 #include "heatmap/heatmapwidget.h"
 #include "residency.h"
+#include "screenshots.h"
 #include "testutil.h"
 #include "uniquefd.h"
 
+#include <QAccessible>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QHelpEvent>
@@ -29,6 +34,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 
 using namespace Cachescope::App;
 
@@ -119,6 +125,20 @@ private:
     std::string pathOf(const char *name) const
     {
         return m_dir + "/" + name;
+    }
+
+    // A 64 MiB file whose first 40 KiB (ten pages) stay held in the cache,
+    // shown in widget (1,024 cells of 16 pages) unless opened is false.
+    void showTenCachedPagesOf64MiB(HeatmapWidget &widget, const std::string &path, std::unique_ptr<TestUtil::HeldPages> &held, bool opened = true)
+    {
+        TestUtil::makeColdFile(path, 64 * mib);
+        held = std::make_unique<TestUtil::HeldPages>(path, 0, 40 * kib);
+        widget.resize(900, 600);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        if (opened) {
+            widget.setFile(path);
+        }
     }
 
 private Q_SLOTS:
@@ -227,10 +247,10 @@ private Q_SLOTS:
         QCOMPARE(widget.windowPageCount(), uint64_t(widget.cells()));
         QCOMPARE(widget.windowFirstPage(), first);
 
-        // Keys pan, the wheel zooms back out to the whole file.
+        // Keys pan (the arrows alone move the current cell), the wheel zooms back out to the whole file.
         QTest::keyClick(&widget, Qt::Key_Home);
         QCOMPARE(widget.windowFirstPage(), uint64_t(0));
-        QTest::keyClick(&widget, Qt::Key_Right);
+        QTest::keyClick(&widget, Qt::Key_Right, Qt::ControlModifier);
         QCOMPARE(widget.windowFirstPage(), uint64_t(widget.cells()) / 4);
         QTest::keyClick(&widget, Qt::Key_End);
         QCOMPARE(widget.windowFirstPage() + widget.windowPageCount(), filePages);
@@ -251,15 +271,9 @@ private Q_SLOTS:
 
     void hoverTellsPageRange()
     {
-        const std::string path = pathOf("hover.bin");
-        TestUtil::makeColdFile(path, 64 * mib);
-        const TestUtil::HeldPages first40KiB(path, 0, 40 * kib);
-
         HeatmapWidget widget;
-        widget.resize(900, 600);
-        widget.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&widget));
-        widget.setFile(path);
+        std::unique_ptr<TestUtil::HeldPages> held;
+        showTenCachedPagesOf64MiB(widget, pathOf("hover.bin"), held);
         QCOMPARE(widget.cellPageCount(5), uint64_t(16));
 
         const QPoint position = centerOf(widget, 5);
@@ -274,6 +288,109 @@ private Q_SLOTS:
         // The first cell holds the ten resident pages.
         QVERIFY2(widget.toolTipForCell(0).contains(QStringLiteral("Cached: 10 of 16 pages")), qPrintable(widget.toolTipForCell(0)));
         QToolTip::hideText();
+    }
+
+    // With the keyboard alone: the arrows move a current cell (by a row up
+    // and down), which gets the accessible focus and shows its tooltip; Enter
+    // zooms in on it, keeping it under the keyboard; past the edge of a
+    // zoomed window the window moves; - and 0 zoom out.
+    void keyboardMovesTheCurrentCell()
+    {
+        AccessibleEvents::Listening listening;
+        HeatmapWidget widget;
+        std::unique_ptr<TestUtil::HeldPages> held;
+        const std::string path = pathOf("keys.bin");
+        showTenCachedPagesOf64MiB(widget, path, held, false);
+        widget.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&widget));
+        // Focused (the window's only widget) before it has cells: the first is current once they come.
+        widget.setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(widget.hasFocus());
+        QCOMPARE(widget.currentCell(), -1);
+        widget.setFile(path);
+        QCOMPARE(widget.cellCount(), 1024); // 16,384 pages, 16 a cell
+        QCOMPARE(widget.currentCell(), 0);
+        QTRY_COMPARE(AccessibleEvents::lastFocusName(), QStringLiteral("Pages 0–15 (16 pages)"));
+        QCOMPARE(AccessibleEvents::lastFocus()->parentObject, &widget);
+        int columns = 1;
+        while (widget.cellRect(columns).top() == widget.cellRect(0).top()) {
+            ++columns;
+        }
+
+        QTest::keyClick(&widget, Qt::Key_Right);
+        QCOMPARE(widget.currentCell(), 1);
+        QCOMPARE(AccessibleEvents::lastFocusName(), QStringLiteral("Pages 16–31 (16 pages)"));
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), widget.toolTipForCell(1));
+        QTest::keyClick(&widget, Qt::Key_Down);
+        QCOMPARE(widget.currentCell(), 1 + columns);
+        Screenshots::save(widget, "heatmap-focus.png");
+        QTest::keyClick(&widget, Qt::Key_Up);
+        QTest::keyClick(&widget, Qt::Key_Left);
+        QCOMPARE(widget.currentCell(), 0);
+        // The whole file shows: nothing left of the first cell.
+        QTest::keyClick(&widget, Qt::Key_Left);
+        QCOMPARE(widget.currentCell(), 0);
+        QCOMPARE(widget.windowFirstPage(), uint64_t(0));
+
+        // Enter zooms in on the current cell: it stays under the keyboard.
+        QTest::keyClick(&widget, Qt::Key_Right);
+        QTest::keyClick(&widget, Qt::Key_Return);
+        QCOMPARE(widget.windowPageCount(), uint64_t(8192));
+        const int zoomedOn = widget.currentCell();
+        QVERIFY(widget.cellFirstPage(zoomedOn) <= 24 && 24 < widget.cellFirstPage(zoomedOn) + widget.cellPageCount(zoomedOn));
+        // Down to single pages, then past the window's right edge: the window moves a cell.
+        for (int i = 0; i < 3; ++i) {
+            QTest::keyClick(&widget, Qt::Key_Enter);
+        }
+        QCOMPARE(widget.windowPageCount(), uint64_t(widget.cells()));
+        QCOMPARE(widget.cellPageCount(0), uint64_t(1));
+        widget.setCurrentCell(widget.cellCount() - 1);
+        const uint64_t first = widget.windowFirstPage();
+        const uint64_t lastPage = widget.cellFirstPage(widget.cellCount() - 1);
+        QTest::keyClick(&widget, Qt::Key_Right);
+        QCOMPARE(widget.windowFirstPage(), first + 1);
+        QCOMPARE(widget.currentCell(), widget.cellCount() - 1);
+        QCOMPARE(widget.cellFirstPage(widget.currentCell()), lastPage + 1);
+        QTest::keyClick(&widget, Qt::Key_Minus);
+        QCOMPARE(widget.windowPageCount(), uint64_t(2 * widget.cells()));
+        QTest::keyClick(&widget, Qt::Key_0);
+        QCOMPARE(widget.windowPageCount(), uint64_t(16384));
+    }
+
+    // Through QAccessible, as a screen reader sees them: every cell a list
+    // item named by its page range, with its counts and place; other cells
+    // after a zoom, none after clear().
+    void cellsAreAccessible()
+    {
+        AccessibleEvents::Listening listening;
+        HeatmapWidget widget;
+        std::unique_ptr<TestUtil::HeldPages> held;
+        showTenCachedPagesOf64MiB(widget, pathOf("cells.bin"), held);
+
+        QAccessibleInterface *iface = QAccessible::queryAccessibleInterface(&widget);
+        QCOMPARE(iface->role(), QAccessible::List);
+        QCOMPARE(iface->text(QAccessible::Name), QStringLiteral("Page cache heatmap of cells.bin"));
+        QCOMPARE(widget.accessibleItemCount(), 1024);
+        QAccessibleInterface *first = AccessibleEvents::itemInterface(&widget, 1024, 0);
+        QCOMPARE(first->role(), QAccessible::ListItem);
+        QCOMPARE(first->text(QAccessible::Name), QStringLiteral("Pages 0–15 (16 pages)"));
+        QVERIFY2(first->text(QAccessible::Description).contains(QStringLiteral("Cached: 10 of 16 pages")), qPrintable(first->text(QAccessible::Description)));
+        QCOMPARE(first->text(QAccessible::Value), QStringLiteral("Cached: 10 of 16 pages (62.5%)"));
+        QVERIFY(AccessibleEvents::itemInterface(&widget, 1024, 5)->text(QAccessible::Description).contains(QStringLiteral("Cached: 0 of 16 pages")));
+        QCOMPARE(AccessibleEvents::itemInterface(&widget, 1024, 1023)->text(QAccessible::Name), QStringLiteral("Pages 16,368–16,383 (16 pages)"));
+        QCOMPARE(iface->indexOfChild(first), iface->childCount() - 1024);
+        const QPoint centre = widget.mapToGlobal(widget.cellRect(5).center());
+        QCOMPARE(iface->childAt(centre.x(), centre.y()), AccessibleEvents::itemInterface(&widget, 1024, 5));
+        QCOMPARE(first->rect(), QRect(widget.mapToGlobal(widget.cellRect(0).topLeft()), widget.cellRect(0).size()));
+
+        // Zoomed in: other cells, other items.
+        widget.zoomIn();
+        QCOMPARE(AccessibleEvents::itemInterface(&widget, 1024, 0)->text(QAccessible::Name), QStringLiteral("Pages 4,096–4,103 (8 pages)"));
+        const int widgets = iface->childCount() - 1024;
+        widget.clear();
+        QCOMPARE(widget.accessibleItemCount(), 0);
+        QCOMPARE(iface->childCount(), widgets);
     }
 
     // A cell's byte range has enough digits to tell its start from its end,

@@ -3,6 +3,7 @@
 
 #include "heatmapwidget.h"
 
+#include "focusframe.h"
 #include "heatmappainter.h"
 #include "heatmapwidget_p.h"
 
@@ -10,6 +11,7 @@
 
 #include <QApplication>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
@@ -36,6 +38,8 @@ HeatmapWidget::HeatmapWidget(QWidget *parent)
     : QWidget(parent)
     , d(std::make_unique<HeatmapWidgetPrivate>(this))
 {
+    // Before anything asks QAccessible about the heatmap (a child widget, setAccessibleName).
+    AccessibleItems::installFactory();
     setFocusPolicy(Qt::WheelFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent, false);
@@ -47,6 +51,10 @@ HeatmapWidget::HeatmapWidget(QWidget *parent)
         Q_EMIT privilegedViewRequested(d->path);
     });
     d->updateColors();
+    setAccessibleName(i18nc("@info:whatsthis", "Page cache heatmap"));
+    setAccessibleDescription(i18nc("@info:whatsthis",
+                                   "Which pages of the file are in the page cache, each cell a page or a run of pages. Arrow keys move between the "
+                                   "cells, Enter zooms in on one, minus zooms out, 0 shows the whole file."));
 }
 
 HeatmapWidget::~HeatmapWidget()
@@ -73,7 +81,9 @@ void HeatmapWidget::setFile(const std::string &path)
     d->message.clear();
     d->privilegedViewGone.clear();
     d->hovered = -1;
+    d->hasCurrent = false;
     d->layoutValid = false;
+    setAccessibleName(i18nc("@info:whatsthis %1 a file's name", "Page cache heatmap of %1", d->displayName()));
     d->openFile(false);
     d->updateButton();
     update();
@@ -98,9 +108,12 @@ void HeatmapWidget::clear()
     d->haveCells = false;
     d->message.clear();
     d->hovered = -1;
+    d->hasCurrent = false;
     d->layoutValid = false;
+    setAccessibleName(i18nc("@info:whatsthis", "Page cache heatmap"));
     d->updateButton();
     update();
+    AccessibleItems::itemsChanged(this, true);
     Q_EMIT updated();
 }
 
@@ -239,6 +252,8 @@ void HeatmapWidget::showRecorded(const QString &name, const Histogram &histogram
         d->recordedName = name;
         d->path = QFile::encodeName(name).toStdString();
         d->hovered = -1;
+        d->hasCurrent = false;
+        setAccessibleName(i18nc("@info:whatsthis %1 a file's name", "Page cache heatmap of %1", name));
         d->layoutValid = false;
         d->wholeFileView = true;
     }
@@ -408,6 +423,56 @@ QString HeatmapWidget::toolTipForCell(int cell) const
     return d->toolTip(cell);
 }
 
+int HeatmapWidget::currentCell() const
+{
+    return d->currentCell();
+}
+
+void HeatmapWidget::setCurrentCell(int cell)
+{
+    const Heatmap::Cell *c = d->cell(cell);
+    if (!c) {
+        return;
+    }
+    const int before = d->currentCell();
+    d->hasCurrent = true;
+    d->currentPage = c->firstPage;
+    if (cell != before) {
+        update();
+        AccessibleItems::currentItemChanged(this);
+    }
+}
+
+int HeatmapWidget::accessibleItemCount() const
+{
+    return cellCount();
+}
+
+HeatmapWidget::Item HeatmapWidget::accessibleItem(int item) const
+{
+    // The tooltip's lines: the page range names the cell, the rest are its
+    // figures, the third its count ("Cached: 3 of 4 pages (75.0%)", "Read from the disk: …").
+    const QStringList lines = d->toolTip(item).split(QLatin1Char('\n'));
+    return {lines.value(0), lines.mid(1).join(QLatin1Char('\n')), lines.value(2), cellRect(item)};
+}
+
+int HeatmapWidget::accessibleItemAt(const QPoint &position) const
+{
+    return cellAt(position);
+}
+
+int HeatmapWidget::accessibleCurrentItem() const
+{
+    return currentCell();
+}
+
+void HeatmapWidget::setAccessibleCurrentItem(int item)
+{
+    activateWindow();
+    setFocus(Qt::OtherFocusReason);
+    setCurrentCell(item);
+}
+
 bool HeatmapWidget::isResidencyHidden() const
 {
     return d->showsHidden();
@@ -481,6 +546,9 @@ void HeatmapWidget::paintEvent(QPaintEvent *)
         heatmapPainter.paintHidden(t, d->hiddenTextRect(l));
     } else if (d->showsCells()) {
         heatmapPainter.paintCells(d->shown.cells, d->hovered, d->shown.compared);
+        if (hasFocus() && d->currentCell() >= 0) {
+            paintFocusFrame(painter, QRectF(cellRect(d->currentCell())).adjusted(-3, -3, 3, 3), palette(), d->colors.forCell(*d->cell(d->currentCell())));
+        }
     } else if (!t.overlayText.isEmpty()) {
         heatmapPainter.paintMessage(t.overlayText);
     }
@@ -574,6 +642,17 @@ void HeatmapWidget::mouseReleaseEvent(QMouseEvent *event)
 void HeatmapWidget::keyPressEvent(QKeyEvent *event)
 {
     const uint64_t pages = d->window.pages;
+    const uint64_t filePages = d->filePages();
+    const bool control = event->modifiers() & Qt::ControlModifier;
+    const int columns = std::max(1, d->widgetLayout().columns);
+    // Moves the window, and the current cell's page with it (the same place on screen).
+    const auto pan = [this](int64_t delta) {
+        const uint64_t first = d->window.first;
+        d->setViewWindow(Heatmap::panned(d->window, d->filePages(), delta));
+        if (d->hasCurrent) {
+            d->currentPage = uint64_t(std::clamp<int64_t>(int64_t(d->currentPage) + int64_t(d->window.first) - int64_t(first), 0, int64_t(d->filePages()) - 1));
+        }
+    };
     switch (event->key()) {
     case Qt::Key_Plus:
     case Qt::Key_Equal:
@@ -585,29 +664,101 @@ void HeatmapWidget::keyPressEvent(QKeyEvent *event)
     case Qt::Key_0:
         resetZoom();
         break;
-    case Qt::Key_Left:
-        d->setViewWindow(Heatmap::panned(d->window, d->filePages(), -int64_t(std::max<uint64_t>(1, pages / 4))));
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        zoomInOnCurrent();
         break;
+    case Qt::Key_Left:
     case Qt::Key_Right:
-        d->setViewWindow(Heatmap::panned(d->window, d->filePages(), int64_t(std::max<uint64_t>(1, pages / 4))));
+        if (control) {
+            const auto quarter = int64_t(std::max<uint64_t>(1, pages / 4));
+            pan(event->key() == Qt::Key_Left ? -quarter : quarter);
+        } else {
+            moveCurrent(event->key() == Qt::Key_Left ? -1 : 1);
+        }
+        break;
+    case Qt::Key_Up:
+        moveCurrent(-columns);
+        break;
+    case Qt::Key_Down:
+        moveCurrent(columns);
         break;
     case Qt::Key_PageUp:
-        d->setViewWindow(Heatmap::panned(d->window, d->filePages(), -int64_t(pages)));
+        pan(-int64_t(pages));
         break;
     case Qt::Key_PageDown:
-        d->setViewWindow(Heatmap::panned(d->window, d->filePages(), int64_t(pages)));
+        pan(int64_t(pages));
         break;
     case Qt::Key_Home:
         d->setViewWindow({0, pages});
+        d->currentPage = 0;
+        d->hasCurrent = d->hasCurrent || hasFocus();
         break;
     case Qt::Key_End:
-        d->setViewWindow({d->filePages() - std::min(pages, d->filePages()), pages});
+        d->setViewWindow({filePages - std::min(pages, filePages), pages});
+        d->currentPage = filePages > 0 ? filePages - 1 : 0;
+        d->hasCurrent = d->hasCurrent || hasFocus();
         break;
     default:
         QWidget::keyPressEvent(event);
         return;
     }
     event->accept();
+    update();
+}
+
+void HeatmapWidget::moveCurrent(int cells)
+{
+    if (!d->showsCells()) {
+        return;
+    }
+    const int count = int(d->shown.cells.size());
+    const int from = d->currentCell();
+    if (from < 0) {
+        setCurrentCell(0);
+        showCurrentToolTip();
+        return;
+    }
+    const int to = from + cells;
+    if (to >= 0 && to < count) {
+        setCurrentCell(to);
+        showCurrentToolTip();
+        return;
+    }
+    // Past the edge of a zoomed window: the window moves by as many cells,
+    // and the current cell stays where it is on screen, on the pages that came.
+    if (!d->zoomable() || d->wholeFileView) {
+        return;
+    }
+    const Heatmap::Window before = d->window;
+    const auto pagesPerCell = int64_t(std::max<uint64_t>(1, d->shown.cells[size_t(from)].pages));
+    d->setViewWindow(Heatmap::panned(d->window, d->filePages(), int64_t(cells) * pagesPerCell));
+    if (d->window != before) {
+        const int64_t moved = int64_t(d->window.first) - int64_t(before.first);
+        d->currentPage = uint64_t(std::clamp<int64_t>(int64_t(d->currentPage) + moved, 0, int64_t(d->filePages()) - 1));
+        showCurrentToolTip();
+    }
+}
+
+void HeatmapWidget::zoomInOnCurrent()
+{
+    const Heatmap::Cell *c = d->cell(d->currentCell());
+    if (!c || !d->zoomable()) {
+        return;
+    }
+    // As the wheel over the cell: its middle page keeps its place.
+    d->currentPage = c->firstPage + c->pages / 2;
+    d->setViewWindow(Heatmap::zoomed(d->window, d->filePages(), d->currentPage, 1, d->minimumWindow()));
+}
+
+void HeatmapWidget::showCurrentToolTip()
+{
+    const int index = d->currentCell();
+    if (index < 0 || !isVisible()) {
+        return;
+    }
+    const QRect r = cellRect(index);
+    QToolTip::showText(mapToGlobal(QPoint(r.right() + 4, r.bottom() + 4)), d->toolTip(index), this, r);
 }
 
 void HeatmapWidget::leaveEvent(QEvent *event)
@@ -617,6 +768,22 @@ void HeatmapWidget::leaveEvent(QEvent *event)
         update();
     }
     QWidget::leaveEvent(event);
+}
+
+void HeatmapWidget::focusInEvent(QFocusEvent *event)
+{
+    QWidget::focusInEvent(event);
+    if (!d->hasCurrent && d->showsCells()) {
+        d->hasCurrent = true;
+        d->currentPage = d->shown.cells.front().firstPage;
+    }
+    AccessibleItems::focusChanged(this);
+}
+
+void HeatmapWidget::focusOutEvent(QFocusEvent *event)
+{
+    QWidget::focusOutEvent(event);
+    AccessibleItems::focusChanged(this);
 }
 
 void HeatmapWidget::changeEvent(QEvent *event)

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "accessibleitems.h"
 #include "heatmaptexts.h"
 
 #include <QColor>
@@ -35,7 +36,13 @@ class HeatmapWidgetPrivate;
 // is quick with cachestat and happens at once; where it may be slow (mincore,
 // very many cells) it runs on a worker thread and the last answer stays on
 // show until the new one arrives: painting only ever draws what is known.
-class HeatmapWidget : public QWidget
+//
+// With the keyboard, the arrows move a current cell (framed, its tooltip
+// shown), past the edge of a zoomed window moving the window; Enter zooms in
+// on it, + - 0 zoom, Ctrl+Left and Ctrl+Right, Page Up and Page Down, Home
+// and End move the window. Each cell is an accessible list item: its page
+// range and its counts.
+class HeatmapWidget : public QWidget, public AccessibleItems
 {
     Q_OBJECT
 
@@ -120,6 +127,10 @@ public:
     [[nodiscard]] QRect cellRect(int cell) const; // widget coordinates
     [[nodiscard]] int cellAt(const QPoint &position) const; // -1: none
     [[nodiscard]] QString toolTipForCell(int cell) const;
+    // The cell the keyboard is on; -1: none (no cells, or never focused).
+    // It follows its page through zooms, pans and refreshes.
+    [[nodiscard]] int currentCell() const;
+    void setCurrentCell(int cell);
     [[nodiscard]] bool isResidencyHidden() const; // the kernel hides the residency from us
     [[nodiscard]] bool isComputing() const; // a worker is reading the residency
     [[nodiscard]] QString message() const; // why there is nothing to show, if so
@@ -127,6 +138,13 @@ public:
 
     [[nodiscard]] QSize sizeHint() const override;
     [[nodiscard]] QSize minimumSizeHint() const override;
+
+    // AccessibleItems: the cells, named by their page range, with the tooltip's figures.
+    [[nodiscard]] int accessibleItemCount() const override;
+    [[nodiscard]] Item accessibleItem(int item) const override;
+    [[nodiscard]] int accessibleItemAt(const QPoint &position) const override;
+    [[nodiscard]] int accessibleCurrentItem() const override;
+    void setAccessibleCurrentItem(int item) override;
 
 Q_SIGNALS:
     // The person asked to see a hidden file's residency with administrator rights.
@@ -145,8 +163,17 @@ protected:
     void keyPressEvent(QKeyEvent *event) override;
     void leaveEvent(QEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void focusInEvent(QFocusEvent *event) override;
+    void focusOutEvent(QFocusEvent *event) override;
 
 private:
+    // The arrow keys: the current cell moves by cells (a row is columns).
+    void moveCurrent(int cells);
+    // Enter: zoom in around the current cell.
+    void zoomInOnCurrent();
+    // The current cell's figures, where a keyboard user looks.
+    void showCurrentToolTip();
+
     friend class HeatmapWidgetPrivate;
     std::unique_ptr<HeatmapWidgetPrivate> d;
 };

@@ -88,6 +88,10 @@ public:
     mutable bool layoutValid = false;
 
     int hovered = -1;
+    // The keyboard's current cell, by the page it starts at: it follows that
+    // page through zooms, pans and refreshes. None until the widget first has focus.
+    bool hasCurrent = false;
+    uint64_t currentPage = 0;
     int wheelRemainder = 0;
     bool dragging = false;
     bool pressed = false;
@@ -135,6 +139,18 @@ public:
     [[nodiscard]] bool zoomable() const
     {
         return fd.isValid() && showsCells() && !shown.privileged && filePages() > minimumWindow();
+    }
+
+    // The cell that holds currentPage, or the nearest at the window's edge.
+    [[nodiscard]] int currentCell() const
+    {
+        if (!hasCurrent || !showsCells()) {
+            return -1;
+        }
+        const auto after = std::upper_bound(shown.cells.begin(), shown.cells.end(), currentPage, [](uint64_t page, const Heatmap::Cell &c) {
+            return page < c.firstPage;
+        });
+        return after == shown.cells.begin() ? 0 : int(after - shown.cells.begin()) - 1;
     }
 
     [[nodiscard]] const Heatmap::Cell *cell(int index) const
@@ -187,6 +203,7 @@ public:
         layoutValid = false;
         updateButton();
         q->update();
+        AccessibleItems::itemsChanged(q, true);
         Q_EMIT q->updated();
     }
 
@@ -302,13 +319,26 @@ public:
         if (!haveCells || shown.cells.size() != fresh.cells.size()) {
             layoutValid = false;
         }
+        // Other cells (a zoom, a pan, another file) or only new counts in the same ones.
+        const bool otherCells =
+            !showsCells() || shown.cells.size() != fresh.cells.size() || shown.windowFirst != fresh.windowFirst || shown.windowPages != fresh.windowPages;
+        const int currentBefore = currentCell();
         shown = std::move(fresh);
         haveCells = true;
         if (hovered >= int(shown.cells.size())) {
             hovered = -1;
         }
+        if (!hasCurrent && q->hasFocus() && showsCells()) {
+            // Focused before there were cells: the first is the current one.
+            hasCurrent = true;
+            currentPage = shown.cells.front().firstPage;
+        }
         updateButton();
         q->update();
+        AccessibleItems::itemsChanged(q, otherCells);
+        if (otherCells || currentCell() != currentBefore) {
+            AccessibleItems::currentItemChanged(q);
+        }
         Q_EMIT q->updated();
     }
 

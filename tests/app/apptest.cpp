@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// The window, its memory panel and the sampler, on the offscreen platform.
+// The window, its memory panel and the sampler, on the offscreen platform;
+// the plots' descriptions for a screen reader.
 
+#include "accessibleevents.h"
 #include "experiments/experimentswindow.h"
 #include "files/filespanel.h"
+#include "format.h"
 #include "mainwindow.h"
 #include "memory/memorypanel.h"
 #include "memory/memorysampler.h"
+#include "plotdescription.h"
 #include "procfs.h"
 #include "testutil.h"
 
@@ -39,6 +43,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 using namespace std::chrono_literals;
 using namespace Cachescope::App;
@@ -500,6 +506,81 @@ private Q_SLOTS:
         QCOMPARE(used->data()->at(0)->value, 2.0);
         // Free sits on top of used: the stack reaches the 8 GiB total.
         QCOMPARE(panel.plot()->graph(3)->data()->at(0)->value, 8.0);
+    }
+
+    // A screen reader gets the memory plots' latest figures as their
+    // description, written at each sample only while one listens.
+    void plotsDescribeTheirLatestValues()
+    {
+        std::optional<AccessibleEvents::Listening> listening(std::in_place);
+        MemoryPanel panel;
+        MemorySample sample;
+        sample.time = 10;
+        sample.figures.total = 16ULL << 30;
+        sample.figures.used = 3ULL << 30;
+        sample.figures.free = 10ULL << 30;
+        sample.figures.buffers = 100ULL << 20;
+        sample.figures.cache = 2ULL << 30;
+        sample.figures.available = 12ULL << 30;
+        sample.dirty = 5ULL << 20;
+        sample.rates = VmStatRates{};
+        sample.rates->readKiBPerSecond = 2048;
+        panel.addSample(sample);
+        const QString memory = panel.plot()->accessibleDescription();
+        QVERIFY2(memory.contains(QStringLiteral("Cache %1").arg(Cachescope::formatBytes(2ULL << 30, Cachescope::ByteStyle::OneDecimal, QLocale()))),
+                 qPrintable(memory));
+        QVERIFY2(memory.contains(QStringLiteral("Free %1").arg(Cachescope::formatBytes(10ULL << 30, Cachescope::ByteStyle::OneDecimal, QLocale()))),
+                 qPrintable(memory));
+        QVERIFY2(memory.contains(QStringLiteral("Dirty %1").arg(Cachescope::formatBytes(5ULL << 20, Cachescope::ByteStyle::OneDecimal, QLocale()))),
+                 qPrintable(memory));
+        QVERIFY2(panel.ratesPlot()->accessibleDescription().contains(QStringLiteral("Read from disk 2.0 MiB/s")),
+                 qPrintable(panel.ratesPlot()->accessibleDescription()));
+        QVERIFY(!panel.plot()->accessibleName().isEmpty());
+
+        // The next sample's figures replace them.
+        sample.time = 11;
+        sample.figures.cache = 3ULL << 30;
+        panel.addSample(sample);
+        QVERIFY(panel.plot()->accessibleDescription().contains(
+            QStringLiteral("Cache %1").arg(Cachescope::formatBytes(3ULL << 30, Cachescope::ByteStyle::OneDecimal, QLocale()))));
+
+        // With no assistive technology listening, nothing is written.
+        listening.reset();
+        sample.time = 12;
+        sample.figures.cache = 4ULL << 30;
+        panel.addSample(sample);
+        QVERIFY(panel.plot()->accessibleDescription().contains(
+            QStringLiteral("Cache %1").arg(Cachescope::formatBytes(3ULL << 30, Cachescope::ByteStyle::OneDecimal, QLocale()))));
+    }
+
+    // The experiments' plots: each line of the legend with its latest
+    // value, or each of its points, each bar with its label, in the unit
+    // their axis names; parts out of the legend (a band's edges) left out.
+    void plotDescriptionsReadLinesAndBars()
+    {
+        QCustomPlot plot;
+        plot.legend->setVisible(true);
+        plot.yAxis->setLabel(QStringLiteral("Page cache (MiB)"));
+        QCPGraph *cache = plot.addGraph();
+        cache->setName(QStringLiteral("Page cache (right scale)"));
+        cache->setData({0, 1, 2}, {10, 64.25, std::numeric_limits<double>::quiet_NaN()});
+        QCPGraph *edge = plot.addGraph();
+        edge->setName(QStringLiteral("edge"));
+        edge->removeFromLegend();
+        edge->setData({0}, {3});
+        QCOMPARE(plotDescription(&plot), QStringLiteral("Page cache 64.3 MiB"));
+        QCOMPARE(plotDescription(&plot, PlotValues::Every), QStringLiteral("Page cache: 0 10.0 MiB, 1 64.3 MiB"));
+
+        QCustomPlot bars;
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        ticker->addTick(1, QStringLiteral("cold"));
+        ticker->addTick(2, QStringLiteral("warm"));
+        bars.xAxis->setTicker(ticker);
+        bars.yAxis->setLabel(QStringLiteral("Read time (ms)"));
+        auto *thisRun = new QCPBars(bars.xAxis, bars.yAxis);
+        thisRun->setName(QStringLiteral("This run"));
+        thisRun->setData({1, 2}, {120, 3.5});
+        QCOMPARE(plotDescription(&bars), QStringLiteral("cold 120 ms, warm 3.50 ms"));
     }
 };
 

@@ -4,6 +4,7 @@
 #include "barchart.h"
 
 #include "figuretext.h"
+#include "plotdescription.h"
 #include "plotstyle.h"
 
 #include <KLocalizedString>
@@ -75,6 +76,7 @@ BarChart::BarChart(QCustomPlot *plot, QComboBox *measurementCombo, const QList<B
 {
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, i18nc("@title plot", "Variants compared")));
+    plot->setAccessibleName(i18nc("@title plot", "Variants compared"));
     plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText));
     plot->xAxis->grid()->setVisible(false);
     plot->xAxis->setTickLength(0, 3);
@@ -266,6 +268,8 @@ void BarChart::draw()
     plot->xAxis->setRange(0.4, categories.size() + 0.6);
     plot->yAxis->setRange(0, maximum > 0 ? maximum * 1.15 : 1);
     plot->yAxis->setLabel(measurements.isEmpty() ? QString() : m_combo->currentText() + (unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit)));
+    // Once a run (or a choice): written whether or not a screen reader listens now.
+    plot->setAccessibleDescription(plotDescription(plot));
     plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -4,6 +4,7 @@
 #include "folderthrashpage.h"
 
 #include "figuretext.h"
+#include "plotdescription.h"
 #include "plotstyle.h"
 
 #include "ui_ExperimentFolderThrashParametersBase.h"
@@ -90,6 +91,7 @@ QCustomPlot *makePlot(QWidget *parent, const QString &objectName, const QString 
     plot->setMinimumSize(280, 220);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title));
+    plot->setAccessibleName(title);
     plot->xAxis->setLabel(i18nc("@label:axis", "Files in each folder"));
     plot->yAxis->setLabel(valueLabel);
     plot->legend->setVisible(true);
@@ -144,6 +146,7 @@ void drawAgainstCount(QCustomPlot *plot, const std::optional<Result> &result, co
     const double margin = std::max(1.0, (highest - lowest) * 0.1);
     plot->xAxis->setRange(lowest - margin, highest + margin);
     plot->yAxis->setRange(0, fixedTop > 0 ? fixedTop : std::max(top * 1.15, 1e-9));
+    plot->setAccessibleDescription(plotDescription(plot, PlotValues::Every));
     plot->replot();
 }
 

@@ -4,6 +4,7 @@
 #include "liveplot.h"
 
 #include "figuretext.h"
+#include "plotdescription.h"
 #include "plotstyle.h"
 
 #include <KLocalizedString>
@@ -113,6 +114,7 @@ LivePlot::LivePlot(QCustomPlot *plot,
     }
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, i18nc("@title plot", "While it runs")));
+    plot->setAccessibleName(i18nc("@title plot", "While it runs"));
     // The legend goes under the plot, so that it hides no data.
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->take(plot->legend);
@@ -174,6 +176,7 @@ void LivePlot::showPlaceholder()
     m_placeholder->setPositionAlignment(Qt::AlignCenter);
     m_placeholder->setText(m_placeholderText);
     m_placeholder->setSelectable(false);
+    m_plot->setAccessibleDescription(m_placeholderText);
     recolorMarkers();
 }
 
@@ -244,6 +247,7 @@ bool LivePlot::addSample(const Experiments::Sample &sample)
             text->setPositionAlignment((nearRightEdge ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         }
     }
+    describePlot(m_plot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return true;
 }
@@ -273,6 +277,7 @@ bool LivePlot::addRunSample(const Experiments::Sample &sample)
     ++m_samples;
     removePlaceholder();
     fitAxes(m_lastKey);
+    describePlot(m_plot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return true;
 }

@@ -3,6 +3,7 @@
 
 #include "tracetimeline.h"
 
+#include "figuretext.h"
 #include "format.h"
 #include "plotstyle.h"
 #include "residency.h"
@@ -186,6 +187,7 @@ TraceTimeline::TraceTimeline(QCustomPlot *plot)
 {
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, i18nc("@title plot", "When the pages came in")));
+    plot->setAccessibleName(i18nc("@title plot", "When the pages came in"));
     PlotStyle::placeLegendBelow(plot, plot->axisRect(), 2);
     plot->legend->setColumnSpacing(12);
     plot->yAxis->setRangeReversed(true); // the first file on top
@@ -301,6 +303,21 @@ void TraceTimeline::showReport(const std::optional<Report> &report)
     m_plot->xAxis->setRange(0, std::max(end * m_timeScale * 1.05, 1e-3));
     m_plot->yAxis->setRange(-0.6, double(m_rowNames.size()) - 0.4);
     labelFiles();
+    // For a screen reader: what the marks add up to (the extents table below has each).
+    QStringList kinds;
+    for (const ExtentMarks *marks : std::as_const(m_marks)) {
+        kinds << i18ncp("@info accessible description of the trace timeline, %2 a kind of read",
+                        "%2: %1 extent",
+                        "%2: %1 extents",
+                        int(marks->marks().size()),
+                        marks->name());
+    }
+    m_plot->setAccessibleDescription(i18ncp("@info accessible description of the trace timeline, %2 a duration, %3 extents by kind",
+                                            "Pages of %1 file came into the cache within %2. %3",
+                                            "Pages of %1 files came into the cache within %2. %3",
+                                            int(m_rowNames.size()),
+                                            formatDuration(end),
+                                            kinds.join(i18nc("@info list separator", ", "))));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -341,6 +358,7 @@ void TraceTimeline::showMessage(const QString &text)
     qSharedPointerCast<QCPAxisTickerText>(m_plot->yAxis->ticker())->clear();
     const int width = std::max(200, (m_plot->width() > 100 ? m_plot->width() : 600) - 60);
     m_messageItem->setText(wrapped(text, QFontMetrics(m_plot->font()), width));
+    m_plot->setAccessibleDescription(text);
     m_messageItem->setVisible(true);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

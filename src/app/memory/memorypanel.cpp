@@ -3,6 +3,7 @@
 
 #include "memorypanel.h"
 
+#include "accessibleitems.h"
 #include "agoticker.h"
 
 #include "format.h"
@@ -375,6 +376,7 @@ void MemoryPanel::addSample(const MemorySample &sample)
         m_samples.pop_front();
     }
     m_ui->figuresTable->showFigures(sample.figures);
+    describeLatest();
     replot();
     if (sample.rates || m_ratesShown) {
         replotRates();
@@ -556,25 +558,67 @@ QString MemoryPanel::timeText(double key) const
     return i18nc("@label time of a sample, %1 is a duration", "%1 ago", KFormat().formatSpelloutDuration(milliseconds));
 }
 
+QList<MemoryPanel::Figure> MemoryPanel::memoryFigures(const MemorySample &sample) const
+{
+    const Cachescope::FreeFigures &figures = sample.figures;
+    return {
+        {usedColor, m_usedGraph->name(), bytesText(figures.used)},
+        {buffersColor, m_buffersGraph->name(), bytesText(figures.buffers)},
+        {cacheColor, m_cacheGraph->name(), bytesText(figures.cache)},
+        {freeColor, m_freeGraph->name(), bytesText(figures.free)},
+        {dirtyColor, i18nc("@label memory figure", "Dirty"), bytesText(sample.dirty)},
+        {writebackColor, i18nc("@label memory figure", "Writeback"), bytesText(sample.writeback)},
+        {Qt::transparent, i18nc("@label memory figure", "Available"), bytesText(figures.available)},
+    };
+}
+
+QList<MemoryPanel::Figure> MemoryPanel::rateFigures(const VmStatRates &rates) const
+{
+    return {
+        {readColor, m_readGraph->name(), formatByteRate(rates.readKiBPerSecond)},
+        {writtenColor, m_writtenGraph->name(), formatByteRate(rates.writtenKiBPerSecond)},
+        {minorFaultsColor, m_minorFaultsGraph->name(), formatRate(rates.minorFaultsPerSecond)},
+        {majorFaultsColor, m_majorFaultsGraph->name(), formatRate(rates.majorFaultsPerSecond)},
+        {refaultsColor,
+         m_refaultsGraph->name(),
+         rates.refaultsPerSecond ? formatRate(*rates.refaultsPerSecond) : i18nc("@item not known on this kernel", "unknown")},
+    };
+}
+
 QString MemoryPanel::memoryHoverText(double key) const
 {
     const MemorySample *sample = sampleNear(key);
     if (!sample) {
         return {};
     }
-    const Cachescope::FreeFigures &figures = sample->figures;
     QString rows;
-    rows += hoverRow(usedColor, m_usedGraph->name(), bytesText(figures.used));
-    rows += hoverRow(buffersColor, m_buffersGraph->name(), bytesText(figures.buffers));
-    rows += hoverRow(cacheColor, m_cacheGraph->name(), bytesText(figures.cache));
-    rows += hoverRow(freeColor, m_freeGraph->name(), bytesText(figures.free));
-    rows += hoverRow(dirtyColor, i18nc("@label memory figure", "Dirty"), bytesText(sample->dirty));
-    rows += hoverRow(writebackColor, i18nc("@label memory figure", "Writeback"), bytesText(sample->writeback));
-    rows += hoverRow(Qt::transparent, i18nc("@label memory figure", "Available"), bytesText(figures.available));
+    for (const Figure &figure : memoryFigures(*sample)) {
+        rows += hoverRow(figure.color, figure.name, figure.value);
+    }
     // Markers within a hundredth of the visible time of the pointer.
     const double now = m_samples.back().time;
     const QString markers = m_markers->detailsNear(now + key, m_historySeconds / 100);
     return QStringLiteral("<b>%1</b><table>%2</table>%3").arg(timeText(sample->time - now).toHtmlEscaped(), rows, markers);
+}
+
+void MemoryPanel::describeLatest()
+{
+    // Read by a screen reader as the plots' description; written only while one listens.
+    if (m_samples.empty() || !accessibilityActive()) {
+        return;
+    }
+    const auto sentence = [](const QList<Figure> &figures) {
+        QStringList parts;
+        for (const Figure &figure : figures) {
+            parts << i18nc("@info accessible description of a plot: a figure's name and its latest value", "%1 %2", figure.name, figure.value);
+        }
+        return i18nc("@info accessible description of a plot, %1 its latest figures", "Now: %1", parts.join(i18nc("@info list separator", ", ")));
+    };
+    const MemorySample &latest = m_samples.back();
+    m_ui->plot->setAccessibleDescription(sentence(memoryFigures(latest)));
+    if (latest.rates) {
+        m_ui->ratesPlot->setAccessibleDescription(sentence(rateFigures(*latest.rates)));
+    }
 }
 
 int MemoryPanel::markerCount() const
@@ -602,15 +646,10 @@ QString MemoryPanel::ratesHoverText(double key) const
     if (!sample->rates) {
         return heading + QStringLiteral("<br>") + i18nc("@info:tooltip", "Not measured: activity is read only while this tab is on screen.").toHtmlEscaped();
     }
-    const VmStatRates &rates = *sample->rates;
     QString rows;
-    rows += hoverRow(readColor, m_readGraph->name(), formatByteRate(rates.readKiBPerSecond));
-    rows += hoverRow(writtenColor, m_writtenGraph->name(), formatByteRate(rates.writtenKiBPerSecond));
-    rows += hoverRow(minorFaultsColor, m_minorFaultsGraph->name(), formatRate(rates.minorFaultsPerSecond));
-    rows += hoverRow(majorFaultsColor, m_majorFaultsGraph->name(), formatRate(rates.majorFaultsPerSecond));
-    rows += hoverRow(refaultsColor,
-                     m_refaultsGraph->name(),
-                     rates.refaultsPerSecond ? formatRate(*rates.refaultsPerSecond) : i18nc("@item not known on this kernel", "unknown"));
+    for (const Figure &figure : rateFigures(*sample->rates)) {
+        rows += hoverRow(figure.color, figure.name, figure.value);
+    }
     return QStringLiteral("%1<table>%2</table>").arg(heading, rows);
 }
 

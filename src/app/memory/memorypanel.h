@@ -5,6 +5,8 @@
 #include "freefigurestable.h"
 #include "memorysampler.h"
 
+#include <QColor>
+#include <QList>
 #include <QWidget>
 
 #include <deque>
@@ -118,6 +120,18 @@ private:
     void replot();
     void replotRates();
     void showHover(QCustomPlot *plot, const QPoint &position);
+    // A figure of a sample as hovering shows it and a screen reader reads it.
+    struct Figure {
+        QColor color;
+        QString name;
+        QString value;
+    };
+    [[nodiscard]] QList<Figure> memoryFigures(const MemorySample &sample) const;
+    [[nodiscard]] QList<Figure> rateFigures(const VmStatRates &rates) const;
+    // While assistive technology listens, each plot's accessible
+    // description says the latest figures ("Now: Used 3.1 GiB, …, Cache
+    // 2.1 GiB, Free 10.3 GiB, …"), at each sample; else nothing is written.
+    void describeLatest();
     // Values under the pointer (showHover) and the leave event for plot.
     void trackHover(QCustomPlot *plot);
     [[nodiscard]] const MemorySample *sampleNear(double key) const;

@@ -71,6 +71,7 @@ HandbookViewer::HandbookViewer(const QUrl &index, QWidget *parent)
 
     m_browser = new HandbookBrowser(this);
     m_browser->setObjectName(QStringLiteral("handbookBrowser"));
+    m_browser->setAccessibleName(i18nc("@info:whatsthis", "Handbook page"));
     // Pages of the handbook here; links out of it (kernel documentation, man
     // pages on the web) in the web browser.
     m_browser->setOpenLinks(false);
@@ -87,6 +88,7 @@ HandbookViewer::HandbookViewer(const QUrl &index, QWidget *parent)
         auto *b = new QToolButton(this);
         b->setIcon(QIcon::fromTheme(QLatin1String(icon)));
         b->setToolTip(toolTip);
+        b->setAccessibleName(toolTip); // an icon alone says nothing to a screen reader
         b->setAutoRaise(true);
         return b;
     };

@@ -2,12 +2,16 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // The window, its memory panel and the sampler, on the offscreen platform;
-// the plots' descriptions for a screen reader.
+// what a screen reader gets of them beyond the Cache Map's boxes and the
+// heatmap's cells (cachemapviewtest, heatmaptest): the plots' descriptions,
+// a name for every control.
 
 #include "accessibleevents.h"
+#include "cachelimitdialog.h"
 #include "experiments/experimentswindow.h"
 #include "files/filespanel.h"
 #include "format.h"
+#include "handbookviewer.h"
 #include "mainwindow.h"
 #include "memory/memorypanel.h"
 #include "memory/memorysampler.h"
@@ -17,6 +21,7 @@
 
 #include <KAboutData>
 #include <KActionCollection>
+#include <KConfigDialog>
 #include <KConfigGroup>
 #include <KFormat>
 #include <KMessageWidget>
@@ -28,13 +33,23 @@
 #include <KXmlGuiWindow>
 
 #include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QAccessible>
 #include <QAction>
+#include <QComboBox>
+#include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QMenu>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSet>
 #include <QShortcut>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
 #include <QTreeView>
@@ -198,6 +213,49 @@ QHash<QString, QString> windowStandardShortcuts()
     return owners;
 }
 
+// Every control a person can tab to that a screen reader could not name:
+// no name of its own, from its text or its buddy label, and no label
+// related to it (combo boxes on Linux: Qt names them by their text and
+// relates their label).
+QStringList unnamedControls(QWidget *root)
+{
+    QStringList unnamed;
+    QList<QWidget *> widgets = root->findChildren<QWidget *>();
+    widgets.prepend(root);
+    for (QWidget *widget : std::as_const(widgets)) {
+        if (!(widget->focusPolicy() & Qt::TabFocus) || widget->objectName().startsWith(QLatin1String("qt_"))) {
+            continue;
+        }
+        // Parts of a named control (a spin box's line edit, a combo box's
+        // line edit and list), scroll bars and scroll areas around a pane,
+        // tab widgets and tab bars, whose tabs carry the names, and labels,
+        // whose text is their name.
+        QWidget *parent = widget->parentWidget();
+        const auto insideCombo = [widget] {
+            for (QWidget *above = widget->parentWidget(); above; above = above->parentWidget()) {
+                if (qobject_cast<QComboBox *>(above)) {
+                    return true;
+                }
+            }
+            return false;
+        };
+        if (qobject_cast<QScrollBar *>(widget) || qobject_cast<QTabBar *>(widget) || qobject_cast<QTabWidget *>(widget) || qobject_cast<QLabel *>(widget)
+            || widget->metaObject() == &QScrollArea::staticMetaObject || qobject_cast<QAbstractSpinBox *>(parent) || insideCombo()) {
+            continue;
+        }
+        QAccessibleInterface *iface = QAccessible::queryAccessibleInterface(widget);
+        if (!iface) {
+            continue;
+        }
+        if (iface->text(QAccessible::Name).trimmed().isEmpty() && iface->relations(QAccessible::Label).isEmpty()) {
+            unnamed << QStringLiteral("%1 \"%2\" in %3")
+                           .arg(QString::fromLatin1(widget->metaObject()->className()),
+                                widget->objectName(),
+                                parent ? QString::fromLatin1(parent->metaObject()->className()) + QLatin1Char(' ') + parent->objectName() : QString());
+        }
+    }
+    return unnamed;
+}
 } // namespace
 
 class AppTest : public QObject
@@ -581,6 +639,38 @@ private Q_SLOTS:
         thisRun->setName(QStringLiteral("This run"));
         thisRun->setData({1, 2}, {120, 3.5});
         QCOMPARE(plotDescription(&bars), QStringLiteral("cold 120 ms, warm 3.50 ms"));
+    }
+
+    // Every control a person can tab to has a name a screen reader can say,
+    // in the main window, the Experiments window, the settings and the dialogs.
+    void everyControlIsNamed()
+    {
+        MainWindow window;
+        QStringList unnamed = unnamedControls(&window);
+        ExperimentsWindow experiments;
+        unnamed << unnamedControls(&experiments);
+        CacheLimitDialog limit;
+        unnamed << unnamedControls(&limit);
+        HandbookViewer handbook(QUrl::fromLocalFile(QDir::tempPath() + QStringLiteral("/index.html")));
+        unnamed << unnamedControls(&handbook);
+        QAction *settings = window.actionCollection()->action(QStringLiteral("options_configure"));
+        QVERIFY(settings);
+        settings->trigger();
+        KConfigDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<KConfigDialog *>()));
+        // Our pages of it (KPageDialog's own search field and list are KDE's).
+        QSet<QWidget *> pages;
+        for (QWidget *setting : dialog->findChildren<QWidget *>()) {
+            if (setting->objectName().startsWith(QLatin1String("kcfg_"))) {
+                pages.insert(setting->parentWidget());
+            }
+        }
+        QCOMPARE(pages.size(), 2);
+        for (QWidget *settingsPage : std::as_const(pages)) {
+            unnamed << unnamedControls(settingsPage);
+        }
+        dialog->close();
+        QVERIFY2(unnamed.isEmpty(), qPrintable(QStringLiteral("no accessible name: ") + unnamed.join(QStringLiteral("; "))));
     }
 };
 

@@ -118,6 +118,7 @@ ApplicationsView::ApplicationsView(QWidget *parent)
 
     m_sortModel->setSourceModel(m_model);
     m_view = new QTreeView(this);
+    m_view->setAccessibleName(i18nc("@info:whatsthis", "Page cache by application"));
     m_view->setModel(m_sortModel);
     m_view->setRootIsDecorated(false);
     m_view->setUniformRowHeights(true);

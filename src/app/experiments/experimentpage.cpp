@@ -405,6 +405,10 @@ void ExperimentPage::addExtraWidget(QWidget *widget)
 void ExperimentPage::addResultsTab(QWidget *widget, const QString &title)
 {
     m_ui->resultsTabs->addTab(widget, title);
+    // A table in a tab is named by its tab for a screen reader, as the tab names it for the eye.
+    if (widget->accessibleName().isEmpty()) {
+        widget->setAccessibleName(title);
+    }
 }
 
 const std::optional<Result> &ExperimentPage::comparedResult() const

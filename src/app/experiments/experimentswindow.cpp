@@ -20,10 +20,12 @@
 #include <KPageWidgetModel>
 #include <KSharedConfig>
 
+#include <QAbstractItemView>
 #include <QCloseEvent>
 #include <QCursor>
 #include <QGuiApplication>
 #include <QIcon>
+#include <QLineEdit>
 #include <QScreen>
 #include <QTimer>
 
@@ -60,6 +62,17 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         item->setIcon(QIcon::fromTheme(page->iconName()));
         m_pages << page;
         m_items << item;
+    }
+    // KPageWidget's list of pages and its search field: named for a screen reader too.
+    if (auto *search = m_pageWidget->findChild<QWidget *>(QStringLiteral("KPageView::Search"))) {
+        for (auto *field : search->findChildren<QLineEdit *>()) {
+            field->setAccessibleName(i18nc("@label:textbox", "Search the experiments"));
+        }
+    }
+    for (auto *list : m_pageWidget->findChildren<QAbstractItemView *>()) {
+        if (list->inherits("KDEPrivate::KPageListView")) {
+            list->setAccessibleName(i18nc("@info:whatsthis", "Experiments"));
+        }
     }
     fitToScreen();
 

@@ -238,6 +238,7 @@ TracePage::TracePage(QWidget *parent)
     sorted->setSortRole(TraceExtentsModel::SortRole);
     m_extentsTable = new QTableView(this);
     m_extentsTable->setObjectName(QStringLiteral("extentsTable"));
+    m_extentsTable->setAccessibleName(i18nc("@info:whatsthis", "Extents read"));
     m_extentsTable->setModel(sorted);
     // An extent chosen in the table or on the timeline: its file in the heatmap.
     connect(m_extentsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this, sorted](const QModelIndex &current) {

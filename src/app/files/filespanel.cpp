@@ -403,6 +403,7 @@ FilesPanel::FilesPanel(QWidget *parent)
     d->proxy->setSortRole(FilesModel::SortRole);
 
     d->view = new FilesView(this);
+    d->view->setAccessibleName(i18nc("@info:whatsthis", "Files and their page cache"));
     d->view->setModel(d->proxy);
     d->view->setUniformRowHeights(true);
     d->view->setAllColumnsShowFocus(true);

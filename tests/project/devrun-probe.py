@@ -25,7 +25,11 @@ import sys
 import time
 
 import dbus
-import dbus.bus
+
+# The checkout stays as it is: no __pycache__ beside the module.
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import atspi  # noqa: E402  (tests/support: the accessibility bus as a screen reader reads it)
 
 ACTIONS = ["memory_drop_caches", "memory_drop_pagecache", "memory_swap", "swap_create_file"]
 WAIT_SECONDS = 60
@@ -55,19 +59,7 @@ def app_alive():
 
 def poll(what, attempt):
     """Calls attempt() until it returns something other than None."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    last_error = None
-    while time.monotonic() < deadline:
-        if not app_alive():
-            fail("the window ended while waiting for " + what)
-        try:
-            value = attempt()
-            if value is not None:
-                return value
-        except dbus.DBusException as error:
-            last_error = error
-        time.sleep(0.3)
-    fail("%s: not within %d s%s" % (what, WAIT_SECONDS, " (last error: %s)" % last_error if last_error else ""))
+    return atspi.poll(what, attempt, WAIT_SECONDS, app_alive, fail)
 
 
 session = dbus.SessionBus()
@@ -91,31 +83,19 @@ if disabled:
 note("enabled in the window: " + ", ".join(ACTIONS))
 
 # --- The window's rows through AT-SPI ---------------------------------------------
-a11y_address = session.get_object("org.a11y.Bus", "/org/a11y/bus", introspect=False).GetAddress(dbus_interface="org.a11y.Bus")
-a11y = dbus.bus.BusConnection(str(a11y_address))
-ACCESSIBLE = "org.a11y.atspi.Accessible"
+a11y = atspi.Bus(session)
 
 
 def accessible_name(bus_name, object_path):
-    return str(a11y.get_object(bus_name, object_path, introspect=False).Get(ACCESSIBLE, "Name", dbus_interface="org.freedesktop.DBus.Properties", timeout=5))
+    return a11y.name((bus_name, object_path))
 
 
 def children(bus_name, object_path):
-    return [(str(b), str(p)) for b, p in a11y.get_object(bus_name, object_path, introspect=False).GetChildren(dbus_interface=ACCESSIBLE, timeout=5)]
+    return a11y.children((bus_name, object_path))
 
 
 def application_roots():
-    roots = []
-    for bus_name in a11y.list_names():
-        bus_name = str(bus_name)
-        if not bus_name.startswith(":"):
-            continue
-        try:
-            if accessible_name(bus_name, "/org/a11y/atspi/accessible/root").lower().startswith("cachescope"):
-                roots.append((bus_name, "/org/a11y/atspi/accessible/root"))
-        except dbus.DBusException:
-            pass
-    return roots
+    return a11y.application_roots()
 
 
 def row_of_file():
@@ -141,9 +121,7 @@ def row_of_file():
         for index, text in enumerate(names):
             if text == name or text.endswith("/" + name):
                 try:
-                    columns = int(
-                        a11y.get_object(*node, introspect=False).Get("org.a11y.atspi.Table", "NColumns", dbus_interface="org.freedesktop.DBus.Properties", timeout=5)
-                    )
+                    columns = int(a11y.property(node, "NColumns", "org.a11y.atspi.Table"))
                 except dbus.DBusException:
                     columns = 8
                 return names[index : index + max(columns, 2)]

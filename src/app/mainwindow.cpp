@@ -22,11 +22,13 @@
 #include <KConfigDialog>
 #include <KConfigGroup>
 #include <KHelpClient>
+#include <KLineEdit>
 #include <KLocalizedString>
 #include <KMessageBox>
 #include <KMessageWidget>
 #include <KSharedConfig>
 #include <KStandardActions>
+#include <KUrlRequester>
 
 #include <QAction>
 #include <QApplication>
@@ -286,7 +288,12 @@ KConfigDialog *MainWindow::showSettings()
     dialog->setFaceType(KPageDialog::List);
 
     auto *general = new QWidget(dialog);
-    Ui::SettingsGeneralBase().setupUi(general);
+    Ui::SettingsGeneralBase generalForm;
+    generalForm.setupUi(general);
+    // The label is the requester's buddy; its own line edit and button
+    // are what a screen reader reaches.
+    generalForm.kcfg_ExperimentsFolder->lineEdit()->setAccessibleName(generalForm.experimentsFolderLabel->text().remove(QLatin1Char(':')));
+    generalForm.kcfg_ExperimentsFolder->button()->setAccessibleName(i18nc("@action:button accessible name", "Choose the Experiments Folder"));
     dialog->addPage(general, i18nc("@title:tab settings page", "General"), QStringLiteral("configure"));
 
     auto *appearance = new QWidget(dialog);

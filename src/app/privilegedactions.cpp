@@ -185,11 +185,13 @@ void PrivilegedActions::setUpActions(KActionCollection *collection)
         return action;
     };
 
+    // drop_caches drops only clean pages no program maps: mapped and dirty
+    // pages stay (Documentation/admin-guide/sysctl/vm.rst).
     QAction *pageCache = make(Request::DropPageCache,
                               "memory_drop_pagecache",
                               "edit-clear-history",
                               i18nc("@action", "Drop Page Cache"),
-                              i18nc("@info:tooltip", "Write unsaved data to disk, then empty the whole page cache (drop_caches level 1)"));
+                              i18nc("@info:tooltip", "Write unsaved data to disk, then drop the clean pages of the page cache that no program maps (drop_caches level 1)"));
     QAction *slab = make(Request::DropDentriesAndInodes,
                          "memory_drop_slab",
                          "edit-clear",
@@ -199,7 +201,7 @@ void PrivilegedActions::setUpActions(KActionCollection *collection)
                         "memory_drop_all",
                         "edit-clear-all",
                         i18nc("@action", "Drop Both"),
-                        i18nc("@info:tooltip", "Empty the page cache and the dentry and inode caches (drop_caches level 3)"));
+                        i18nc("@info:tooltip", "Drop the unmapped page cache and the dentry and inode caches (drop_caches level 3)"));
     QAction *swapOff = make(Request::SwapOffAll,
                             "swap_off_all",
                             "media-playback-stop",
@@ -342,8 +344,8 @@ bool PrivilegedActions::confirm(Request request)
     case Request::DropAll:
         title = i18nc("@title:window", "Drop Caches");
         text = xi18nc("@info",
-                      "<para>Empty the whole page cache?</para><para>Unsaved data is written to disk first. Afterwards every program reads its files "
-                      "from disk again, so the system is slower for a while.</para>");
+                      "<para>Drop the page cache?</para><para>Unsaved data is written to disk first; pages that programs map stay. Afterwards "
+                      "programs read their files from disk again, so the system is slower for a while.</para>");
         key = QStringLiteral("ConfirmDropCaches");
         break;
     case Request::DropDentriesAndInodes:

@@ -96,7 +96,7 @@ const Table<ApplicationCache> &applicationsTable()
                  .key = "refaults_per_second",
                  .width = 10,
                  .format = Format::Json,
-                 .help = "file pages read again soon after being evicted, a second (null: one reading, or no counter)",
+                 .help = "file pages read again after being evicted, a second (null: one reading, or no counter)",
                  .value =
                      [](const ApplicationCache &row) {
                          return textCell(jsonNumber(row.refaultsPerSecond, 1));

@@ -154,7 +154,7 @@ Table<FileRecord> fileTable(bool withHistogram, bool ascii)
         detailColumn("WRITEBACK", "writeback", &Residency::writeback, "pages being written back"),
         detailColumn("EVICTED", "evicted", &Residency::evicted, "pages evicted since the file was opened first"),
         {.key = "recently_evicted",
-         .help = "pages evicted recently",
+         .help = "evicted pages that would count as working set (refault distance)",
          .value =
              [](const FileRecord &r) {
                  return countCell(r.residency.recentlyEvicted);

@@ -237,7 +237,7 @@ Table<TotalsRow> makeStatusTotalsTable()
         hiddenWhereAllAre(pagesColumn("WRITEBACK", "writeback", 10, &WalkTotals::writeback, "pages being written back (cachestat only)", cachestat),
                           &WalkTotals::writeback),
         countColumn(nullptr, "evicted", 0, &WalkTotals::evicted, "pages evicted since the files were opened (cachestat only)"),
-        countColumn(nullptr, "recently_evicted", 0, &WalkTotals::recentlyEvicted, "pages evicted recently (cachestat only)"),
+        countColumn(nullptr, "recently_evicted", 0, &WalkTotals::recentlyEvicted, "evicted pages that would count as working set (cachestat only)"),
     };
     for (Column<TotalsRow> &column : tailColumns()) {
         table.columns.push_back(std::move(column));

@@ -324,7 +324,7 @@ QVariant ApplicationsModel::headerData(int section, Qt::Orientation orientation,
         case DirtyColumn:
             return i18nc("@info:tooltip", "Of its page cache, the pages waiting to be written to disk");
         case RefaultsColumn:
-            return i18nc("@info:tooltip", "File pages read again soon after the kernel evicted them, per second: its cache is too small for what it does");
+            return i18nc("@info:tooltip", "File pages read again after the kernel evicted them, per second: many mean its cache is too small for what it does");
         case PressureColumn:
             return i18nc("@info:tooltip", "Share of the last 10 seconds in which some of its processes waited for memory (cgroup v2 only)");
         case LimitColumn:

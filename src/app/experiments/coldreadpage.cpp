@@ -48,7 +48,7 @@ ColdReadPage::ColdReadPage(QWidget *parent)
     });
     addPrivilegedOption(m_form->dropCachesCheck,
                         i18nc("@info:tooltip",
-                              "Empties the whole page cache through the privileged helper, as `echo 3 > "
+                              "Drops the page cache (all but the pages programs map) through the privileged helper, as `echo 3 > "
                               "/proc/sys/vm/drop_caches` does. You may be asked for your password."));
 
     m_heatmap = new HeatmapWidget(this);

@@ -63,7 +63,7 @@ ColdStartPage::ColdStartPage(QWidget *parent)
                "is started cold, then warm again.</para>"
                "<para>Cold minus warm is the time the program waits for the disk. Evicting only its own files (a "
                "<emphasis>selectively cold cache</emphasis>) gives a cold start close to what people see after booting; "
-               "emptying the whole cache with drop_caches makes it far slower than real, because the whole system's files must "
+               "emptying the cache with drop_caches makes it far slower than real, because the whole system's files must "
                "come back too.</para>"),
         // Each run's cold and warm start as it ends: a program that starts
         // in milliseconds still draws a point a run (memory sampled over
@@ -93,7 +93,7 @@ ColdStartPage::ColdStartPage(QWidget *parent)
     });
     addPrivilegedOption(m_form->dropCachesCheck,
                         i18nc("@info:tooltip",
-                              "Also starts the program after emptying the whole page cache through the "
+                              "Also starts the program after dropping the page cache (all but mapped pages) through the "
                               "privileged helper. You may be asked for your password."));
 
     m_filesTable = new QTableWidget(this);

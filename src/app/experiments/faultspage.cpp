@@ -28,8 +28,10 @@ FaultsPage::FaultsPage(QWidget *parent)
         xi18nc("@info",
                "<para>The same file is read in five ways: read() in small pieces, stdio with its own buffer, stdio with a buffer "
                "given by setvbuf(), mmap(), and O_DIRECT, which bypasses the cache; each cold and warm.</para>"
-               "<para>Expect mmap to cause a page fault for every page it touches (major when the page must come from the disk, "
-               "minor when it is cached), read() in small pieces to pay for its many system calls, and O_DIRECT to add nothing to "
+               // Fault-around: mm/memory.c do_fault_around(), fault_around_bytes (64 KiB by default).
+               "<para>Expect mmap to cause page faults where read() causes almost none (major when the page must come from the "
+               "disk, minor when it is cached), but far fewer faults than pages: the kernel maps the cached pages around a fault "
+               "(fault-around, 64 KiB by default) and a large folio's pages at once. read() in small pieces to pay for its many system calls, and O_DIRECT to add nothing to "
                "the cache and to be as slow warm as cold.</para>"),
         {
             fileInCacheSeries(i18nc("@label plot legend", "File in the cache"), false),

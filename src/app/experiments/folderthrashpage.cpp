@@ -166,7 +166,9 @@ FolderThrashPage::FolderThrashPage(QWidget *parent)
                "<para>Folders 1 and 3 hold the same number of files. In a memory cgroup whose cache holds about three folders, "
                "folder 1 is copied to 2, then 3 to 4, each followed by a sync, and then every file of folder 1 is read, as "
                "<command>grep</command> would.</para>"
-               "<para>Expect folder 1 to be pushed out by the second copy: it is the oldest thing in the cache, and its read goes "
+               // Not strict LRU: pages used once sit on the inactive list (mm/vmscan.c, mm/workingset.c).
+               "<para>Expect folder 1 to be pushed out by the second copy: read once and before anything else, it is the oldest "
+               "thing on the kernel's list of pages used once, and its read goes "
                "to the disk again. Evicting folder 2, a copy nobody reads, before copying folder 3 leaves room: folder 1 stays "
                "cached and its read is quick. The more files, the larger the difference (a kernel patch of 2013 proposed "
                "this eviction for whole folders in one call).</para>"
@@ -207,7 +209,7 @@ FolderThrashPage::FolderThrashPage(QWidget *parent)
     m_lessonTable->horizontalHeaderItem(ReclaimedColumn)
         ->setToolTip(i18nc("@info:tooltip", "Folder 1's pages the cgroup's reclaim pushed out during the copies (cachestat)"));
     m_lessonTable->horizontalHeaderItem(RefaultsColumn)
-        ->setToolTip(i18nc("@info:tooltip", "Pages the cgroup read again soon after it had reclaimed them, during the read (cgroup v2 only)"));
+        ->setToolTip(i18nc("@info:tooltip", "Pages the cgroup read again after it had reclaimed them, during the read (cgroup v2 only)"));
     m_lessonTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_lessonTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_lessonTable->setAlternatingRowColors(true);

@@ -32,8 +32,10 @@ PressurePage::PressurePage(QWidget *parent)
         xi18nc("@info",
                "<para>A file is read so that its pages are cached. Then a child process takes memory step by step and touches every "
                "page of it.</para>"
-               "<para>Expect the cache to give way first: cached memory shrinks as much as the child grows, and only when little "
-               "cache is left does swap start to fill. The page cache never keeps memory from programs.</para>"
+               // vm.swappiness: Documentation/admin-guide/sysctl/vm.rst; reclaim balances anon and file by cost in mm/vmscan.c.
+               "<para>Expect the cache to give way first: cached memory shrinks about as much as the child grows. With "
+               "vm.swappiness at 0 swap starts to fill only when little cache is left; at the default of 60 the kernel weighs "
+               "programs' memory against the cache by what reclaiming each has cost, so some memory may go to swap earlier.</para>"
                "<para>By default the child reads the file and takes memory in a memory cgroup only a little larger than the file, "
                "so the cache must give way however much memory this computer has free, and nothing else is pressed. On the whole "
                "machine the cache gives way only when memory is short.</para>"

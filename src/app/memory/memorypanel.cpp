@@ -233,7 +233,8 @@ void MemoryPanel::setUpPlot()
     plot->setWhatsThis(
         i18nc("@info:whatsthis",
               "Memory over the last minutes. Used is the total minus the available memory, as in the table below. Buffers and cache show what the "
-              "kernel can give back when programs need it; cache it cannot drop, such as shared memory, counts as used. Dirty and writeback (right "
+              "kernel can give back when programs need it; cache it cannot drop, such as shared memory, counts as used. Cache here is free's "
+              "figure, Cached plus SReclaimable from /proc/meminfo; the experiments' page cache is Cached alone. Dirty and writeback (right "
               "scale) are data waiting to be written to disk and being written. Hover over the plot for the values at a moment."));
     trackHover(plot);
 }
@@ -303,8 +304,10 @@ void MemoryPanel::setUpRatesPlot()
     plot->setWhatsThis(
         i18nc("@info:whatsthis",
               "How busy the page cache is, from /proc/vmstat. Disk reads and writes: data moved between the cache and the disks. Minor faults: a "
-              "program touched a page that was already in memory. Major faults: it had to wait for the disk. Refaults: file pages read again soon "
-              "after the kernel evicted them, a sign that the cache is too small for what runs."));
+              "program touched a page that was already in memory. Major faults: a touched page of mapped memory had to come from the disk "
+              "(a read() that waits for the disk is no fault). Refaults: file pages read again after "
+              "the kernel evicted them (told by how many pages were evicted in between, not by time); many are a sign that the "
+              "cache is too small for what runs."));
     trackHover(plot);
 }
 

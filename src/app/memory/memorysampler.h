@@ -27,8 +27,9 @@ struct VmStatRates {
     // disk; the rest are minor faults (the page was already in memory).
     double minorFaultsPerSecond = 0;
     double majorFaultsPerSecond = 0;
-    // File pages read again soon after they were evicted: a sign that the
-    // cache is too small for what runs. Unknown before Linux 3.15.
+    // File pages read again after they were evicted (workingset_refault_file;
+    // mm/workingset.c tells them by refault distance, not by time): many are
+    // a sign that the cache is too small for what runs. Unknown before Linux 3.15.
     std::optional<double> refaultsPerSecond;
 };
 

@@ -112,9 +112,9 @@ struct MemoryStats {
     std::optional<uint64_t> activeFile;
     std::optional<uint64_t> inactiveFile;
     std::optional<uint64_t> shmem;
-    // Counts of file pages read again soon after they were evicted, and of
-    // those found hot enough to go straight to the active list. v1 has them
-    // only on newer kernels.
+    // Counts of file pages read again after they were evicted, and of those
+    // whose refault distance (mm/workingset.c) sent them straight to the
+    // active list. v1 has them only on newer kernels.
     std::optional<uint64_t> refaults;
     std::optional<uint64_t> activations;
     // v1: the cgroup's own page cache, without its descendants' (the root's

@@ -712,7 +712,7 @@ Command experimentCommand()
               {0, "timeout", "SECONDS", "cold-start, replay: kill a run of the command after SECONDS (default 60); writeback: drain timeout"},
               {0, "show-output", nullptr, "cold-start, replay: let the command write to the terminal (default: /dev/null)"},
               {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
-              {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 3)"},
+              {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 40)"},
               {0, "trace", "FILE", "replay: the trace file to replay"},
               {0, "no-check", nullptr, "replay: leave out the check against the command's measured cold start"},
               {0, "privileged", nullptr, "replay: also drop_caches before every cold run, through the privileged helper"},

@@ -49,8 +49,11 @@ WritebackPage::WritebackPage(QWidget *parent)
         xi18nc("@info",
                "<para>Data is written to a file without syncing. It lands in the page cache as <emphasis>dirty</emphasis> pages; the "
                "kernel writes them to the disk later (<emphasis>writeback</emphasis>), when they are old enough or too many.</para>"
-               "<para>Expect Dirty to rise while writing, stay up for a while, and drain when the kernel's flusher starts or when "
-               "fsync asks for it. While it runs, <interface>fsync Now</interface> and <interface>sync Now</interface> force the "
+               // vm.dirty_expire_centisecs (30 s) and dirty_writeback_centisecs (5 s): Documentation/admin-guide/sysctl/vm.rst.
+               "<para>Expect Dirty to rise while writing. With the usual settings, and a file well under "
+               "vm.dirty_background_ratio, nothing happens for about 30 s (vm.dirty_expire_centisecs); then, at the flusher's next "
+               "wake-up (every 5 s, vm.dirty_writeback_centisecs), Writeback rises and Dirty drains. fsync drains it at once. "
+               "While it runs, <interface>fsync Now</interface> and <interface>sync Now</interface> force the "
                "writeback at once and say how long it took; otherwise both run at the end. The table shows how long writing, "
                "fsync and sync took.</para>"),
         {

@@ -76,7 +76,9 @@ struct WritebackRequests {
 struct WritebackParameters {
     ScratchFile file; // file.path is ignored: the experiment always makes its own
     uint64_t step = 4ULL << 20;
-    double waitSeconds = 3; // watch the kernel write back by itself
+    // Past dirty_expire_centisecs (30 s) plus a flusher wake-up
+    // (dirty_writeback_centisecs, 5 s): Documentation/admin-guide/sysctl/vm.rst.
+    double waitSeconds = 40; // watch the kernel write back by itself
     double drainTimeoutSeconds = 60;
     int sampleIntervalMs = 100;
     int runs = 1;

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +131,37 @@ private Q_SLOTS:
         // Whatever a test did, no child of ours may be left.
         QCOMPARE(childrenOfThisProcess(), std::vector<int>());
         QCOMPARE(readText("/proc/swaps"), m_swapsBefore);
+    }
+
+    // ------------------------------------------------------- read_ahead_kb
+
+    // The disk's setting for a partition (through the /sys/dev/block link,
+    // as on a real system), a whole disk's own, and nothing without either.
+    void readAheadOfAFilesDevice()
+    {
+        namespace fs = std::filesystem;
+        const fs::path sys = fs::temp_directory_path() / ("cachescope-sys-" + std::to_string(::getpid()));
+        fs::remove_all(sys);
+        const std::string file = (sys / "file").string();
+        fs::create_directories(sys / "dev/block");
+        std::ofstream(file) << "x";
+        struct stat st {
+        };
+        QCOMPARE(::stat(file.c_str(), &st), 0);
+        const std::string device = std::to_string(major(st.st_dev)) + ':' + std::to_string(minor(st.st_dev));
+        QVERIFY(Cachescope::Experiments::readAheadKiB(file, sys.string()) == std::nullopt);
+
+        fs::create_directories(sys / "devices/disk/part");
+        fs::create_directories(sys / "devices/disk/queue");
+        std::ofstream((sys / "devices/disk/queue/read_ahead_kb").string()) << "8192\n";
+        fs::create_directory_symlink("../../devices/disk/part", sys / "dev/block" / device);
+        QVERIFY(Cachescope::Experiments::readAheadKiB(file, sys.string()) == std::optional<uint64_t>(8192));
+
+        fs::create_directories(sys / "devices/disk/part/queue");
+        std::ofstream((sys / "devices/disk/part/queue/read_ahead_kb").string()) << "128\n";
+        QVERIFY(Cachescope::Experiments::readAheadKiB(file, sys.string()) == std::optional<uint64_t>(128));
+        QVERIFY(Cachescope::Experiments::readAheadKiB((sys / "missing").string(), sys.string()) == std::nullopt);
+        fs::remove_all(sys);
     }
 
     // ---------------------------------------------------------- statistics

@@ -12,6 +12,8 @@
 #include <KLocalizedString>
 
 #include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
 
 namespace Cachescope::App
 {
@@ -50,6 +52,20 @@ ColdReadPage::ColdReadPage(QWidget *parent)
                         i18nc("@info:tooltip",
                               "Drops the page cache (all but the pages programs map) through the privileged helper, as `echo 3 > "
                               "/proc/sys/vm/drop_caches` does. You may be asked for your password."));
+
+    // How far ahead the kernel reads depends on the disk: say which setting
+    // the heatmap's run will meet.
+    auto *readAheadLabel = new QLabel(m_form->fileEdit->parentWidget());
+    readAheadLabel->setObjectName(QStringLiteral("readAheadLabel"));
+    readAheadLabel->setWordWrap(true);
+    m_form->formLayout->addWidget(readAheadLabel, m_form->formLayout->rowCount(), 0, 1, 2);
+    const auto showReadAhead = [this, readAheadLabel] {
+        const QString file = m_form->fileEdit->text().trimmed();
+        readAheadLabel->setText(readAheadText(file.isEmpty() ? m_form->folderEdit->text().trimmed() : file));
+    };
+    connect(m_form->fileEdit, &QLineEdit::textChanged, this, showReadAhead);
+    connect(m_form->folderEdit, &QLineEdit::textChanged, this, showReadAhead);
+    showReadAhead();
 
     m_heatmap = new HeatmapWidget(this);
     m_heatmap->setObjectName(QStringLiteral("coldReadHeatmap"));

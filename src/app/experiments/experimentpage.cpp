@@ -288,6 +288,15 @@ void ExperimentPage::showPrivilegedOption(const PrivilegedOption &option)
     option.option->setToolTip(m_privilegedAvailable ? option.toolTip : m_privilegedReason);
 }
 
+QString ExperimentPage::readAheadText(const QString &path)
+{
+    const std::optional<uint64_t> kib = readAheadKiB(path.toStdString());
+    if (!kib) {
+        return i18nc("@info", "The readahead setting of this disk (read_ahead_kb) cannot be read.");
+    }
+    return i18nc("@info %1 a number of KiB", "Readahead of this disk: up to %1 KiB (read_ahead_kb; most disks have 128).", *kib);
+}
+
 QString ExperimentPage::defaultFolder()
 {
     // Settings > General > Experiments folder, else a folder of their own in

@@ -184,6 +184,9 @@ protected:
 
     // A folder edit's default: a disk-backed place the user owns.
     [[nodiscard]] static QString defaultFolder();
+    // The read_ahead_kb of the disk that holds path, for the pages whose
+    // figures depend on it (the readahead window grows up to it).
+    [[nodiscard]] static QString readAheadText(const QString &path);
     // Checks that folder exists; on failure *error names it and the reason.
     [[nodiscard]] static bool checkFolder(const QString &folder, QString *error);
     // A command line typed by a person as argv (never through a shell); empty and *error when it cannot be used.

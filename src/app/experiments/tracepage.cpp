@@ -215,6 +215,11 @@ TracePage::TracePage(QWidget *parent)
     };
     connect(m_form->programCombo, &QComboBox::currentIndexChanged, this, lessonChosen);
     lessonChosen();
+    // The lesson's figures (256 KiB for its first 64 KiB) depend on it.
+    auto *readAheadLabel = new QLabel(readAheadText(defaultFolder()), m_form->programCombo->parentWidget());
+    readAheadLabel->setObjectName(QStringLiteral("readAheadLabel"));
+    readAheadLabel->setWordWrap(true);
+    m_form->formLayout->addWidget(readAheadLabel, m_form->formLayout->rowCount(), 0, 1, 2);
 
     // The timeline where the other pages have their live plot and bars.
     m_timelinePlot = new QCustomPlot(this);

@@ -10,7 +10,11 @@
 #include "evict.h"
 #include "residency.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <fstream>
 
 namespace Cachescope::Experiments
 {
@@ -179,6 +183,26 @@ private:
 std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &parameters, const PrivilegedSteps &privileged)
 {
     return std::make_unique<ColdReadExperiment>(parameters, privileged);
+}
+
+std::optional<uint64_t> readAheadKiB(const std::string &path, const std::string &sysRoot)
+{
+    struct stat st {
+    };
+    if (::stat(path.c_str(), &st) != 0) {
+        return std::nullopt;
+    }
+    const std::string device = std::to_string(major(st.st_dev)) + ':' + std::to_string(minor(st.st_dev));
+    const std::string block = sysRoot + "/dev/block/" + device;
+    // A partition has no queue of its own: its disk, one level up, has.
+    for (const std::string &file : {block + "/queue/read_ahead_kb", block + "/../queue/read_ahead_kb", sysRoot + "/class/bdi/" + device + "/read_ahead_kb"}) {
+        std::ifstream stream(file);
+        uint64_t value = 0;
+        if (stream >> value) {
+            return value;
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace Cachescope::Experiments

@@ -189,4 +189,10 @@ inline constexpr const char *folderThrashWithEviction = "evict folder 2 first";
 // The vm.dirty_* settings, name -> value (missing files left out).
 [[nodiscard]] QJsonObject dirtySettings(const std::string &procRoot = "/proc");
 
+// The read_ahead_kb of the block device that holds path (its disk's, for a
+// partition; the bdi's for a device without a queue, such as NFS); nullopt
+// when none is found (btrfs names its bdi otherwise). The readahead window
+// grows up to it (mm/readahead.c).
+[[nodiscard]] std::optional<uint64_t> readAheadKiB(const std::string &path, const std::string &sysRoot = "/sys");
+
 } // namespace Cachescope::Experiments

@@ -6,7 +6,6 @@
 #include <QWidget>
 
 class QTextBrowser;
-class QToolButton;
 
 namespace Cachescope::App
 {

@@ -102,6 +102,29 @@ std::vector<std::string> overlayLayers(const std::string &superOptions)
     return lower;
 }
 
+VisibleMounts visibleMounts(const std::vector<MountInfoEntry> &mounts)
+{
+    VisibleMounts visible;
+    for (const MountInfoEntry &mount : mounts) {
+        visible[mount.mountPoint] = &mount;
+    }
+    return visible;
+}
+
+const MountInfoEntry *mountShowing(const VisibleMounts &visible, std::string_view path)
+{
+    for (std::string_view folder = path;;) {
+        if (const auto found = visible.find(folder); found != visible.end()) {
+            return found->second;
+        }
+        if (folder == "/" || folder.empty()) {
+            return nullptr;
+        }
+        const size_t slash = folder.rfind('/');
+        folder = slash == 0 ? std::string_view("/") : folder.substr(0, slash);
+    }
+}
+
 std::vector<MountAlias> findMountAliases(const std::vector<MountInfoEntry> &mounts, const std::vector<std::string> &rootPaths)
 {
     std::vector<Root> roots;
@@ -111,23 +134,9 @@ std::vector<MountAlias> findMountAliases(const std::vector<MountInfoEntry> &moun
             roots.push_back({given, real});
         }
     }
-    // The mount seen at each mount point: the last one made there.
-    std::map<std::string_view, const MountInfoEntry *> visible;
-    for (const MountInfoEntry &mount : mounts) {
-        visible[mount.mountPoint] = &mount;
-    }
-    // The mount that shows `path`: the visible one at its longest mount point.
-    const auto mountShowing = [&](std::string_view path) -> const MountInfoEntry * {
-        for (std::string_view folder = path;;) {
-            if (const auto found = visible.find(folder); found != visible.end()) {
-                return found->second;
-            }
-            if (folder == "/" || folder.empty()) {
-                return nullptr;
-            }
-            const size_t slash = folder.rfind('/');
-            folder = slash == 0 ? std::string_view("/") : folder.substr(0, slash);
-        }
+    const VisibleMounts visible = visibleMounts(mounts);
+    const auto mountShowing = [&visible](std::string_view path) {
+        return Cachescope::mountShowing(visible, path);
     };
 
     std::vector<MountAlias> aliases;

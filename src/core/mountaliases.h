@@ -15,7 +15,9 @@
 #include "procfs.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace Cachescope
@@ -42,6 +44,15 @@ struct MountAlias {
 // overlay is an alias when all its layers lie below the roots, in reach;
 // otherwise it is walked and its layers in reach are aliases of it.
 [[nodiscard]] std::vector<MountAlias> findMountAliases(const std::vector<MountInfoEntry> &mounts, const std::vector<std::string> &roots);
+
+// The mount seen at each mount point: the last one made there. Holds
+// pointers into mounts (and views of their mount points).
+using VisibleMounts = std::map<std::string_view, const MountInfoEntry *>;
+[[nodiscard]] VisibleMounts visibleMounts(const std::vector<MountInfoEntry> &mounts);
+// The mount that shows an absolute path: the visible one at its longest
+// mount point; nullptr under none listed (the root file system of a chroot,
+// whose "/" mountinfo does not list).
+[[nodiscard]] const MountInfoEntry *mountShowing(const VisibleMounts &visible, std::string_view path);
 
 // The layers of an overlay mount, from its super options (lowerdir=, upperdir=).
 [[nodiscard]] std::vector<std::string> overlayLayers(const std::string &superOptions);

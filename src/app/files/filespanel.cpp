@@ -1015,8 +1015,8 @@ void FilesPanel::pageCacheChangedElsewhere(const QString &what)
 {
     d->heatmap->discardPrivilegedView(
         i18nc("@info %1 what changed the page cache", "The view with administrator rights was from before “%1”: show it again to see it now.", what));
-    d->heatmap->refresh();
-    // Folders walked again too: their totals would lag their files for a sweep.
+    // What shows is read again, the heatmap with it (LiveRefresh::refreshed),
+    // and folders walked again: their totals would lag their files for a sweep.
     d->live->refreshNow();
     if (d->comparison) {
         startCompare(d->comparison->file(), d->comparison->before(), false);

@@ -59,21 +59,6 @@ struct Names {
     std::map<Owner, Name> byLayerInode;
 };
 
-// The mount that shows this absolute path: the one of the longest mount
-// point above it (the last made, of equal ones).
-const MountInfoEntry *mountShowing(const std::vector<MountInfoEntry> &mounts, const std::string &path)
-{
-    const MountInfoEntry *showing = nullptr;
-    for (const MountInfoEntry &mount : mounts) {
-        const std::string &point = mount.mountPoint;
-        const bool above = point == "/" || path == point || (path.size() > point.size() && path.starts_with(point) && path[point.size()] == '/');
-        if (above && (!showing || point.size() >= showing->mountPoint.size())) {
-            showing = &mount;
-        }
-    }
-    return showing;
-}
-
 // The devices of an overlay's layers. A layer at the overlay's own path
 // (lowerdir=/usr under /usr) is hidden by it: the folder that holds it is on
 // the layer's file system, unless the layer was a mount point of its own.
@@ -98,6 +83,7 @@ Names namesOf(const std::vector<std::string> &candidates)
 {
     Names names;
     std::optional<std::vector<MountInfoEntry>> mounts; // read at the first file on a pseudo device
+    VisibleMounts visible; // into *mounts
     std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> layerDevices; // by overlay mount id
     for (const std::string &path : candidates) {
         struct stat st;
@@ -118,8 +104,9 @@ Names namesOf(const std::vector<std::string> &candidates)
         }
         if (!mounts) {
             mounts = readMountInfo().value_or(std::vector<MountInfoEntry>{});
+            visible = visibleMounts(*mounts);
         }
-        const MountInfoEntry *overlay = mountShowing(*mounts, resolved);
+        const MountInfoEntry *overlay = mountShowing(visible, resolved);
         if (!overlay || overlay->fsType != "overlay") {
             continue;
         }

@@ -38,6 +38,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace Cachescope::App
 {
 
@@ -50,6 +52,9 @@ const QString settingsDialogName = QStringLiteral("settings");
 // heatmap get before the splitters are moved: the list keeps more than half.
 constexpr double memoryShare = 0.24;
 constexpr double heatmapShare = 0.15;
+// What the Cache Map and Applications get at first: they are views to work
+// in, not a context beside the list.
+constexpr double defaultViewShare = 0.55;
 
 KConfigGroup layoutState()
 {
@@ -111,6 +116,13 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     m_cacheMapView = new CacheMapView(m_memoryPanel);
     m_cacheMapView->setObjectName(QStringLiteral("cacheMapView"));
     m_memoryPanel->tabs()->addTab(m_cacheMapView, QIcon::fromTheme(QStringLiteral("office-chart-area-focus-peak-node")), i18nc("@title:tab", "Cache Map"));
+    // The files panel says its own results under the toolbar: what the bar
+    // on top said before is older, and goes.
+    connect(m_filesPanel, &FilesPanel::message, m_messageWidget, [this] {
+        if (m_messageWidget->isVisible() && !m_messageWidget->isHideAnimationRunning()) {
+            m_messageWidget->animatedHide();
+        }
+    });
     connect(m_cacheMapView, &CacheMapView::evictRequested, m_filesPanel, &FilesPanel::evictUrls);
     connect(m_cacheMapView, &CacheMapView::inspectRequested, m_filesPanel, &FilesPanel::inspectUrls);
 
@@ -157,6 +169,7 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     // After setupGUI, which would otherwise put its own caption back.
     setPlainCaption(i18nc("@title:window", "Cachescope"));
     restoreLayout();
+    connect(m_memoryPanel->tabs(), &QTabWidget::currentChanged, this, &MainWindow::fitSplitterToMemoryTab);
     // Help > Cachescope Handbook (F1): KHelpCenter where it is installed,
     // else the window's own viewer, never nothing (KHelpMenu would hand
     // help:/ to a desktop that may have no handler for it).
@@ -325,6 +338,8 @@ void MainWindow::applySettings()
 
 void MainWindow::showMessage(const QString &text, bool isError)
 {
+    // One message at a time: the newest, never stacked under an older one.
+    m_filesPanel->hideMessage();
     m_messageWidget->setMessageType(isError ? KMessageWidget::Error : KMessageWidget::Positive);
     m_messageWidget->setIcon(QIcon::fromTheme(isError ? QStringLiteral("dialog-error") : QStringLiteral("dialog-positive")));
     m_messageWidget->setText(text);
@@ -359,6 +374,7 @@ void MainWindow::showHandbook()
 
 void MainWindow::showProgress(const QString &text)
 {
+    m_filesPanel->hideMessage();
     // Work under way, not a result: no "positive" tick yet.
     m_messageWidget->setMessageType(KMessageWidget::Information);
     m_messageWidget->setIcon(QIcon::fromTheme(QStringLiteral("view-refresh")));
@@ -386,25 +402,69 @@ void MainWindow::restoreLayout()
     m_defaultSplitterSizesPending = !mainRestored || !filesRestored;
     m_restoredMainSplitter = mainRestored;
     m_restoredFilesSplitter = filesRestored;
+    m_viewShare = std::clamp(group.readEntry("ViewShare", defaultViewShare), 0.0, 0.9);
     m_memoryPanel->tabs()->setCurrentIndex(group.readEntry("MemoryTab", 0));
+}
+
+bool MainWindow::memoryPanelShowsAView() const
+{
+    const QWidget *current = m_memoryPanel->tabs()->currentWidget();
+    return current == m_cacheMapView || current == m_applicationsView;
+}
+
+void MainWindow::fitSplitterToMemoryTab()
+{
+    const bool view = memoryPanelShowsAView();
+    // Before the first show the splitter has no sizes of its own: showEvent fits it.
+    if (view == m_splitterFitsAView || !m_wasShown || m_defaultSplitterSizesPending) {
+        return;
+    }
+    const QList<int> sizes = m_splitter->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (m_splitterFitsAView) {
+        if (total > 0) {
+            m_viewShare = std::clamp(double(sizes.value(1)) / total, 0.0, 0.9);
+        }
+    } else {
+        m_plotSplitterSizes = sizes;
+    }
+    m_splitterFitsAView = view;
+    if (view) {
+        // Growing the window keeps the view's share.
+        const int viewPart = int(total * m_viewShare);
+        m_splitter->setStretchFactor(0, 100 - int(m_viewShare * 100));
+        m_splitter->setStretchFactor(1, int(m_viewShare * 100));
+        m_splitter->setSizes({total - viewPart, viewPart});
+    } else {
+        // The plots keep their height; the list takes what the window grows by.
+        m_splitter->setStretchFactor(0, 1);
+        m_splitter->setStretchFactor(1, 0);
+        if (!m_plotSplitterSizes.isEmpty()) {
+            m_splitter->setSizes(m_plotSplitterSizes);
+        }
+    }
 }
 
 void MainWindow::showEvent(QShowEvent *event)
 {
     KXmlGuiWindow::showEvent(event);
     m_wasShown = true;
-    if (!m_defaultSplitterSizesPending || event->spontaneous()) {
+    if (event->spontaneous()) {
         return;
     }
-    m_defaultSplitterSizesPending = false;
-    // The panels that do not stretch keep these heights as the window grows
-    // or shrinks; the list takes the rest.
-    if (!m_restoredMainSplitter) {
-        m_splitter->setSizes({height(), int(height() * memoryShare)});
+    if (m_defaultSplitterSizesPending) {
+        m_defaultSplitterSizesPending = false;
+        // The panels that do not stretch keep these heights as the window grows
+        // or shrinks; the list takes the rest.
+        if (!m_restoredMainSplitter) {
+            m_splitter->setSizes({height(), int(height() * memoryShare)});
+        }
+        if (QSplitter *files = filesSplitter(); files && !m_restoredFilesSplitter) {
+            files->setSizes({height(), int(height() * heatmapShare)});
+        }
     }
-    if (QSplitter *files = filesSplitter(); files && !m_restoredFilesSplitter) {
-        files->setSizes({height(), int(height() * heatmapShare)});
-    }
+    // Opened on the Cache Map or Applications: they get their room.
+    fitSplitterToMemoryTab();
 }
 
 void MainWindow::saveLayout()
@@ -412,7 +472,22 @@ void MainWindow::saveLayout()
     KConfigGroup group = layoutState();
     // A window never shown has splitters never laid out: nothing to keep.
     if (m_wasShown) {
-        group.writeEntry("MainSplitter", m_splitter->saveState());
+        // The plots' sizes are what "MainSplitter" keeps; a view's, its share.
+        if (m_splitterFitsAView) {
+            const QList<int> sizes = m_splitter->sizes();
+            if (const int total = sizes.value(0) + sizes.value(1); total > 0) {
+                m_viewShare = std::clamp(double(sizes.value(1)) / total, 0.0, 0.9);
+            }
+            if (!m_plotSplitterSizes.isEmpty()) {
+                const QSignalBlocker blocker(m_splitter);
+                m_splitter->setSizes(m_plotSplitterSizes);
+                group.writeEntry("MainSplitter", m_splitter->saveState());
+                m_splitter->setSizes(sizes);
+            }
+        } else {
+            group.writeEntry("MainSplitter", m_splitter->saveState());
+        }
+        group.writeEntry("ViewShare", m_viewShare);
         if (const QSplitter *files = filesSplitter()) {
             group.writeEntry("FilesSplitter", files->saveState());
         }

@@ -79,6 +79,12 @@ private:
     void setUpdatesPaused(bool paused);
     void restoreLayout();
     void saveLayout();
+    // Whether the memory panel shows a view one works in (Cache Map,
+    // Applications) rather than the plots beside the list.
+    [[nodiscard]] bool memoryPanelShowsAView() const;
+    // Gives the memory panel the room its current tab wants: the plots their
+    // own height, a view its share of the height (both kept apart).
+    void fitSplitterToMemoryTab();
 
     KMessageWidget *m_messageWidget = nullptr;
     QSplitter *m_splitter = nullptr;
@@ -94,6 +100,11 @@ private:
     bool m_restoredMainSplitter = false;
     bool m_restoredFilesSplitter = false;
     bool m_wasShown = false;
+    // The main splitter as laid out for the plots, kept while a view shows;
+    // and a view's share of the splitter's height.
+    bool m_splitterFitsAView = false;
+    QList<int> m_plotSplitterSizes;
+    double m_viewShare = 0.55;
 };
 
 } // namespace Cachescope::App

@@ -5,6 +5,8 @@
 
 #include <QEvent>
 
+#include <algorithm>
+
 #include <qcustomplot.h>
 
 namespace Cachescope::App::PlotStyle
@@ -110,8 +112,81 @@ void apply(QCustomPlot *plot)
     plot->legend->setFont(font);
 }
 
+namespace
+{
+
+// Wraps a legend placed below its plot into as many rows as its entries
+// need at the plot's width, so that no entry is cut off in a narrow window.
+class LegendWrapper : public QObject
+{
+public:
+    explicit LegendWrapper(QCustomPlot *plot)
+        : QObject(plot)
+        , m_plot(plot)
+    {
+        setObjectName(QStringLiteral("legendWrapper"));
+        plot->installEventFilter(this);
+    }
+
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (watched == m_plot && (event->type() == QEvent::Resize || event->type() == QEvent::FontChange || event->type() == QEvent::Show)) {
+            rewrap();
+        }
+        return false;
+    }
+
+private:
+    void rewrap()
+    {
+        QCPLegend *legend = m_plot->legend;
+        // The grid's cells, empty ones of a wrapped last row among them.
+        QList<int> widths;
+        for (int i = 0; i < legend->elementCount(); ++i) {
+            if (QCPLayoutElement *entry = legend->elementAt(i)) {
+                widths.append(entry->minimumOuterSizeHint().width());
+            }
+        }
+        const int count = int(widths.size());
+        if (count == 0) {
+            return;
+        }
+        const QMargins margins = legend->margins();
+        const int available = m_plot->width() - margins.left() - margins.right();
+        // Columns of a grid are as wide as their widest entry: try the most
+        // columns first and take the first count whose columns fit.
+        int columns = count;
+        for (; columns > 1; --columns) {
+            int width = legend->columnSpacing() * (columns - 1);
+            for (int column = 0; column < columns; ++column) {
+                int widest = 0;
+                for (int i = column; i < count; i += columns) {
+                    widest = std::max(widest, widths.at(i));
+                }
+                width += widest;
+            }
+            if (width <= available) {
+                break;
+            }
+        }
+        if (legend->wrap() == columns) {
+            return;
+        }
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+
+    QCustomPlot *m_plot;
+};
+
+} // namespace
+
 void placeLegendBelow(QCustomPlot *plot, QCPAxisRect *rect, int row)
 {
+    if (!plot->findChild<QObject *>(QStringLiteral("legendWrapper"), Qt::FindDirectChildrenOnly)) {
+        new LegendWrapper(plot);
+    }
     plot->legend->setVisible(true);
     rect->insetLayout()->take(plot->legend);
     plot->plotLayout()->addElement(row, 0, plot->legend);

@@ -54,8 +54,9 @@ void apply(QCustomPlot *plot);
 void follow(QCustomPlot *plot, const std::function<void()> &restyled = {});
 
 // Moves the legend out of rect's inset into the plot's layout row `row`
-// under the plots, filled a row at a time and kept as low as it can be, so
-// that it hides no data.
+// under the plots, filled a row at a time, wrapped into more rows when the
+// plot is too narrow for one, and kept as low as it can be, so that it hides
+// no data and no entry is cut off.
 void placeLegendBelow(QCustomPlot *plot, QCPAxisRect *rect, int row);
 
 } // namespace PlotStyle

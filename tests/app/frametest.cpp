@@ -8,7 +8,9 @@
 #include "cachemap/cachemapwidget.h"
 #include "cachescopesettings.h"
 #include "commandline.h"
+#include "files/filesmodel.h"
 #include "files/filespanel.h"
+#include "files/filesview.h"
 #include "format.h"
 #include "mainwindow.h"
 #include "memory/memorypanel.h"
@@ -16,6 +18,7 @@
 #include "privilegedactions.h"
 #include "procfs.h"
 #include "residency.h"
+#include "screenshots.h"
 #include "testutil.h"
 
 #include <KAboutData>
@@ -38,6 +41,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QIcon>
 #include <QImage>
 #include <QMenu>
@@ -50,6 +54,7 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
+#include <QTreeView>
 
 #include <qcustomplot.h>
 
@@ -730,6 +735,22 @@ private Q_SLOTS:
         QCOMPARE(window.messageWidget()->messageType(), KMessageWidget::Positive);
         window.showMessage(QStringLiteral("No."), true);
         QCOMPARE(window.messageWidget()->messageType(), KMessageWidget::Error);
+
+        // The files panel's message is newer: the older one on top goes; a
+        // newer one on top closes the panel's. Never two stacked.
+        KMessageWidget *filesBar = nullptr;
+        for (auto *bar : window.filesPanel()->findChildren<KMessageWidget *>()) {
+            if (bar->inherits("Cachescope::App::FilesMessageBar")) {
+                filesBar = bar;
+            }
+        }
+        QVERIFY(filesBar);
+        Q_EMIT window.filesPanel()->message(QStringLiteral("Evicted 1 file."), false);
+        QTRY_VERIFY(filesBar->isVisible());
+        QTRY_VERIFY(!window.messageWidget()->isVisible());
+        window.showMessage(QStringLiteral("Dropped the page cache."), false);
+        QTRY_VERIFY(window.messageWidget()->isVisible());
+        QTRY_VERIFY(!filesBar->isVisible());
     }
 
     // The Cache Map follows the window's own changes of the page cache: an
@@ -789,6 +810,102 @@ private Q_SLOTS:
         QVERIFY(!map->isMapping());
         window.memoryPanel()->tabs()->setCurrentWidget(map);
         QTRY_COMPARE_WITH_TIMEOUT(residentInMap(), pages, 30000);
+    }
+
+    // At its smallest the window still shows every column's heading or a
+    // scroll bar, four rows of the list and every legend entry whole.
+    void theSmallestWindowStillWorks()
+    {
+        MainWindow window;
+        window.filesPanel()->setPaused(true);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QSize smallest = window.minimumSizeHint();
+        // Smaller than the 577x635 a user measured before (issue 24).
+        QVERIFY2(smallest.width() < 577 && smallest.height() < 635, qPrintable(QStringLiteral("%1x%2").arg(smallest.width()).arg(smallest.height())));
+        window.resize(smallest);
+        auto *view = window.filesPanel()->findChild<FilesView *>();
+        QVERIFY(view);
+        QTRY_COMPARE(window.size(), smallest);
+        QTRY_COMPARE(view->header()->sectionSize(FilesModel::NameColumn), view->nameColumnMinimum());
+        QVERIFY2(view->viewport()->height() >= 3 * view->fontMetrics().height(), qPrintable(QString::number(view->viewport()->height())));
+        auto *heatmap = window.filesPanel()->findChild<QWidget *>(QStringLiteral("detailHeatmap"));
+        QVERIFY(heatmap);
+        QVERIFY(heatmap->height() >= heatmap->minimumSizeHint().height());
+        for (auto *plot : window.memoryPanel()->findChildren<QCustomPlot *>()) {
+            if (!plot->isVisible()) {
+                continue;
+            }
+            plot->replot();
+            for (int i = 0; i < plot->legend->elementCount(); ++i) {
+                if (QCPLayoutElement *entry = plot->legend->elementAt(i)) {
+                    QVERIFY2(plot->rect().contains(entry->outerRect()), qPrintable(QStringLiteral("legend entry %1 cut off").arg(i)));
+                }
+            }
+        }
+        Screenshots::save(window, "window-smallest.png");
+
+        // Wide again: the Name column takes what the others leave.
+        window.resize(1200, 760);
+        QTRY_VERIFY(view->header()->sectionSize(FilesModel::NameColumn) > view->nameColumnMinimum());
+        int sum = 0;
+        for (int column = 0; column < view->header()->count(); ++column) {
+            sum += view->header()->isSectionHidden(column) ? 0 : view->header()->sectionSize(column);
+        }
+        QCOMPARE(sum, view->viewport()->width());
+    }
+
+    // The Cache Map and Applications are views to work in: on show they get
+    // their share of the height, also maximised; the plots keep theirs.
+    void theShownTabsViewGetsTheRoom()
+    {
+        auto *map = static_cast<QWidget *>(nullptr);
+        QList<int> plotSizes;
+        {
+            MainWindow window;
+            window.filesPanel()->setPaused(true);
+            window.resize(1200, 900);
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            map = window.findChild<CacheMapView *>(QStringLiteral("cacheMapView"));
+            QVERIFY(map);
+            window.memoryPanel()->tabs()->setCurrentIndex(MemoryPanel::MemoryTab);
+            plotSizes = window.splitter()->sizes();
+            QVERIFY2(plotSizes.value(1) < plotSizes.value(0), "the plots are context beside the list");
+
+            window.memoryPanel()->tabs()->setCurrentWidget(map);
+            const auto viewShare = [&window] {
+                const QList<int> sizes = window.splitter()->sizes();
+                return double(sizes.value(1)) / (sizes.value(0) + sizes.value(1));
+            };
+            QVERIFY2(viewShare() > 0.5, qPrintable(QString::number(viewShare())));
+            window.resize(1900, 1040);
+            QTRY_COMPARE(window.size(), QSize(1900, 1040));
+            QVERIFY2(viewShare() > 0.5, qPrintable(QString::number(viewShare())));
+            QVERIFY2(map->height() > 400, qPrintable(QString::number(map->height())));
+            Screenshots::save(window, "window-cache-map-large.png");
+
+            window.resize(1200, 900);
+            QTRY_COMPARE(window.size(), QSize(1200, 900));
+            window.memoryPanel()->tabs()->setCurrentIndex(MemoryPanel::MemoryTab);
+            QCOMPARE(window.splitter()->sizes(), plotSizes);
+            // A share the person set is kept for the views.
+            window.memoryPanel()->tabs()->setCurrentWidget(map);
+            const int total = window.splitter()->sizes().value(0) + window.splitter()->sizes().value(1);
+            window.splitter()->setSizes({total * 35 / 100, total - total * 35 / 100});
+            QVERIFY(window.close());
+        }
+        // Opened again on the Cache Map: its share, and the plots' sizes behind it.
+        MainWindow window;
+        window.filesPanel()->setPaused(true);
+        window.resize(1200, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QList<int> sizes = window.splitter()->sizes();
+        QVERIFY2(qAbs(double(sizes.value(1)) / (sizes.value(0) + sizes.value(1)) - 0.65) < 0.02,
+                 qPrintable(QStringLiteral("%1 %2").arg(sizes.value(0)).arg(sizes.value(1))));
+        window.memoryPanel()->tabs()->setCurrentIndex(MemoryPanel::MemoryTab);
+        QCOMPARE(window.splitter()->sizes(), plotSizes);
     }
 
 private:

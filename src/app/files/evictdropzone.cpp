@@ -56,7 +56,7 @@ QSize EvictDropZone::sizeHint() const
 
 QSize EvictDropZone::minimumSizeHint() const
 {
-    return {fontMetrics().averageCharWidth() * 18, fontMetrics().height() * 6};
+    return {fontMetrics().averageCharWidth() * 18, fontMetrics().height() * 5};
 }
 
 void EvictDropZone::paintEvent(QPaintEvent *)
@@ -88,7 +88,11 @@ void EvictDropZone::paintEvent(QPaintEvent *)
     const QRect textArea = rect().adjusted(14, 0, -14, 0);
     const QRect bodyBounds = fontMetrics().boundingRect(textArea, Qt::AlignHCenter | Qt::TextWordWrap, body());
     const QRect titleBounds = titleMetrics.boundingRect(textArea, Qt::AlignHCenter | Qt::TextWordWrap, title());
-    const int total = iconSize + spacing + titleBounds.height() + spacing / 2 + bodyBounds.height();
+    // Too short for the explanation (a small window): the icon and the
+    // title, the explanation in the tooltip; never text cut in half.
+    const int withoutBody = iconSize + spacing + titleBounds.height();
+    const bool showsBody = withoutBody + spacing / 2 + bodyBounds.height() <= height() - 16;
+    const int total = showsBody ? withoutBody + spacing / 2 + bodyBounds.height() : withoutBody;
     int y = std::max(8, (height() - total) / 2);
 
     const QIcon icon = QIcon::fromTheme(QStringLiteral("edit-clear-all"));
@@ -100,6 +104,9 @@ void EvictDropZone::paintEvent(QPaintEvent *)
     painter.drawText(QRect(textArea.left(), y, textArea.width(), titleBounds.height()), Qt::AlignHCenter | Qt::TextWordWrap, title());
     y += titleBounds.height() + spacing / 2;
 
+    if (!showsBody) {
+        return;
+    }
     QColor bodyColor = palette().color(QPalette::WindowText);
     bodyColor.setAlphaF(0.7f);
     painter.setPen(bodyColor);

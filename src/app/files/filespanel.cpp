@@ -44,6 +44,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -415,8 +416,6 @@ FilesPanel::FilesPanel(QWidget *parent)
     d->delegate = new ResidencyDelegate(this);
     d->view->setItemDelegateForColumn(FilesModel::ResidencyColumn, d->delegate);
     QHeaderView *header = d->view->header();
-    header->setStretchLastSection(false);
-    header->setSectionResizeMode(FilesModel::NameColumn, QHeaderView::Stretch);
     const int numberWidth = fontMetrics().horizontalAdvance(QStringLiteral("1,023.9 MiB")) + 24;
     for (int column : {FilesModel::SizeColumn, FilesModel::CachedColumn, FilesModel::DirtyColumn}) {
         header->resizeSection(column, numberWidth);
@@ -425,11 +424,15 @@ FilesPanel::FilesPanel(QWidget *parent)
     header->resizeSection(FilesModel::ResidencyColumn, FilesModel::stripCells * 3 + 8);
     header->resizeSection(FilesModel::ChangeColumn, fontMetrics().horizontalAdvance(QStringLiteral("+1,023.9 MiB −1,023.9 MiB")) + 24);
     header->setSectionHidden(FilesModel::ChangeColumn, true); // until a snapshot is compared
+    // However small the window, the list shows its header and four rows.
+    d->view->setMinimumHeight(header->sizeHint().height() + 4 * (fontMetrics().height() + 8) + 2 * d->view->frameWidth());
 
     // Below the list: the detail heatmap of the selected file, and beside it the evict drop zone.
     auto *detail = new QWidget(this);
     auto *detailLayout = new QVBoxLayout(detail);
-    detailLayout->setContentsMargins(0, 0, 0, 0);
+    // Its title, header and legend are text: kept off the window's edge, as
+    // the drop zone beside it is.
+    detailLayout->setContentsMargins(style()->pixelMetric(QStyle::PM_LayoutLeftMargin), style()->pixelMetric(QStyle::PM_LayoutTopMargin) / 2, 0, 0);
     d->heatmapTitle = new QLabel(detail);
     d->heatmapTitle->setObjectName(QStringLiteral("heatmapTitle"));
     d->heatmapTitle->setTextFormat(Qt::PlainText);
@@ -1076,6 +1079,13 @@ void FilesPanel::setPrivilegedHelperAvailable(bool available, const QString &una
                                                      : unavailableReason);
     d->heatmap->setPrivilegedViewAvailable(available, d->actions->showPrivileged->toolTip());
     d->updateActions();
+}
+
+void FilesPanel::hideMessage()
+{
+    if (d->messageBar->isVisible() && !d->messageBar->isHideAnimationRunning()) {
+        d->messageBar->animatedHide();
+    }
 }
 
 int FilesPanel::heatmapCells() const

@@ -69,6 +69,8 @@ public:
     // marker says it ("Dropped page cache").
     void pageCacheChangedElsewhere(const QString &what);
     [[nodiscard]] int heatmapCells() const;
+    // Closes the panel's message (a newer one shows elsewhere in the window).
+    void hideMessage();
 
     // Snapshots of the page cache in core's files, as cachescope-cli snapshot
     // reads and writes them (the actions ask for the file, then call these).

@@ -8,8 +8,11 @@
 #include <KLocalizedString>
 
 #include <QDragEnterEvent>
+#include <QHeaderView>
 #include <QMimeData>
 #include <QPainter>
+
+#include <algorithm>
 
 namespace Cachescope::App
 {
@@ -21,6 +24,50 @@ FilesView::FilesView(QWidget *parent)
     setDragDropMode(QAbstractItemView::DragDrop);
     setDefaultDropAction(Qt::CopyAction);
     setDropIndicatorShown(false);
+    // The Name column takes what the other columns leave, but never less
+    // than nameColumnMinimum(): in a narrow window the others scroll.
+    header()->setStretchLastSection(false);
+    connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
+        if (section != 0) {
+            fitNameColumn();
+        }
+    });
+    connect(header(), &QHeaderView::sectionCountChanged, this, &FilesView::fitNameColumn, Qt::QueuedConnection);
+}
+
+int FilesView::nameColumnMinimum() const
+{
+    return fontMetrics().averageCharWidth() * 24;
+}
+
+void FilesView::fitNameColumn()
+{
+    QHeaderView *columns = header();
+    if (columns->count() == 0) {
+        return;
+    }
+    // Sized here, not by the person (the others are theirs to size).
+    columns->setSectionResizeMode(0, QHeaderView::Fixed);
+    int others = 0;
+    for (int section = 1; section < columns->count(); ++section) {
+        if (!columns->isSectionHidden(section)) {
+            others += columns->sectionSize(section);
+        }
+    }
+    const int width = std::max(nameColumnMinimum(), viewport()->width() - others);
+    if (columns->sectionSize(0) != width) {
+        columns->resizeSection(0, width);
+    }
+}
+
+bool FilesView::viewportEvent(QEvent *event)
+{
+    const bool handled = QTreeView::viewportEvent(event);
+    // The window resized, or a scroll bar came or went.
+    if (event->type() == QEvent::Resize) {
+        fitNameColumn();
+    }
+    return handled;
 }
 
 QModelIndexList FilesView::visibleRows(int limit) const
@@ -106,11 +153,17 @@ void FilesView::paintEvent(QPaintEvent *event)
         QFont font = painter.font();
         font.setPointSizeF(font.pointSizeF() * 1.2);
         painter.setFont(font);
-        painter.drawText(viewport()->rect().adjusted(20, 20, -20, -20),
-                         Qt::AlignCenter | Qt::TextWordWrap,
-                         i18nc("@info placeholder of the empty list",
-                               "Drop files or folders here from Dolphin, or use Add Files… and Add Folder…, to see how much of them is in the page cache.\n\n"
-                               "To see which of your files fill the cache, use Top Cached Files…: with nothing selected it looks in your home folder."));
+        // Centred where it fits; from the top in a short list, so that its
+        // start is read, not cut.
+        const QRect area = viewport()->rect().adjusted(20, 20, -20, -20);
+        const QString text =
+            i18nc("@info placeholder of the empty list",
+                  "Drop files or folders here from Dolphin, or use Add Files… and Add Folder…, to see how much of them is in the page cache.\n\n"
+                  "To see which of your files fill the cache, use Top Cached Files…: with nothing selected it looks in your home folder.");
+        const bool fits = painter.fontMetrics().boundingRect(area, Qt::AlignCenter | Qt::TextWordWrap, text).height() <= area.height();
+        painter.drawText(viewport()->rect().adjusted(20, fits ? 20 : 4, -20, -4),
+                         (fits ? Qt::AlignCenter : Qt::AlignHCenter | Qt::AlignTop) | Qt::TextWordWrap,
+                         text);
     }
 }
 

@@ -23,6 +23,10 @@ public:
 
     // The rows on screen now (column 0, proxy indexes), top to bottom.
     [[nodiscard]] QModelIndexList visibleRows(int limit = 500) const;
+    // The narrowest the Name column gets (about 24 characters).
+    [[nodiscard]] int nameColumnMinimum() const;
+    // Gives the Name column what the shown columns leave of the width.
+    void fitNameColumn();
 
 Q_SIGNALS:
     void urlsDropped(const QList<QUrl> &urls);
@@ -33,6 +37,7 @@ protected:
     void dragLeaveEvent(QDragLeaveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
 
 private:
     bool m_dragOver = false;

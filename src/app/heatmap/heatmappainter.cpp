@@ -161,6 +161,19 @@ void HeatmapPainter::paintHidden(const HeatmapTexts &texts, const QRect &textRec
     m_painter.drawText(reasonRect, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, texts.overlayText);
 }
 
+int HeatmapPainter::legendWidth(const QFontMetrics &metrics, HeatmapMeaning meaning)
+{
+    const QStringList labels = HeatmapTexts::legendLabels(meaning);
+    const int swatch = std::max(8, metrics.height() * 2 / 3);
+    const int gap = metrics.horizontalAdvance(QLatin1Char(' '));
+    int width = 0;
+    for (const QString &label : labels) {
+        width += swatch + gap + metrics.horizontalAdvance(label) + gap * 4;
+    }
+    // The gradient between "Not cached" and "Cached" is six swatches wide.
+    return width + (meaning == HeatmapMeaning::SnapshotComparison ? 0 : swatch * 5);
+}
+
 void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning)
 {
     const QRect &legend = m_grid.legend;
@@ -168,12 +181,23 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
     const QStringList labels = HeatmapTexts::legendLabels(meaning);
     const QFontMetrics metrics(m_widget.font());
     const int swatch = std::max(8, metrics.height() * 2 / 3);
-    const int y = legend.top() + (legend.height() - swatch) / 2;
+    const int lineHeight = metrics.height();
+    int top = legend.top();
+    int y = top + (lineHeight - swatch) / 2;
     int x = legend.left();
     const int gap = metrics.horizontalAdvance(QLatin1Char(' '));
+    // An entry that does not fit on the line goes to the next (the widget
+    // gives the legend two lines when it is too narrow for one).
+    const auto entry = [&](int width) {
+        if (x > legend.left() && x + width > legend.right() && top + 2 * lineHeight <= legend.bottom() + 1) {
+            x = legend.left();
+            top += lineHeight;
+            y = top + (lineHeight - swatch) / 2;
+        }
+    };
     const auto label = [&](const QString &text) {
         m_painter.setPen(palette.color(QPalette::WindowText));
-        m_painter.drawText(QRect(x, legend.top(), metrics.horizontalAdvance(text) + 1, legend.height()), Qt::AlignVCenter | Qt::AlignLeft, text);
+        m_painter.drawText(QRect(x, top, metrics.horizontalAdvance(text) + 1, lineHeight), Qt::AlignVCenter | Qt::AlignLeft, text);
         x += metrics.horizontalAdvance(text);
     };
     const auto frame = [&](const QRect &r) {
@@ -181,11 +205,15 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
         m_painter.setBrush(Qt::NoBrush);
         m_painter.drawRect(r.adjusted(0, 0, -1, -1));
     };
+    const auto swatchEntry = [&](qsizetype index) {
+        entry(swatch + gap + metrics.horizontalAdvance(labels[index]));
+    };
 
     if (meaning == HeatmapMeaning::SnapshotComparison) {
         // [ ] Not cached  [■] Cached then and now  [■] Newly cached  [■] Evicted since
         const std::array<QColor, 4> colors{m_colors.scaleStart(), m_colors.scaleEnd(), m_colors.newlyCached(), m_colors.evictedSince()};
         for (size_t i = 0; i < colors.size(); ++i) {
+            swatchEntry(qsizetype(i));
             const QRect swatchRect(x, y, swatch, swatch);
             m_painter.fillRect(swatchRect, colors[i]);
             frame(swatchRect);
@@ -194,10 +222,11 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
             x += gap * 4;
         }
     } else {
-        // Not cached [gradient] Cached
+        // Not cached [gradient] Cached: one entry, never split.
+        const int scaleWidth = swatch * 6;
+        entry(metrics.horizontalAdvance(labels[0]) + gap + scaleWidth + gap + metrics.horizontalAdvance(labels[1]));
         label(labels[0]);
         x += gap;
-        const int scaleWidth = swatch * 6;
         QLinearGradient gradient(x, 0, x + scaleWidth, 0);
         gradient.setColorAt(0, m_colors.scaleStart());
         gradient.setColorAt(0.12, m_colors.scaleStart());
@@ -210,6 +239,7 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
         label(labels[1]);
         x += gap * 4;
 
+        swatchEntry(2);
         const QRect dirtyRect(x, y, swatch, swatch);
         m_painter.fillRect(dirtyRect, m_colors.dirty());
         x += swatch + gap;
@@ -218,6 +248,7 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
 
         // Writeback and hidden pages exist only for residency.
         if (meaning == HeatmapMeaning::Residency) {
+            swatchEntry(3);
             const QRect writebackRect(x, y, swatch, swatch);
             m_painter.fillRect(writebackRect, m_colors.scaleMiddle());
             const int outline = std::max(2, swatch / 5);
@@ -228,6 +259,7 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
             label(labels[3]);
             x += gap * 4;
 
+            swatchEntry(4);
             const QRect hiddenRect(x, y, swatch, swatch);
             m_painter.fillRect(hiddenRect, palette.color(QPalette::Base));
             m_painter.fillRect(hiddenRect, QBrush(HeatmapColors::mixed(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), Qt::BDiagPattern));
@@ -242,7 +274,7 @@ void HeatmapPainter::paintLegend(const QString &zoomHint, HeatmapMeaning meaning
         const int hintWidth = metrics.horizontalAdvance(zoomHint);
         if (x + gap * 6 + hintWidth <= legend.right()) {
             m_painter.setPen(palette.color(QPalette::Disabled, QPalette::WindowText));
-            m_painter.drawText(QRect(legend.right() - hintWidth, legend.top(), hintWidth + 1, legend.height()), Qt::AlignVCenter | Qt::AlignRight, zoomHint);
+            m_painter.drawText(QRect(legend.right() - hintWidth, top, hintWidth + 1, lineHeight), Qt::AlignVCenter | Qt::AlignRight, zoomHint);
         }
     }
 }

@@ -5,6 +5,7 @@
 #include "heatmapmodel.h"
 #include "heatmaptexts.h"
 
+#include <QFontMetrics>
 #include <QRect>
 #include <QString>
 
@@ -42,6 +43,8 @@ public:
     // zoomHint: how to zoom, shown where there is room; empty for none.
     // meaning: which labels, and only the swatches it has.
     void paintLegend(const QString &zoomHint, HeatmapMeaning meaning = HeatmapMeaning::Residency);
+    // How wide the legend is on one line.
+    [[nodiscard]] static int legendWidth(const QFontMetrics &metrics, HeatmapMeaning meaning);
 
 private:
     // A cell compared with a snapshot: from the bottom, as much of it as was

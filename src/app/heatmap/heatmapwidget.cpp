@@ -515,7 +515,7 @@ QSize HeatmapWidget::sizeHint() const
 QSize HeatmapWidget::minimumSizeHint() const
 {
     const QFontMetrics metrics(font());
-    return {metrics.averageCharWidth() * 40, d->headerHeight() + d->legendHeight() + metrics.height() * 5};
+    return {metrics.averageCharWidth() * 40, d->headerHeight() + d->legendHeight() + metrics.height() * 3};
 }
 
 bool HeatmapWidget::event(QEvent *event)

@@ -12,6 +12,7 @@
 #include "heatmapcolors.h"
 #include "heatmapgrid.h"
 #include "heatmapmodel.h"
+#include "heatmappainter.h"
 #include "heatmaptexts.h"
 #include "residency.h"
 #include "uniquefd.h"
@@ -373,9 +374,12 @@ public:
         return metrics.height() * 2 + spacing() / 2;
     }
 
+    // One line, or two where the widget is too narrow for the legend on one.
     [[nodiscard]] int legendHeight() const
     {
-        return QFontMetrics(q->font()).height();
+        const QFontMetrics metrics(q->font());
+        const int lines = q->width() >= HeatmapPainter::legendWidth(metrics, shownMeaning()) ? 1 : 2;
+        return metrics.height() * lines;
     }
 
     [[nodiscard]] const HeatmapGrid &gridLayout(qreal dpr) const

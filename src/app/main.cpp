@@ -18,6 +18,35 @@
 #include <QDir>
 #include <QIcon>
 
+#include <cstdio>
+
+namespace
+{
+
+QtMessageHandler previousMessageHandler = nullptr;
+
+// One line Cachescope cannot prevent: KConfig 6.13's KConfigWatcher keeps
+// its watchers in a function-local QThreadStorage that exit() destroys
+// before KConfigGui's KStandardShortcut watcher, whose destruction writes
+// to it again; Qt then says "QThreadStorage: Thread … exited after
+// QThreadStorage N destroyed" as the main thread ends. Nothing is lost (the
+// process is ending). Installed only once main() returns; every other
+// message goes on as before.
+void dropLibraryNoiseAtExit(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type == QtWarningMsg && message.startsWith(QLatin1String("QThreadStorage: Thread "))
+        && message.contains(QLatin1String(" exited after QThreadStorage "))) {
+        return;
+    }
+    if (previousMessageHandler) {
+        previousMessageHandler(type, context, message);
+        return;
+    }
+    std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
     using namespace Cachescope::App;
@@ -65,5 +94,7 @@ int main(int argc, char **argv)
     QObject::connect(&session, &Session::done, &app, &QCoreApplication::quit);
     session.start({urlsFromArguments(parser.positionalArguments(), QDir::currentPath()), parser.isSet(QStringLiteral("evict"))});
 
-    return app.exec();
+    const int status = app.exec();
+    previousMessageHandler = qInstallMessageHandler(dropLibraryNoiseAtExit);
+    return status;
 }

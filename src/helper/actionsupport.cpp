@@ -34,36 +34,14 @@ namespace Cachescope::Helper
 
 using namespace HelperProtocol;
 
-KAuth::ActionReply refuse(int code, const QString &message)
+ActionReply refuse(int code, const QString &message)
 {
-    KAuth::ActionReply reply = KAuth::ActionReply::HelperErrorReply(code);
+    ActionReply reply = ActionReply::HelperErrorReply(code);
     reply.setErrorDescription(message);
     return reply;
 }
 
-KAuth::ActionReply sealedReply(SealedKind kind, const QByteArray &key, const QByteArray &plaintext)
-{
-    QByteArray nonce(sealNonceBytes, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(nonce.data()), sealNonceBytes / int(sizeof(quint32)));
-    const Sealed sealed = seal(kind, key, nonce, plaintext);
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
-    reply.addData(replyNonce, sealed.nonce);
-    reply.addData(replySealed, sealed.ciphertext);
-    reply.addData(replyTag, sealed.tag);
-    return reply;
-}
-
-std::optional<QByteArray> sealKeyArgument(const QVariantMap &args, QString *error)
-{
-    const QVariant keyValue = args.value(keySealKey);
-    if (keyValue.metaType() != QMetaType::fromType<QByteArray>() || keyValue.toByteArray().size() != sealKeyBytes) {
-        *error = QStringLiteral("Argument 'key' must be %1 random bytes.").arg(sealKeyBytes);
-        return std::nullopt;
-    }
-    return keyValue.toByteArray();
-}
-
-KAuth::ActionReply finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)
+ActionReply finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const ActionReply &reply)
 {
     // The developer's view of the decision; the sentence holds caller strings
     // only as quoteForMessage() filtered them.
@@ -77,14 +55,14 @@ KAuth::ActionReply finish(HelperContext &context, const char *action, const Call
     return reply;
 }
 
-void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)
+void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const ActionReply &reply)
 {
     if (context.log) {
         context.log(auditLine(QLatin1String(action), caller, target, reply));
     }
 }
 
-std::optional<KAuth::ActionReply> refuseUnknownCaller(const Caller &caller)
+std::optional<ActionReply> refuseUnknownCaller(const Caller &caller)
 {
     if (!caller.uid) {
         return refuse(CallerUnknown,
@@ -195,7 +173,7 @@ int runSwapOffWithProgress(HelperContext &context, const std::string &path, cons
     return result;
 }
 
-KAuth::ActionReply swapOffFailure(int error, const QString &shownName)
+ActionReply swapOffFailure(int error, const QString &shownName)
 {
     if (error == ENOMEM) {
         // swapoff(8) says this with exit code 2; the helper says it in words

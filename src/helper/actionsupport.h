@@ -9,12 +9,11 @@
 
 #include "helperactions.h"
 #include "helperlogic.h"
-#include "sealedreply.h"
 #include "uniquefd.h"
 
 #include "procfs.h"
 
-#include <KAuth/ActionReply>
+#include "actionreply.h"
 
 #include <QString>
 
@@ -31,28 +30,19 @@ namespace Cachescope::Helper
 {
 
 // A HelperError reply with a sentence for people.
-[[nodiscard]] KAuth::ActionReply refuse(int code, const QString &message);
-
-// A success reply holding only `plaintext` sealed with the caller's key
-// (sealedreply.h; docs/helper-security.md rules 9 and 16): nonce, sealed, tag.
-[[nodiscard]] KAuth::ActionReply sealedReply(HelperProtocol::SealedKind kind, const QByteArray &key, const QByteArray &plaintext);
-
-// The caller's sealing key argument: a QByteArray of sealKeyBytes bytes, or
-// nothing (the refusal's sentence in *error).
-[[nodiscard]] std::optional<QByteArray> sealKeyArgument(const QVariantMap &args, QString *error);
+[[nodiscard]] ActionReply refuse(int code, const QString &message);
 
 // Every action ends here: the developer log, one audit line, then the reply
 // (docs/helper-security.md rule 11).
-[[nodiscard]] KAuth::ActionReply
-finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
+[[nodiscard]] ActionReply finish(HelperContext &context, const char *action, const Caller &caller, const QString &target, const ActionReply &reply);
 // The audit line of one area of an "all" request, before the action's own.
-void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
+void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const ActionReply &reply);
 
 // docs/helper-security.md rule 6: the uid comes from D-Bus
 // (KAuth::HelperSupport::callerUid() in the glue, through
 // callerFromKAuthUid()), never from the arguments. Unknown means refused:
 // fail closed.
-[[nodiscard]] std::optional<KAuth::ActionReply> refuseUnknownCaller(const Caller &caller);
+[[nodiscard]] std::optional<ActionReply> refuseUnknownCaller(const Caller &caller);
 
 // "blockdev=8:3" or "dev=8:1,ino=12": an area named by numbers the helper
 // found, never by a caller string (docs/helper-security.md rule 11).
@@ -103,7 +93,7 @@ struct OpenedArea {
 [[nodiscard]] int runSwapOffWithProgress(HelperContext &context, const std::string &path, const QString &shownName);
 
 // The refusal for a swapoff that failed with errno `error`.
-[[nodiscard]] KAuth::ActionReply swapOffFailure(int error, const QString &shownName);
+[[nodiscard]] ActionReply swapOffFailure(int error, const QString &shownName);
 
 // docs/helper-security.md rule 14: children the helper killed at a deadline
 // and did not wait for (one in uninterruptible sleep ends only when the

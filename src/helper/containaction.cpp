@@ -200,7 +200,7 @@ bool collectPids(const std::string &cgroup, std::vector<long long> &pids, int &c
 
 } // namespace
 
-KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "contain";
     if (auto refused = refuseUnknownCaller(caller)) {
@@ -307,14 +307,14 @@ KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, 
                                             "the process ends.")
                                  .arg(QString::fromStdString(*path), errnoQText(errno))));
     }
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyCgroupPath, QString::fromStdString(*path));
     reply.addData(replyCgroupVersion, hierarchy->version);
     reply.addData(keyLimitBytes, qint64(*limit.value));
     return finish(context, action, caller, target, reply);
 }
 
-KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "reclaim";
     if (auto refused = refuseUnknownCaller(caller)) {
@@ -467,7 +467,7 @@ KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, 
     if (stopped) {
         target += written.outcome == BoundedWrite::Outcome::Cancelled ? QStringLiteral(",stopped=cancel") : QStringLiteral(",stopped=deadline");
     }
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyFileBytesBefore, qulonglong(before->pageCache));
     reply.addData(replyFileBytesAfter, qulonglong(after ? after->pageCache : 0));
     reply.addData(replyStoppedAtDeadline, stopped);

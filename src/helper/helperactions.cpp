@@ -84,7 +84,7 @@ Caller callerFromKAuthUid(int kauthUid)
     return Caller{uid};
 }
 
-QString auditLine(const QString &action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply)
+QString auditLine(const QString &action, const Caller &caller, const QString &target, const ActionReply &reply)
 {
     QString result = QStringLiteral("ok");
     if (reply.failed()) {
@@ -127,7 +127,7 @@ QVariantMap memoryFigures(const std::string &procRoot)
 
 } // namespace
 
-KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "dropcaches";
     if (auto refused = refuseUnknownCaller(caller)) {
@@ -158,7 +158,7 @@ KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &calle
                       target,
                       refuse(SystemFailure, QStringLiteral("Writing to /proc/sys/vm/drop_caches failed: %1.").arg(errnoQText(error))));
     }
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     reply.addData(keyLevel, int(*level.value));
     reply.addData(replyBefore, before);
     reply.addData(replyAfter, memoryFigures(context.procRoot));

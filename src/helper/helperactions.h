@@ -9,7 +9,7 @@
 
 #include "helperprotocol.h"
 
-#include <KAuth/ActionReply>
+#include "actionreply.h"
 
 #include <QString>
 #include <QVariantMap>
@@ -106,7 +106,7 @@ struct HelperContext {
 // The fixed-format audit line (docs/helper-security.md rule 11): numbers and helper-chosen words
 // only, never a caller string.
 // "cachescope-helper: action=<a> uid=<n|unknown> target=<t> result=<ok|refused|failed> code=<n>"
-[[nodiscard]] QString auditLine(const QString &action, const Caller &caller, const QString &target, const KAuth::ActionReply &reply);
+[[nodiscard]] QString auditLine(const QString &action, const Caller &caller, const QString &target, const ActionReply &reply);
 // Writes it to syslog (authpriv) and stderr.
 void writeAuditLine(const QString &line);
 
@@ -114,14 +114,14 @@ void writeAuditLine(const QString &line);
 // dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
 // swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp,
 // contain and reclaim in containaction.cpp.
-[[nodiscard]] KAuth::ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
-[[nodiscard]] KAuth::ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 
 } // namespace Cachescope::Helper

@@ -19,6 +19,21 @@
 namespace Cachescope::Helper
 {
 
+namespace
+{
+KAuth::ActionReply toKAuth(const ActionReply &reply)
+{
+    if (reply.succeeded()) {
+        KAuth::ActionReply out = KAuth::ActionReply::SuccessReply();
+        out.setData(reply.data());
+        return out;
+    }
+    KAuth::ActionReply out = KAuth::ActionReply::HelperErrorReply(reply.error());
+    out.setErrorDescription(reply.errorDescription());
+    return out;
+}
+} // namespace
+
 class CachescopeHelper : public QObject
 {
     Q_OBJECT
@@ -56,39 +71,39 @@ public:
 public Q_SLOTS:
     KAuth::ActionReply dropcaches(const QVariantMap &args)
     {
-        return dropCachesAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(dropCachesAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply swapoff(const QVariantMap &args)
     {
-        return swapOffAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(swapOffAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply swapon(const QVariantMap &args)
     {
-        return swapOnAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(swapOnAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply swapfilecreate(const QVariantMap &args)
     {
-        return swapFileCreateAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(swapFileCreateAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply swapfileremove(const QVariantMap &args)
     {
-        return swapFileRemoveAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(swapFileRemoveAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply residency(const QVariantMap &args)
     {
-        return residencyAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(residencyAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply trace(const QVariantMap &args)
     {
-        return traceAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(traceAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply contain(const QVariantMap &args)
     {
-        return containAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(containAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
     KAuth::ActionReply reclaim(const QVariantMap &args)
     {
-        return reclaimAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context);
+        return toKAuth(reclaimAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
     }
 
 private:

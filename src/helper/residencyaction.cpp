@@ -2,20 +2,20 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // The residency action (docs/helper-security.md rule 9). The caller sends
-// paths, never descriptors: KAuth takes descriptors in and closes them before
-// it asks polkit, and closing one on a FUSE mount whose daemon never answers
-// would hang the helper for everyone. Each path is read in a forked child
-// that has taken the caller's identity to look it up and open it, and takes
-// root back only to read the residency; a child that does not answer by the
-// deadline is killed and abandoned, never waited for. The answer is sealed
-// with the caller's key (sealedreply.h), since KAuth also broadcasts it.
+// paths, never descriptors (the service's bus connection takes none): a
+// descriptor of a file on a FUSE mount whose daemon never answers would
+// hang whoever closes it. Each path is read in a forked child that has
+// taken the caller's identity to look it up and open it, and takes root
+// back only to read the residency; a child that does not answer by the
+// deadline is killed and abandoned, never waited for. The answer reaches
+// the caller alone (a signal addressed to it).
 
 #include "actionsupport.h"
 #include "cachescope_helper_debug.h"
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
-#include "sealedreply.h"
+#include "residencyanswer.h"
 
 #include "format.h"
 #include "residency.h"
@@ -381,9 +381,9 @@ void runChildren(HelperContext &context, const std::vector<ChildJob> &jobs, std:
     }
 }
 
-SealedFileResult resultOf(const Child &child, const ChildJob &job, int deadlineMs)
+FileResidencyAnswer resultOf(const Child &child, const ChildJob &job, int deadlineMs)
 {
-    SealedFileResult result;
+    FileResidencyAnswer result;
     if (!child.startError.empty()) {
         result.error = QString::fromStdString(child.startError);
         return result;
@@ -468,7 +468,7 @@ std::optional<QString> pathsFrom(const QVariantMap &args, int count, std::vector
 
 } // namespace
 
-KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "residency";
     if (auto refused = refuseUnknownCaller(caller)) {
@@ -482,8 +482,8 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller
         return finish(context, action, caller, {}, refuse(InvalidArgument, count.error));
     }
     const QString target = QStringLiteral("paths=%1").arg(*count.value);
-    std::vector<QString> keys{keyCount, keyBuckets, keySealKey};
-    std::vector<QString> required{keyCount, keySealKey};
+    std::vector<QString> keys{keyCount, keyBuckets};
+    std::vector<QString> required{keyCount};
     for (int i = 0; i < *count.value; ++i) {
         keys.push_back(pathKey(i));
         required.push_back(keys.back());
@@ -498,11 +498,6 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller
             return finish(context, action, caller, target, refuse(InvalidArgument, bucketArg.error));
         }
         buckets = int(*bucketArg.value);
-    }
-    QString keyProblem;
-    const std::optional<QByteArray> key = sealKeyArgument(args, &keyProblem);
-    if (!key) {
-        return finish(context, action, caller, target, refuse(InvalidArgument, keyProblem));
     }
     std::vector<std::string> paths;
     if (auto problem = pathsFrom(args, int(*count.value), paths)) {
@@ -532,13 +527,15 @@ KAuth::ActionReply residencyAction(const QVariantMap &args, const Caller &caller
     std::vector<Child> children;
     runChildren(context, jobs, children);
 
-    QList<SealedFileResult> results;
+    QList<FileResidencyAnswer> results;
     for (size_t i = 0; i < jobs.size(); ++i) {
         results.append(resultOf(children[i], jobs[i], context.residencyDeadlineMs));
     }
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << results.size() << "paths read," << context.abandonedChildren.size()
                                << "readers abandoned";
-    return finish(context, action, caller, target, sealedReply(SealedKind::Residency, *key, serializeFileResults(results)));
+    ActionReply reply = ActionReply::SuccessReply();
+    reply.addData(replyFiles, serializeFileResults(results));
+    return finish(context, action, caller, target, reply);
 }
 
 } // namespace Cachescope::Helper

@@ -131,7 +131,7 @@ bool saveState(const HelperContext &context, const std::vector<SwapRecord> &reco
     return true;
 }
 
-KAuth::ActionReply swapOffArea(HelperContext &context, const SwapArea &area, const OpenedArea &opened, QStringList &turnedOff, QVariantList &priorities)
+ActionReply swapOffArea(HelperContext &context, const SwapArea &area, const OpenedArea &opened, QStringList &turnedOff, QVariantList &priorities)
 {
     const QString shownName = QString::fromStdString(area.filename);
     const int error = runSwapOffWithProgress(context, opened.procPath(), shownName);
@@ -140,12 +140,12 @@ KAuth::ActionReply swapOffArea(HelperContext &context, const SwapArea &area, con
     }
     turnedOff << shownName;
     priorities << area.priority;
-    return KAuth::ActionReply::SuccessReply();
+    return ActionReply::SuccessReply();
 }
 
 // What swapoff and swapon check first: a caller we know, only the keys
 // 'area' and 'all', and exactly one of them. A refusal (logged), or nothing.
-std::optional<KAuth::ActionReply> refuseBadSwapRequest(const QVariantMap &args, const Caller &caller, HelperContext &context, const char *action)
+std::optional<ActionReply> refuseBadSwapRequest(const QVariantMap &args, const Caller &caller, HelperContext &context, const char *action)
 {
     if (auto refused = refuseUnknownCaller(caller)) {
         return finish(context, action, caller, {}, *refused);
@@ -242,7 +242,7 @@ QVariantMap areaReport(const SwapRecord &record, const AreaResult &result)
 
 } // namespace
 
-KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapoff";
     if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
@@ -325,7 +325,7 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, 
             }
             opened = &kernelArea;
         }
-        KAuth::ActionReply step = swapOffArea(context, area.area, *opened, turnedOff, priorities);
+        ActionReply step = swapOffArea(context, area.area, *opened, turnedOff, priorities);
         if (step.succeeded()) {
             // docs/helper-security.md rule 4: record what the helper turned off, with its priority, so
             // that swapon gives back exactly these.
@@ -346,7 +346,7 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, 
             logArea(context, action, caller, deviceText(*area.identity), step);
         }
     }
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyTurnedOff, turnedOff);
     reply.addData(replyPriorities, priorities);
     reply.addData(replySwapUsedBefore, qulonglong(usedBefore));
@@ -354,7 +354,7 @@ KAuth::ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, 
     return finish(context, action, caller, target, reply);
 }
 
-KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapon";
     if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
@@ -405,7 +405,7 @@ KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, H
         if (!saveState(context, *records, &error)) {
             return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Swap is on again, but %1").arg(error)));
         }
-        KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+        ActionReply reply = ActionReply::SuccessReply();
         reply.addData(replyTurnedOn, turnedOn);
         reply.addData(replyPriorities, priorities);
         reply.addData(replyAreas, areas);
@@ -435,7 +435,7 @@ KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, H
         if (result.outcome == outcomeOn) {
             turnedOn << QString::fromStdString(record.path);
             priorities << record.priority;
-            logArea(context, action, caller, result.target, KAuth::ActionReply::SuccessReply());
+            logArea(context, action, caller, result.target, ActionReply::SuccessReply());
         } else if (result.outcome == outcomeFailed) {
             kept.push_back(record);
             failures << result.message;
@@ -446,7 +446,7 @@ KAuth::ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, H
         }
     }
     const bool saved = saveState(context, kept, &error);
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     if (!failures.isEmpty() || !saved) {
         if (!saved) {
             failures << QStringLiteral("The record of what is still off was not saved: %1").arg(error);

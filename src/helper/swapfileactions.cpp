@@ -88,7 +88,7 @@ int writeSwapFile(int fd, uint64_t bytes, uint64_t page)
 
 } // namespace
 
-KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapfilecreate";
     if (auto refused = refuseUnknownCaller(caller)) {
@@ -165,13 +165,13 @@ KAuth::ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &c
         return removeAgain(Unsupported, QStringLiteral("Linux refused swap on %1 (%2); the file was removed again.").arg(path, errnoQText(swapErrno)));
     }
     fd.reset();
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyPath, path);
     reply.addData(replySizeBytes, qulonglong(bytes));
     return finish(context, action, caller, target, reply);
 }
 
-KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "swapfileremove";
     if (auto refused = refuseUnknownCaller(caller)) {
@@ -233,7 +233,7 @@ KAuth::ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &c
     if (unlinkat(dirFd.get(), experimentSwapName, 0) != 0) {
         return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Cannot remove %1: %2.").arg(path, errnoQText(errno))));
     }
-    KAuth::ActionReply reply = KAuth::ActionReply::SuccessReply();
+    ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyPath, path);
     reply.addData(replyWasActive, index.has_value());
     return finish(context, action, caller, target, reply);

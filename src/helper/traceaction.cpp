@@ -6,8 +6,7 @@
 // tracefs instance the helper names, configures and removes itself. The
 // caller chooses only which of its own processes and for how long (at most
 // maxTraceSeconds); never a path, an event, a filter or an instance. The
-// events travel sealed with the caller's key, since KAuth also broadcasts
-// the reply.
+// events reach the caller alone (a signal addressed to it).
 
 #include "actionsupport.h"
 #include "cachescope_helper_debug.h"
@@ -15,7 +14,6 @@
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
-#include "sealedreply.h"
 #include "tracecapture.h"
 #include "tracefs.h"
 
@@ -161,15 +159,15 @@ std::string initialProcRoot(const HelperContext &context)
 
 } // namespace
 
-KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
+ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "trace";
     if (auto refused = refuseUnknownCaller(caller)) {
         return finish(context, action, caller, {}, *refused);
     }
-    // docs/helper-security.md rule 9 and 16: the process, the seconds and the
-    // key; nothing else.
-    if (auto problem = checkKeys(args, {keyPid, keySeconds, keySealKey}, {keyPid, keySeconds, keySealKey})) {
+    // docs/helper-security.md rule 9 and 16: the process and the seconds;
+    // nothing else.
+    if (auto problem = checkKeys(args, {keyPid, keySeconds}, {keyPid, keySeconds})) {
         return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
     }
     const IntegerArgument pid = integerArgument(args, keyPid, 1, maxPid);
@@ -179,11 +177,6 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
     const IntegerArgument seconds = integerArgument(args, keySeconds, 1, maxTraceSeconds);
     if (!seconds.value) {
         return finish(context, action, caller, {}, refuse(InvalidArgument, seconds.error));
-    }
-    QString keyProblem;
-    const std::optional<QByteArray> key = sealKeyArgument(args, &keyProblem);
-    if (!key) {
-        return finish(context, action, caller, {}, refuse(InvalidArgument, keyProblem));
     }
     QString target = QStringLiteral("pid=%1,seconds=%2").arg(*pid.value).arg(*seconds.value);
 
@@ -279,7 +272,9 @@ KAuth::ActionReply traceAction(const QVariantMap &args, const Caller &caller, He
                   .arg(capture.lostEvents)
                   .arg(QString::fromStdString(capture.endReason).replace(QLatin1Char(' '), QLatin1Char('-')));
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "instance" << QString::fromStdString(instance->name()) << target;
-    return finish(context, action, caller, target, sealedReply(SealedKind::Trace, *key, serializeCapture(capture)));
+    ActionReply reply = ActionReply::SuccessReply();
+    reply.addData(replyCapture, serializeCapture(capture));
+    return finish(context, action, caller, target, reply);
 }
 
 } // namespace Cachescope::Helper

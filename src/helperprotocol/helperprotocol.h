@@ -53,9 +53,6 @@ inline constexpr QLatin1StringView keyLimitBytes{"limitBytes"};
 // reclaim: one cgroup, as /proc/<pid>/cgroup names it ("/user.slice/...":
 // a QString, absolute within the memory hierarchy).
 inline constexpr QLatin1StringView keyCgroup{"cgroup"};
-// residency and trace: the caller's fresh random key (QByteArray of
-// sealKeyBytes bytes) that seals the reply (sealedreply.h).
-inline constexpr QLatin1StringView keySealKey{"key"};
 
 // residency: the paths are "path0", "path1", ... (QByteArray: the file
 // name's bytes as the kernel takes them, absolute; no descriptor is ever
@@ -95,13 +92,13 @@ inline constexpr QLatin1StringView outcomeFailed{"failed"};
 inline constexpr QLatin1StringView replyPath{"path"};
 inline constexpr QLatin1StringView replySizeBytes{"sizeBytes"};
 inline constexpr QLatin1StringView replyWasActive{"wasActive"};
-// residency and trace: nothing in plaintext. KAuth also sends every reply as a signal
-// that any local user may receive, so the per-file results are sealed with
-// the caller's key (sealedreply.h, docs/helper-security.md rule 9): the
-// reply holds only these three QByteArrays.
-inline constexpr QLatin1StringView replyNonce{"nonce"};
-inline constexpr QLatin1StringView replySealed{"sealed"};
-inline constexpr QLatin1StringView replyTag{"tag"};
+// residency: the answers, as residencyanswer.h's serializeFileResults()
+// writes them; trace: the capture, as tracecapture.h's serializeCapture()
+// writes it. Both stay inside the service (and the client's in-process path
+// as root): on the bus they travel as the typed arrays of the Job1 signals,
+// to the caller alone.
+inline constexpr QLatin1StringView replyFiles{"files"};
+inline constexpr QLatin1StringView replyCapture{"capture"};
 
 // contain: the cgroup made (its folder: no secret), its version (1 or 2) and
 // limit (bytes, as keyLimitBytes).

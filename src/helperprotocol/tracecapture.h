@@ -2,8 +2,8 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
-// The trace action's reply before it is sealed (sealedreply.h,
-// SealedKind::Trace): a Trace::Capture as compact bytes. Filemap events
+// The trace action's capture as compact bytes, until the service turns it
+// into the TraceCompleted signal's typed array: a Trace::Capture. Filemap events
 // carry no block fields and block requests no page fields; at most
 // maxTraceEvents events. Used by the helper (serialize) and its client
 // (parse); both link the core, which defines the Capture.

@@ -6,7 +6,7 @@
 #include "helperactions.h"
 #include "helperprotocol.h"
 #include "privilegedcall.h"
-#include "sealedreply.h"
+#include "residencyanswer.h"
 #include "tracecapture.h"
 
 #include "procfs.h"
@@ -116,22 +116,6 @@ ActionSpec residencySpec(const ResidencyRequest &request)
     return {actionResidency, request.arguments, std::chrono::minutes(2)};
 }
 
-// docs/helper-security.md rules 9 and 16: a fresh key a request, from the
-// system's random source; it travels only in our own method call.
-QByteArray freshSealKey()
-{
-    QByteArray key(sealKeyBytes, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), sealKeyBytes / int(sizeof(quint32)));
-    return key;
-}
-
-// The plaintext of a sealed reply, or nothing when it does not open with key.
-std::optional<QByteArray> openSealedReply(SealedKind kind, const QByteArray &key, const QVariantMap &data)
-{
-    const Sealed sealed{data.value(replyNonce).toByteArray(), data.value(replySealed).toByteArray(), data.value(replyTag).toByteArray()};
-    return unseal(kind, key, sealed);
-}
-
 uint64_t number(const QVariantMap &map, QLatin1StringView key)
 {
     return map.value(key).toULongLong();
@@ -146,7 +130,7 @@ bool actsDirectly()
     return geteuid() == 0;
 }
 
-using HelperAction = KAuth::ActionReply (*)(const QVariantMap &, const Helper::Caller &, Helper::HelperContext &);
+using HelperAction = Helper::ActionReply (*)(const QVariantMap &, const Helper::Caller &, Helper::HelperContext &);
 
 HelperAction helperActionNamed(const QString &name)
 {
@@ -202,7 +186,7 @@ Result performDirectly(const QString &actionName,
         context.abandonedChildren.swap(abandoned);
     }
     const Helper::Caller root{0};
-    const KAuth::ActionReply reply = perform(arguments, root, context);
+    const Helper::ActionReply reply = perform(arguments, root, context);
     {
         const std::lock_guard lock(abandonedMutex);
         abandoned.insert(abandoned.end(), context.abandonedChildren.begin(), context.abandonedChildren.end());
@@ -210,7 +194,7 @@ Result performDirectly(const QString &actionName,
     // As KAuth's ExecuteJob takes a reply from the bus: a failure's code and
     // sentence, a success's data.
     if (reply.failed()) {
-        return resultOf(reply.errorCode(), reply.errorDescription(), {});
+        return resultOf(reply.error(), reply.errorDescription(), {});
     }
     return resultOf(0, QString(), reply.data());
 }
@@ -324,9 +308,8 @@ KAuth::Action removeExperimentSwapFileAction()
 ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets)
 {
     ResidencyRequest request;
-    request.key = freshSealKey();
     request.paths = int(absolutePaths.size());
-    QVariantMap arguments{{QString(keyCount), request.paths}, {QString(keyBuckets), buckets}, {QString(keySealKey), request.key}};
+    QVariantMap arguments{{QString(keyCount), request.paths}, {QString(keyBuckets), buckets}};
     for (int i = 0; i < absolutePaths.size(); ++i) {
         arguments.insert(pathKey(i), absolutePaths[i]);
     }
@@ -450,16 +433,15 @@ ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &
     if (!result.ok()) {
         return out;
     }
-    const std::optional<QByteArray> plaintext = openSealedReply(SealedKind::Residency, request.key, result.data);
-    const std::optional<QList<SealedFileResult>> files = plaintext ? parseFileResults(*plaintext, maxPathsPerCall, maxBuckets) : std::nullopt;
+    const std::optional<QList<FileResidencyAnswer>> files = parseFileResults(result.data.value(replyFiles).toByteArray(), maxPathsPerCall, maxBuckets);
     if (!files || files->size() != request.paths) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << "residency reply does not open with the request's key, or is malformed";
+        qCDebug(CACHESCOPE_PRIVILEGED) << "residency reply is malformed";
         out.failure = Failure::Failed;
-        out.message = i18nc("@info", "The helper's residency answer could not be verified; nothing is shown.");
+        out.message = i18nc("@info", "The helper's residency answer could not be read; nothing is shown.");
         return out;
     }
-    out.data.clear(); // sealed bytes only; the numbers are in files
-    for (const SealedFileResult &sealedFile : *files) {
+    out.data.clear(); // the numbers are in files
+    for (const FileResidencyAnswer &sealedFile : *files) {
         FileResidency file;
         file.error = sealedFile.error;
         file.hidden = sealedFile.hidden;
@@ -558,8 +540,7 @@ ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
 
 TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel)
 {
-    const QByteArray key = freshSealKey();
-    const QVariantMap arguments{{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}, {QString(keySealKey), key}};
+    const QVariantMap arguments{{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}};
     bool announced = false;
     const auto onProgress = [&announced, &tracingOn](const QVariantMap &data) {
         if (!announced && data.value(progressTracing).toBool()) {
@@ -614,13 +595,12 @@ TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingO
     if (!result.ok()) {
         return out;
     }
-    const std::optional<QByteArray> plaintext = openSealedReply(SealedKind::Trace, key, result.data);
-    std::optional<Trace::Capture> capture = plaintext ? parseCapture(*plaintext) : std::nullopt;
-    out.data.clear(); // sealed bytes only; the events are in capture
+    std::optional<Trace::Capture> capture = parseCapture(result.data.value(replyCapture).toByteArray());
+    out.data.clear(); // the events are in capture
     if (!capture) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << "trace reply does not open with the request's key, or is malformed";
+        qCDebug(CACHESCOPE_PRIVILEGED) << "trace reply is malformed";
         out.failure = Failure::Failed;
-        out.message = i18nc("@info", "The helper's trace could not be verified; nothing is shown.");
+        out.message = i18nc("@info", "The helper's trace could not be read; nothing is shown.");
         return out;
     }
     out.capture = std::move(*capture);

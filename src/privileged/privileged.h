@@ -159,8 +159,8 @@ struct TraceResult : Result {
 // (1 to HelperProtocol::maxTraceSeconds). tracingOn() is called once, on
 // the calling thread, as soon as the events are being recorded: then let
 // the process go on. Returns when it has exited, the time is up or *cancel
-// became true (cancel may be null). The reply is sealed with a fresh key of
-// this call. As root, the helper's action runs in this process.
+// became true (cancel may be null). As root, the helper's action runs in
+// this process.
 [[nodiscard]] TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel);
 
 // A process of this user's own (as this process numbers it; held before it
@@ -199,12 +199,9 @@ struct ReclaimResult : Result {
 [[nodiscard]] KAuth::Action swapOnAction(const QString &area); // empty: all
 [[nodiscard]] KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes);
 [[nodiscard]] KAuth::Action removeExperimentSwapFileAction();
-// At most HelperProtocol::maxPathsPerCall absolute, distinct paths. The
-// reply is sealed with `key`, a fresh random key of this request only:
-// pass it to toResidencyResult().
+// At most HelperProtocol::maxPathsPerCall absolute, distinct paths.
 struct ResidencyRequest {
     QVariantMap arguments;
-    QByteArray key;
     int paths = 0;
     // The KAuth action that carries it to the helper.
     [[nodiscard]] KAuth::Action action() const;
@@ -215,8 +212,7 @@ struct ResidencyRequest {
 [[nodiscard]] Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data);
 [[nodiscard]] DropCachesResult toDropCachesResult(const Result &result);
 [[nodiscard]] SwapResult toSwapResult(const Result &result);
-// Checks the reply's tag with the request's key, then reads one
-// FileResidency a path; a reply that does not open is a failure.
+// Reads one FileResidency a path; a malformed reply is a failure.
 [[nodiscard]] ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &request);
 
 // swapoff brings every swapped-out page back: allow 2 minutes plus 1 s per

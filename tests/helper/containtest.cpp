@@ -121,7 +121,7 @@ bool becameUser(pid_t pid, uint32_t uid)
     });
 }
 
-KAuth::ActionReply contain(HelperContext &context, uint32_t caller, pid_t pid, qint64 limit)
+ActionReply contain(HelperContext &context, uint32_t caller, pid_t pid, qint64 limit)
 {
     return containAction({{QString(keyPid), int(pid)}, {QString(keyLimitBytes), limit}}, Caller{caller}, context);
 }
@@ -180,7 +180,7 @@ private Q_SLOTS:
         QVERIFY(becameUser(held.pid(), *m_user));
         HelperContext context = m_context;
         context.cgroupRoot = empty;
-        const KAuth::ActionReply reply = contain(context, *m_user, held.pid(), 64 * MiB);
+        const ActionReply reply = contain(context, *m_user, held.pid(), 64 * MiB);
         QCOMPARE(reply.error(), int(Unsupported));
         QVERIFY2(reply.errorDescription().contains(QString::fromStdString(empty)), qPrintable(reply.errorDescription()));
     }
@@ -190,7 +190,7 @@ private Q_SLOTS:
         Cleanup cleanup{m_hierarchy, runCgroups(*m_hierarchy)};
         auto held = std::make_unique<HeldProcess>(QStringList{QStringLiteral("/usr/bin/sleep"), QStringLiteral("30")}, *m_user);
         QVERIFY(becameUser(held->pid(), *m_user));
-        const KAuth::ActionReply reply = contain(m_context, *m_user, held->pid(), 64 * MiB);
+        const ActionReply reply = contain(m_context, *m_user, held->pid(), 64 * MiB);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         const std::string path = reply.data().value(QString(replyCgroupPath)).toString().toStdString();
         QCOMPARE(reply.data().value(QString(replyCgroupVersion)).toInt(), m_hierarchy->version);
@@ -218,7 +218,7 @@ private Q_SLOTS:
         const std::vector<std::string> before = runCgroups(*m_hierarchy);
         HeldProcess held({QStringLiteral("/usr/bin/true")}, otherUid);
         QVERIFY(becameUser(held.pid(), otherUid));
-        const KAuth::ActionReply reply = contain(m_context, *m_user, held.pid(), 64 * MiB);
+        const ActionReply reply = contain(m_context, *m_user, held.pid(), 64 * MiB);
         QCOMPARE(reply.error(), int(NotPermitted));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("not yours")), qPrintable(reply.errorDescription()));
         QCOMPARE(runCgroups(*m_hierarchy), before);
@@ -237,7 +237,7 @@ private Q_SLOTS:
         QVERIFY(memInfo && memInfo->find("MemTotal"));
         const qint64 aboveMemory = qint64(*memInfo->find("MemTotal")) + qint64(MiB);
         for (const qint64 limit : {qint64(0), qint64(-1), qint64(-64 * qint64(MiB)), qint64(1 * MiB), qint64(16 * MiB) - 1, aboveMemory, qint64(1) << 62}) {
-            const KAuth::ActionReply reply = contain(m_context, *m_user, held.pid(), limit);
+            const ActionReply reply = contain(m_context, *m_user, held.pid(), limit);
             QVERIFY2(reply.error() == int(InvalidArgument), qPrintable(QString::number(limit) + QLatin1String(": ") + reply.errorDescription()));
         }
         // A limit as text, a double, a pid of 0, an unknown key.
@@ -266,7 +266,7 @@ private Q_SLOTS:
         for (int i = 0; i < maxRunCgroupsPerCaller; ++i) {
             held.push_back(std::make_unique<HeldProcess>(QStringList{QStringLiteral("/usr/bin/sleep"), QStringLiteral("30")}, *m_user));
             QVERIFY(becameUser(held.back()->pid(), *m_user));
-            const KAuth::ActionReply reply = contain(m_context, *m_user, held.back()->pid(), 32 * MiB);
+            const ActionReply reply = contain(m_context, *m_user, held.back()->pid(), 32 * MiB);
             QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
             if (i == 0) {
                 QVERIFY2(!exists(stale), "the stale empty run cgroup was not removed");
@@ -274,7 +274,7 @@ private Q_SLOTS:
         }
         HeldProcess oneTooMany({QStringLiteral("/usr/bin/true")}, *m_user);
         QVERIFY(becameUser(oneTooMany.pid(), *m_user));
-        const KAuth::ActionReply refused = contain(m_context, *m_user, oneTooMany.pid(), 32 * MiB);
+        const ActionReply refused = contain(m_context, *m_user, oneTooMany.pid(), 32 * MiB);
         QCOMPARE(refused.error(), int(NotPermitted));
         QVERIFY2(refused.errorDescription().contains(QLatin1String("contained runs already")), qPrintable(refused.errorDescription()));
         held.clear();
@@ -294,7 +294,7 @@ private Q_SLOTS:
         const QString script = QStringLiteral("cat %1 >/dev/null; exec sleep 30").arg(QString::fromStdString(file));
         HeldProcess held({QStringLiteral("/bin/sh"), QStringLiteral("-c"), script}, *m_user);
         QVERIFY(becameUser(held.pid(), *m_user));
-        const KAuth::ActionReply made = contain(m_context, *m_user, held.pid(), 256 * MiB);
+        const ActionReply made = contain(m_context, *m_user, held.pid(), 256 * MiB);
         QVERIFY2(made.succeeded(), qPrintable(made.errorDescription()));
         const std::string path = made.data().value(QString(replyCgroupPath)).toString().toStdString();
         held.release();
@@ -306,10 +306,10 @@ private Q_SLOTS:
                  readProcFile(path + "/memory.stat").value_or("unreadable").substr(0, 80).c_str());
         const QString cgroup = QString::fromStdString(path.substr(m_hierarchy->root.size()));
         // Another user: refused, nothing reclaimed.
-        const KAuth::ActionReply refused = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{otherUid}, m_context);
+        const ActionReply refused = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{otherUid}, m_context);
         QCOMPARE(refused.error(), int(NotPermitted));
         const bool swapOn = readMemInfo()->find("SwapTotal").value_or(0) > 0;
-        const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
+        const ActionReply reply = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
         if (m_hierarchy->version == 1 && swapOn) {
             QCOMPARE(reply.error(), int(Unsupported));
             QVERIFY(reply.errorDescription().contains(QLatin1String("cgroup v1 has no reclaim of file pages alone")));
@@ -340,7 +340,7 @@ private Q_SLOTS:
             m_context.log = [](const QString &) { };
             m_context.reclaimDeadlineMs = reclaimDeadlineSeconds * 1000;
         });
-        const KAuth::ActionReply stopped = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
+        const ActionReply stopped = reclaimAction({{QString(keyCgroup), cgroup}}, Caller{*m_user}, m_context);
         QVERIFY2(stopped.succeeded(), qPrintable(stopped.errorDescription()));
         QCOMPARE(audit.size(), 1);
         QVERIFY2(audit[0].contains(QLatin1String("result=ok")), qPrintable(audit[0]));
@@ -358,15 +358,15 @@ private Q_SLOTS:
                                    QStringLiteral("/./a"),
                                    QStringLiteral("/a b"),
                                    QString(QLatin1Char('/') + QString(5000, QLatin1Char('a')))}) {
-            const KAuth::ActionReply reply = reclaimAction({{QString(keyCgroup), bad}}, Caller{*m_user}, m_context);
+            const ActionReply reply = reclaimAction({{QString(keyCgroup), bad}}, Caller{*m_user}, m_context);
             QVERIFY2(reply.error() == int(InvalidArgument), qPrintable(bad.left(40) + QLatin1String(": ") + reply.errorDescription()));
         }
         QCOMPARE(reclaimAction({{QString(keyCgroup), QByteArray("/x")}}, Caller{*m_user}, m_context).error(), int(InvalidArgument));
         // One sentence for what is not there and what is not a cgroup.
-        const KAuth::ActionReply missing = reclaimAction({{QString(keyCgroup), QStringLiteral("/no-such-cgroup-here")}}, Caller{*m_user}, m_context);
+        const ActionReply missing = reclaimAction({{QString(keyCgroup), QStringLiteral("/no-such-cgroup-here")}}, Caller{*m_user}, m_context);
         QCOMPARE(missing.error(), int(NotPermitted));
         QVERIFY(missing.errorDescription().startsWith(QLatin1String("There is no memory cgroup")));
-        const KAuth::ActionReply file = reclaimAction({{QString(keyCgroup), QStringLiteral("/memory.stat")}}, Caller{*m_user}, m_context);
+        const ActionReply file = reclaimAction({{QString(keyCgroup), QStringLiteral("/memory.stat")}}, Caller{*m_user}, m_context);
         QCOMPARE(file.errorDescription(), missing.errorDescription().replace(QLatin1String("no-such-cgroup-here"), QLatin1String("memory.stat")));
     }
 

@@ -108,7 +108,7 @@ private:
 
     // uid as KAuth's HelperSupport::callerUid() gives it: an int, 0 when the
     // lookup failed, negative above INT_MAX.
-    KAuth::ActionReply call(const QString &action, const QVariantMap &args, int kauthUid = 4201)
+    ActionReply call(const QString &action, const QVariantMap &args, int kauthUid = 4201)
     {
         const Caller uid = callerFromKAuthUid(kauthUid);
         if (action == QLatin1String("dropcaches")) {
@@ -189,8 +189,7 @@ private Q_SLOTS:
         const QString size = QStringLiteral("sizeBytes");
         const QString count = QStringLiteral("count");
         const QString path0 = QStringLiteral("path0");
-        const QString sealKey = QStringLiteral("key");
-        const QByteArray key(32, 'k');
+        const QString oldSealKey = QStringLiteral("key"); // the KAuth helper's sealing key, no argument now
         const QString dc = QStringLiteral("dropcaches");
         const QString off = QStringLiteral("swapoff");
         const QString on = QStringLiteral("swapon");
@@ -232,7 +231,7 @@ private Q_SLOTS:
         // docs/helper-security.md rule 6: KAuth's 0 means "could not look the
         // caller up", never root; (uid_t)-1 (-1 as KAuth's int) is no uid.
         // Every action refuses both, before it looks at its arguments.
-        const QVariantMap validArgs[] = {{{level, 1}}, {{all, true}}, {{all, true}}, {{size, 16 << 20}}, {}, {{count, 1}, {path0, goodPath}, {sealKey, key}}};
+        const QVariantMap validArgs[] = {{{level, 1}}, {{all, true}}, {{all, true}}, {{size, 16 << 20}}, {}, {{count, 1}, {path0, goodPath}}};
         const QString actionNames[] = {dc, off, on, create, remove, res};
         for (int i = 0; i < 6; ++i) {
             for (const int kauthUid : {0, -1}) {
@@ -314,42 +313,41 @@ private Q_SLOTS:
         QTest::newRow("res: count 0") << res << QVariantMap{{count, 0}} << 4201 << bad << QStringLiteral("out of range");
         QTest::newRow("res: count 17") << res << QVariantMap{{count, 17}} << 4201 << bad << QStringLiteral("out of range (1 to 16)");
         QTest::newRow("res: count '1'") << res << QVariantMap{{count, QStringLiteral("1")}} << 4201 << bad << QStringLiteral("must be an integer");
-        QTest::newRow("res: path0 missing") << res << QVariantMap{{count, 1}, {sealKey, key}} << 4201 << bad << QStringLiteral("Missing argument 'path0'");
-        QTest::newRow("res: key missing") << res << QVariantMap{{count, 1}, {path0, goodPath}} << 4201 << bad << QStringLiteral("Missing argument 'key'");
-        QTest::newRow("res: key short") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, QByteArray(31, 'k')}} << 4201 << bad
-                                        << QStringLiteral("must be 32 random bytes");
-        QTest::newRow("res: key string") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, QString(32, QLatin1Char('k'))}} << 4201 << bad
-                                         << QStringLiteral("must be 32 random bytes");
-        QTest::newRow("res: path0 int") << res << QVariantMap{{count, 1}, {path0, 0}, {sealKey, key}} << 4201 << bad
+        QTest::newRow("res: path0 missing") << res << QVariantMap{{count, 1}} << 4201 << bad << QStringLiteral("Missing argument 'path0'");
+        QTest::newRow("res: the old seal key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {oldSealKey, QByteArray(32, 'k')}} << 4201 << bad
+                                               << QStringLiteral("Unknown argument 'key'");
+        QTest::newRow("res: count as bool") << res << QVariantMap{{count, true}, {path0, goodPath}} << 4201 << bad
+                                            << QStringLiteral("must be an integer, not bool");
+        QTest::newRow("res: path0 as a list") << res << QVariantMap{{count, 1}, {path0, QVariantList{goodPath}}} << 4201 << bad
+                                              << QStringLiteral("must be the bytes of a path (QByteArray)");
+        QTest::newRow("res: path0 int") << res << QVariantMap{{count, 1}, {path0, 0}} << 4201 << bad
                                         << QStringLiteral("must be the bytes of a path (QByteArray), not int");
-        QTest::newRow("res: path0 QString") << res << QVariantMap{{count, 1}, {path0, QStringLiteral("/etc/shadow")}, {sealKey, key}} << 4201 << bad
+        QTest::newRow("res: path0 QString") << res << QVariantMap{{count, 1}, {path0, QStringLiteral("/etc/shadow")}} << 4201 << bad
                                             << QStringLiteral("not QString");
-        QTest::newRow("res: path0 relative") << res << QVariantMap{{count, 1}, {path0, QByteArray("etc/shadow")}, {sealKey, key}} << 4201 << bad
+        QTest::newRow("res: path0 relative") << res << QVariantMap{{count, 1}, {path0, QByteArray("etc/shadow")}} << 4201 << bad
                                              << QStringLiteral("must be an absolute path");
-        QTest::newRow("res: path0 NUL") << res << QVariantMap{{count, 1}, {path0, QByteArray("/etc\0/shadow", 12)}, {sealKey, key}} << 4201 << bad
+        QTest::newRow("res: path0 NUL") << res << QVariantMap{{count, 1}, {path0, QByteArray("/etc\0/shadow", 12)}} << 4201 << bad
                                         << QStringLiteral("without NUL");
-        QTest::newRow("res: path0 empty") << res << QVariantMap{{count, 1}, {path0, QByteArray()}, {sealKey, key}} << 4201 << bad
-                                          << QStringLiteral("must be an absolute path");
-        QTest::newRow("res: extra path1") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}} << 4201
-                                          << bad << QStringLiteral("Unknown argument 'path1'");
-        QTest::newRow("res: same path twice") << res << QVariantMap{{count, 2}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path1"), goodPath}} << 4201
-                                              << bad << QStringLiteral("names a path given before");
-        QTest::newRow("res: fd0 key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("fd0"), 3}} << 4201 << bad
+        QTest::newRow("res: path0 empty") << res << QVariantMap{{count, 1}, {path0, QByteArray()}} << 4201 << bad << QStringLiteral("must be an absolute path");
+        QTest::newRow("res: extra path1") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("path1"), goodPath}} << 4201 << bad
+                                          << QStringLiteral("Unknown argument 'path1'");
+        QTest::newRow("res: same path twice") << res << QVariantMap{{count, 2}, {path0, goodPath}, {QStringLiteral("path1"), goodPath}} << 4201 << bad
+                                              << QStringLiteral("names a path given before");
+        QTest::newRow("res: fd0 key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("fd0"), 3}} << 4201 << bad
                                       << QStringLiteral("Unknown argument 'fd0'");
-        QTest::newRow("res: buckets 0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 0}} << 4201 << bad
+        QTest::newRow("res: buckets 0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("buckets"), 0}} << 4201 << bad
                                         << QStringLiteral("out of range");
-        QTest::newRow("res: buckets 5000") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 5000}} << 4201
-                                           << bad << QStringLiteral("out of range (1 to 4096)");
+        QTest::newRow("res: buckets 5000") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("buckets"), 5000}} << 4201 << bad
+                                           << QStringLiteral("out of range (1 to 4096)");
         QTest::newRow("res: count 2.0") << res << QVariantMap{{count, 2.0}} << 4201 << bad << QStringLiteral("must be an integer, not double");
-        QTest::newRow("res: buckets '8'") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), QStringLiteral("8")}}
-                                          << 4201 << bad << QStringLiteral("must be an integer, not QString");
-        QTest::newRow("res: buckets 8.0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), 8.0}} << 4201 << bad
+        QTest::newRow("res: buckets '8'") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("buckets"), QStringLiteral("8")}} << 4201 << bad
+                                          << QStringLiteral("must be an integer, not QString");
+        QTest::newRow("res: buckets 8.0") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("buckets"), 8.0}} << 4201 << bad
                                           << QStringLiteral("must be an integer, not double");
-        QTest::newRow("res: buckets -8") << res << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("buckets"), -8}} << 4201 << bad
+        QTest::newRow("res: buckets -8") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("buckets"), -8}} << 4201 << bad
                                          << QStringLiteral("out of range");
-        QTest::newRow("res: path key") << res
-                                       << QVariantMap{{count, 1}, {path0, goodPath}, {sealKey, key}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}}
-                                       << 4201 << bad << QStringLiteral("Unknown argument 'path'");
+        QTest::newRow("res: path key") << res << QVariantMap{{count, 1}, {path0, goodPath}, {QStringLiteral("path"), QStringLiteral("/etc/shadow")}} << 4201
+                                       << bad << QStringLiteral("Unknown argument 'path'");
     }
     void badInputs()
     {
@@ -358,9 +356,9 @@ private Q_SLOTS:
         QFETCH(int, uid);
         QFETCH(int, code);
         QFETCH(QString, message);
-        const KAuth::ActionReply reply = call(action, args, uid);
+        const ActionReply reply = call(action, args, uid);
         QVERIFY(reply.failed());
-        QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
+        QCOMPARE(reply.type(), ActionReply::HelperErrorType);
         QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
         QCOMPARE(reply.error(), code);
         // Nothing changed: no sync, no drop, no swap call, no record, no file.
@@ -377,7 +375,7 @@ private Q_SLOTS:
 
     void dropCachesCallsSyncFirst()
     {
-        const KAuth::ActionReply reply = call(QStringLiteral("dropcaches"), {{QStringLiteral("level"), 2}});
+        const ActionReply reply = call(QStringLiteral("dropcaches"), {{QStringLiteral("level"), 2}});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QCOMPARE(m_system.calls, (QStringList{QStringLiteral("sync"), QStringLiteral("dropCaches 2")}));
         QVERIFY(reply.data().value(QStringLiteral("before")).toMap().value(QStringLiteral("MemTotal")).toULongLong() > 0);
@@ -385,9 +383,9 @@ private Q_SLOTS:
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=4201 target=level=2 result=ok code=0")});
     }
 
-    KAuth::ActionReply residencyOf(const QList<QByteArray> &paths, const QByteArray &key, int buckets = 8)
+    ActionReply residencyOf(const QList<QByteArray> &paths, int buckets = 8)
     {
-        QVariantMap args{{QStringLiteral("count"), int(paths.size())}, {QStringLiteral("buckets"), buckets}, {QStringLiteral("key"), key}};
+        QVariantMap args{{QStringLiteral("count"), int(paths.size())}, {QStringLiteral("buckets"), buckets}};
         for (int i = 0; i < paths.size(); ++i) {
             args.insert(pathKey(i), paths[i]);
         }
@@ -395,7 +393,7 @@ private Q_SLOTS:
     }
 
     // Each path that is no regular file in the page cache gets its own error
-    // inside the sealed reply; the good path next to it is answered.
+    // inside the reply; the good path next to it is answered.
     void refusedPaths_data()
     {
         QTest::addColumn<QByteArray>("path");
@@ -413,33 +411,17 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, path);
         QFETCH(QString, message);
-        const QByteArray key(32, 'q');
         // The bad one second: every path is read, not only the first.
-        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular), path}, key);
+        const ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular), path});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        const QList<FileResidencyAnswer> files = HelperTest::residencyAnswers(reply);
         QCOMPARE(files.size(), 2);
         QVERIFY2(files[0].error.isEmpty(), qPrintable(files[0].error));
         QCOMPARE(files[0].sizeBytes, quint64(1 << 20));
         QVERIFY2(files[1].error.contains(message), qPrintable(files[1].error));
-        // docs/helper-security.md rule 9: the reply in plaintext holds nothing but the sealed bytes.
-        QCOMPARE(reply.data().keys(), (QStringList{QStringLiteral("nonce"), QStringLiteral("sealed"), QStringLiteral("tag")}));
-        QVERIFY(!reply.data().value(QStringLiteral("sealed")).toByteArray().contains(path));
-    }
-
-    // Another key does not open the reply; neither does a changed byte.
-    void sealedReplyNeedsItsKey()
-    {
-        const QByteArray key(32, 'a');
-        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)}, key);
-        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        QCOMPARE(openedResidencyReply(reply, key).size(), 1);
-        QCOMPARE(openedResidencyReply(reply, QByteArray(32, 'b')).size(), 0);
-        KAuth::ActionReply changed = reply;
-        QByteArray ciphertext = reply.data().value(QStringLiteral("sealed")).toByteArray();
-        ciphertext[5] = char(ciphertext[5] ^ 1);
-        changed.addData(QStringLiteral("sealed"), ciphertext);
-        QCOMPARE(openedResidencyReply(changed, key).size(), 0);
+        // The answers alone; the path itself is not echoed back.
+        QCOMPARE(reply.data().keys(), (QStringList{QString(replyFiles)}));
+        QVERIFY(!reply.data().value(QString(replyFiles)).toByteArray().contains(path));
     }
 
     // docs/helper-security.md rule 14: without cachestat (forced here), a
@@ -458,13 +440,12 @@ private Q_SLOTS:
             m_context.forceMincore = false;
             m_context.mincorePageBudget = maxMincorePages;
         });
-        const QByteArray key(32, 'm');
         QElapsedTimer timer;
         timer.start();
-        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(sparse), QByteArray::fromStdString(m_regular)}, key);
+        const ActionReply reply = residencyOf({QByteArray::fromStdString(sparse), QByteArray::fromStdString(m_regular)});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QVERIFY(timer.elapsed() < 5000);
-        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        const QList<FileResidencyAnswer> files = HelperTest::residencyAnswers(reply);
         QCOMPARE(files.size(), 2);
         QVERIFY2(files[0].error.contains(QLatin1String("without cachestat(2) the helper reads at most 1048576 pages")), qPrintable(files[0].error));
         QVERIFY2(files[1].error.isEmpty(), qPrintable(files[1].error));
@@ -482,10 +463,9 @@ private Q_SLOTS:
         const auto restore = qScopeGuard([this] {
             m_context.residencyDeadlineMs = residencyDeadlineSeconds * 1000;
         });
-        const QByteArray key(32, 'd');
-        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)}, key);
+        const ActionReply reply = residencyOf({QByteArray::fromStdString(m_regular)});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        const QList<FileResidencyAnswer> files = HelperTest::residencyAnswers(reply);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.contains(QLatin1String("did not answer within 0 s")), qPrintable(files[0].error));
     }
@@ -576,12 +556,11 @@ private Q_SLOTS:
         // unmapped idle pages at any moment (see HeldPages).
         const TestUtil::HeldPages firstMiB(path, 0, 1 << 20);
         const TestUtil::HeldPages halfMiBAtFive(path, 5 << 20, 512 << 10);
-        const QByteArray key(32, 'r');
-        const KAuth::ActionReply reply = residencyOf({QByteArray::fromStdString(path)}, key);
+        const ActionReply reply = residencyOf({QByteArray::fromStdString(path)});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         const Histogram rootView = histogramOfPath(path, 8);
         QVERIFY(rootView.known());
-        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        const QList<FileResidencyAnswer> files = HelperTest::residencyAnswers(reply);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.isEmpty(), qPrintable(files[0].error));
         const QList<quint64> histogram = files[0].histogram;
@@ -618,7 +597,7 @@ private Q_SLOTS:
         m_system.activeInode = st.st_ino;
         m_system.writeSwaps(true);
 
-        KAuth::ActionReply reply = call(QStringLiteral("swapoff"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
+        ActionReply reply = call(QStringLiteral("swapoff"), {{QStringLiteral("area"), QString::fromStdString(m_rootSwap)}});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOff")});
         QCOMPARE(reply.data().value(QStringLiteral("turnedOff")).toStringList(), QStringList{QString::fromStdString(m_rootSwap)});
@@ -670,7 +649,7 @@ private Q_SLOTS:
         writeFile(proc + "/swaps", "Filename\tType\tSize\tUsed\tPriority\n" + m_rootSwap + " file 4194304 3145728 -2\n");
         HelperContext tight = m_context;
         tight.procRoot = proc;
-        const KAuth::ActionReply reply = swapOffAction({{QStringLiteral("all"), true}}, Caller{4201}, tight);
+        const ActionReply reply = swapOffAction({{QStringLiteral("all"), true}}, Caller{4201}, tight);
         QCOMPARE(reply.error(), int(NotEnoughMemory));
         // 3 GiB used + 204.8 MiB margin - 1 GiB available = 2.2 GiB missing.
         QVERIFY2(reply.errorDescription().contains(QLatin1String("2.2 GiB is missing")), qPrintable(reply.errorDescription()));
@@ -683,7 +662,7 @@ private Q_SLOTS:
         if (!TestUtil::isRoot()) {
             QSKIP("needs root: the file is created owned by root");
         }
-        KAuth::ActionReply reply = call(QStringLiteral("swapfilecreate"), {{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}});
+        ActionReply reply = call(QStringLiteral("swapfilecreate"), {{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}});
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         const std::string path = m_context.experimentDir + "/experiment.swap";
         QCOMPARE(reply.data().value(QStringLiteral("path")).toString(), QString::fromStdString(path));
@@ -716,7 +695,7 @@ private Q_SLOTS:
         // /dev/shm (or /run) is tmpfs in the dev root.
         HelperContext onTmpfs = m_context;
         onTmpfs.experimentDir = "/run/cachescope-helperactionstest";
-        const KAuth::ActionReply reply = swapFileCreateAction({{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}}, Caller{4201}, onTmpfs);
+        const ActionReply reply = swapFileCreateAction({{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}}, Caller{4201}, onTmpfs);
         rmdir(onTmpfs.experimentDir.c_str());
         QCOMPARE(reply.error(), int(Unsupported));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("tmpfs")), qPrintable(reply.errorDescription()));
@@ -808,7 +787,6 @@ private Q_SLOTS:
                     {},
                     {{QStringLiteral("count"), 1},
                      {QStringLiteral("buckets"), int(random.bounded(1, 100))},
-                     {QStringLiteral("key"), QByteArray(32, 'k')},
                      {QStringLiteral("path0"), QByteArray::fromStdString(m_regular)}},
                 };
                 args = templates[actionIndex];
@@ -839,11 +817,11 @@ private Q_SLOTS:
             const int roll = int(random.bounded(10));
             const int uid = roll == 0 ? -1 : (roll == 1 ? 0 : 4201);
             m_log.clear();
-            const KAuth::ActionReply reply = call(action, args, uid);
+            const ActionReply reply = call(action, args, uid);
             if (reply.succeeded()) {
                 ++succeeded;
             } else {
-                QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
+                QCOMPARE(reply.type(), ActionReply::HelperErrorType);
                 QVERIFY2(reply.error() >= InvalidArgument && reply.error() <= CallerUnknown, qPrintable(QString::number(reply.error())));
                 QVERIFY2(reply.errorDescription().size() > 10, qPrintable(action));
             }

@@ -136,10 +136,10 @@ private:
         writeFile(context.procRoot + "/swaps", text);
     }
 
-    void expectRefusedUnchanged(const KAuth::ActionReply &reply, int code, const QString &message, const Unchanged &before, const HelperContext &context)
+    void expectRefusedUnchanged(const ActionReply &reply, int code, const QString &message, const Unchanged &before, const HelperContext &context)
     {
         QVERIFY(reply.failed());
-        QCOMPARE(reply.type(), KAuth::ActionReply::HelperErrorType);
+        QCOMPARE(reply.type(), ActionReply::HelperErrorType);
         QVERIFY2(reply.errorDescription().contains(message), qPrintable(reply.errorDescription()));
         QCOMPARE(reply.error(), code);
         QVERIFY2(before == unchanged(context), "something changed");
@@ -263,7 +263,7 @@ private Q_SLOTS:
             }
         }
         const Unchanged before = unchanged(context);
-        const KAuth::ActionReply reply = swapOffAction(args, Caller{4201}, context);
+        const ActionReply reply = swapOffAction(args, Caller{4201}, context);
         if (!mounted.empty()) {
             umount2(mounted.c_str(), MNT_DETACH);
         }
@@ -277,7 +277,7 @@ private Q_SLOTS:
         const std::string spaced = fresh("with space.swap");
         makeSwapFile(spaced, 0);
         writeSwaps(m_context, {m_dir + "/with\\040space.swap"});
-        const KAuth::ActionReply reply = swapOffAction({{QStringLiteral("area"), QString::fromStdString(spaced)}}, Caller{4201}, m_context);
+        const ActionReply reply = swapOffAction({{QStringLiteral("area"), QString::fromStdString(spaced)}}, Caller{4201}, m_context);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOff")});
         QCOMPARE(reply.data().value(QStringLiteral("turnedOff")).toStringList(), QStringList{QString::fromStdString(spaced)});
@@ -387,7 +387,7 @@ private Q_SLOTS:
         m_watched.push_back(context.stateDir);
         const QVariantMap args = all ? QVariantMap{{QStringLiteral("all"), true}} : QVariantMap{{QStringLiteral("area"), QString::fromStdString(asked)}};
         const Unchanged before = unchanged(context);
-        const KAuth::ActionReply reply = swapOnAction(args, Caller{4201}, context);
+        const ActionReply reply = swapOnAction(args, Caller{4201}, context);
         expectRefusedUnchanged(reply, code, message, before, context);
         QCOMPARE(m_system.calls, QStringList());
         std::filesystem::remove_all(context.stateDir);
@@ -410,7 +410,7 @@ private Q_SLOTS:
         writeState(m_context, records);
         writeSwaps(m_context, {active});
 
-        const KAuth::ActionReply reply = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
+        const ActionReply reply = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
         QVERIFY(reply.failed());
         QCOMPARE(reply.error(), int(NotPermitted));
         QVERIFY2(reply.errorDescription().contains(QLatin1String("Swap is on again on 1 of 5 recorded areas.")), qPrintable(reply.errorDescription()));
@@ -440,7 +440,7 @@ private Q_SLOTS:
         // Once the user's file is root's and private again, all of it comes back.
         QCOMPARE(chown(m_userSwap.c_str(), 0, 0), 0);
         m_system.calls.clear();
-        const KAuth::ActionReply again = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
+        const ActionReply again = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
         QCOMPARE(chown(m_userSwap.c_str(), 4201, 4201), 0);
         QVERIFY2(again.succeeded(), qPrintable(again.errorDescription()));
         QCOMPARE(m_system.calls, QStringList{QStringLiteral("swapOn %1").arg(SWAP_FLAG_PREFER | 1)});
@@ -454,7 +454,7 @@ private Q_SLOTS:
         goneRecord.path = m_dir + "/vanished.swap";
         writeState(m_context, {goneRecord, recordOf(m_rootSwap, 5)});
         writeSwaps(m_context, {m_rootSwap});
-        const KAuth::ActionReply reply = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
+        const ActionReply reply = swapOnAction({{QStringLiteral("all"), true}}, Caller{4201}, m_context);
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QCOMPARE(m_system.calls, QStringList());
         QCOMPARE(reply.data().value(QStringLiteral("turnedOn")).toStringList(), QStringList());
@@ -525,7 +525,7 @@ private Q_SLOTS:
         m_watched.insert(m_watched.end(), {real, file, context.experimentDir});
         const Unchanged before = unchanged(context);
         const QVariantMap args = action == QLatin1String("swapfilecreate") ? QVariantMap{{QStringLiteral("sizeBytes"), qlonglong(16 << 20)}} : QVariantMap{};
-        const KAuth::ActionReply reply =
+        const ActionReply reply =
             action == QLatin1String("swapfilecreate") ? swapFileCreateAction(args, Caller{4201}, context) : swapFileRemoveAction(args, Caller{4201}, context);
         expectRefusedUnchanged(reply, code, message, before, context);
         QCOMPARE(m_system.calls, QStringList());
@@ -632,18 +632,15 @@ private Q_SLOTS:
         struct stat statBefore{};
         const int statResult = lstat(path.c_str(), &statBefore);
         const Unchanged before = unchanged(m_context);
-        const QByteArray key(sealKeyBytes, 'b');
         QElapsedTimer timer;
         timer.start();
-        const KAuth::ActionReply reply = residencyAction({{QStringLiteral("count"), 1},
-                                                          {QStringLiteral("buckets"), 8},
-                                                          {QStringLiteral("key"), key},
-                                                          {QStringLiteral("path0"), QByteArray::fromStdString(path)}},
-                                                         Caller{4201},
-                                                         m_context);
+        const ActionReply reply =
+            residencyAction({{QStringLiteral("count"), 1}, {QStringLiteral("buckets"), 8}, {QStringLiteral("path0"), QByteArray::fromStdString(path)}},
+                            Caller{4201},
+                            m_context);
         QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed()))); // nothing blocks, nothing runs long
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const QList<SealedFileResult> files = openedResidencyReply(reply, key);
+        const QList<FileResidencyAnswer> files = HelperTest::residencyAnswers(reply);
         QCOMPARE(files.size(), 1);
         QVERIFY2(files[0].error.contains(message), qPrintable(files[0].error));
         QCOMPARE(files[0].sizeBytes, quint64(0));
@@ -663,10 +660,9 @@ private Q_SLOTS:
     {
         QTest::addColumn<QVariantMap>("args");
         QTest::addColumn<QString>("message");
-        const QByteArray key(sealKeyBytes, 'k');
         const QByteArray file = QByteArray::fromStdString(m_rootSwap);
-        const QVariantMap one{{QStringLiteral("count"), 1}, {QStringLiteral("key"), key}, {QStringLiteral("path0"), file}};
-        QVariantMap seventeen{{QStringLiteral("count"), 17}, {QStringLiteral("key"), key}};
+        const QVariantMap one{{QStringLiteral("count"), 1}, {QStringLiteral("path0"), file}};
+        QVariantMap seventeen{{QStringLiteral("count"), 17}};
         for (int i = 0; i < 17; ++i) {
             seventeen.insert(pathKey(i), QByteArray(file + "-" + QByteArray::number(i)));
         }
@@ -684,9 +680,9 @@ private Q_SLOTS:
         QVariantMap bucketNegative = one;
         bucketNegative.insert(QStringLiteral("buckets"), -8);
         QTest::newRow("buckets negative") << bucketNegative << QStringLiteral("out of range");
-        QVariantMap shortKey = one;
-        shortKey.insert(QStringLiteral("key"), QByteArray(16, 'k'));
-        QTest::newRow("a key of 16 bytes") << shortKey << QStringLiteral("must be 32 random bytes");
+        QVariantMap oldKey = one;
+        oldKey.insert(QStringLiteral("key"), QByteArray(32, 'k'));
+        QTest::newRow("the KAuth helper's seal key") << oldKey << QStringLiteral("Unknown argument 'key'");
         QVariantMap relative = one;
         relative.insert(QStringLiteral("path0"), QByteArray("root.swap"));
         QTest::newRow("a relative path") << relative << QStringLiteral("must be an absolute path");
@@ -702,7 +698,7 @@ private Q_SLOTS:
         QFETCH(QVariantMap, args);
         QFETCH(QString, message);
         const Unchanged before = unchanged(m_context);
-        const KAuth::ActionReply reply = residencyAction(args, Caller{4201}, m_context);
+        const ActionReply reply = residencyAction(args, Caller{4201}, m_context);
         expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
         QVERIFY(m_log.first().contains(QLatin1String("action=residency uid=4201")));
         QCOMPARE(m_system.calls, QStringList());
@@ -714,8 +710,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QVariantMap>("args");
         QTest::addColumn<QString>("message");
-        const QByteArray key(sealKeyBytes, 'k');
-        const QVariantMap good{{QStringLiteral("pid"), int(getpid())}, {QStringLiteral("seconds"), 1}, {QStringLiteral("key"), key}};
+        const QVariantMap good{{QStringLiteral("pid"), int(getpid())}, {QStringLiteral("seconds"), 1}};
         const auto with = [&good](const QString &name, const QVariant &value) {
             QVariantMap args = good;
             args.insert(name, value);
@@ -732,7 +727,7 @@ private Q_SLOTS:
         QTest::newRow("seconds 0") << with(QStringLiteral("seconds"), 0) << QStringLiteral("out of range");
         QTest::newRow("seconds past the limit") << with(QStringLiteral("seconds"), maxTraceSeconds + 1) << QStringLiteral("out of range");
         QTest::newRow("seconds as a string") << with(QStringLiteral("seconds"), QStringLiteral("5")) << QStringLiteral("must be an integer, not QString");
-        QTest::newRow("a key of 16 bytes") << with(QStringLiteral("key"), QByteArray(16, 'k')) << QStringLiteral("must be 32 random bytes");
+        QTest::newRow("the KAuth helper's seal key") << with(QStringLiteral("key"), QByteArray(32, 'k')) << QStringLiteral("Unknown argument 'key'");
         QTest::newRow("a tracefs path") << with(QStringLiteral("tracefs"), QByteArray("/tmp")) << QStringLiteral("Unknown argument 'tracefs'");
         QTest::newRow("an event") << with(QStringLiteral("event"), QStringLiteral("sched/sched_switch")) << QStringLiteral("Unknown argument 'event'");
         QTest::newRow("a filter") << with(QStringLiteral("filter"), QStringLiteral("ino == 12")) << QStringLiteral("Unknown argument 'filter'");
@@ -747,7 +742,7 @@ private Q_SLOTS:
         m_context.progress = [&progressed](const QVariantMap &) {
             progressed = true;
         };
-        const KAuth::ActionReply reply = traceAction(args, Caller{4201}, m_context);
+        const ActionReply reply = traceAction(args, Caller{4201}, m_context);
         m_context.progress = {};
         expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
         QVERIFY(m_log.first().contains(QLatin1String("action=trace uid=4201")));
@@ -787,7 +782,7 @@ private Q_SLOTS:
         QFETCH(QVariantMap, args);
         QFETCH(QString, message);
         const Unchanged before = unchanged(m_context);
-        const KAuth::ActionReply reply = containAction(args, Caller{4201}, m_context);
+        const ActionReply reply = containAction(args, Caller{4201}, m_context);
         expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
         QVERIFY(m_log.first().contains(QLatin1String("action=contain uid=4201")));
         QCOMPARE(m_system.calls, QStringList());
@@ -817,7 +812,7 @@ private Q_SLOTS:
         QFETCH(QVariantMap, args);
         QFETCH(QString, message);
         const Unchanged before = unchanged(m_context);
-        const KAuth::ActionReply reply = reclaimAction(args, Caller{4201}, m_context);
+        const ActionReply reply = reclaimAction(args, Caller{4201}, m_context);
         expectRefusedUnchanged(reply, int(InvalidArgument), message, before, m_context);
         QVERIFY(m_log.first().contains(QLatin1String("action=reclaim uid=4201 target=-")));
         QCOMPARE(m_system.calls, QStringList());
@@ -827,7 +822,7 @@ private Q_SLOTS:
     void callerAboveIntMaxLoggedAsItself()
     {
         const Caller caller = callerFromKAuthUid(int(3000000000U));
-        KAuth::ActionReply reply = dropCachesAction({{QStringLiteral("level"), 4}}, caller, m_context);
+        ActionReply reply = dropCachesAction({{QStringLiteral("level"), 4}}, caller, m_context);
         QCOMPARE(reply.error(), int(InvalidArgument));
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=3000000000 target=- result=refused code=101")});
         m_log.clear();
@@ -839,7 +834,7 @@ private Q_SLOTS:
     // An unknown caller is logged as unknown, never as root (uid=0).
     void unknownCallerNeverLoggedAsRoot()
     {
-        const KAuth::ActionReply reply = dropCachesAction({{QStringLiteral("level"), 1}}, callerFromKAuthUid(0), m_context);
+        const ActionReply reply = dropCachesAction({{QStringLiteral("level"), 1}}, callerFromKAuthUid(0), m_context);
         QCOMPARE(reply.error(), int(CallerUnknown));
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=unknown target=- result=refused code=107")});
         QCOMPARE(m_system.calls, QStringList());

@@ -7,7 +7,7 @@
 // system, files to work on, and the audit line's fixed format.
 
 #include "helperactions.h"
-#include "sealedreply.h"
+#include "residencyanswer.h"
 #include "testutil.h"
 
 #include <QRegularExpression>
@@ -117,19 +117,13 @@ inline void useTestFolders(Helper::HelperContext &context, const std::string &di
     };
 }
 
-// A residency reply's files, opened with the key of its request (empty when
-// the tag does not match).
-[[nodiscard]] inline QList<HelperProtocol::SealedFileResult> openedResidencyReply(const KAuth::ActionReply &reply, const QByteArray &key)
+// A residency reply's files (empty when the reply holds none that parse).
+[[nodiscard]] inline QList<HelperProtocol::FileResidencyAnswer> residencyAnswers(const Helper::ActionReply &reply)
 {
-    const HelperProtocol::Sealed sealed{reply.data().value(QStringLiteral("nonce")).toByteArray(),
-                                        reply.data().value(QStringLiteral("sealed")).toByteArray(),
-                                        reply.data().value(QStringLiteral("tag")).toByteArray()};
-    const std::optional<QByteArray> plaintext = HelperProtocol::unseal(HelperProtocol::SealedKind::Residency, key, sealed);
-    if (!plaintext) {
-        return {};
-    }
-    return HelperProtocol::parseFileResults(*plaintext, HelperProtocol::maxPathsPerCall, HelperProtocol::maxBuckets)
-        .value_or(QList<HelperProtocol::SealedFileResult>{});
+    return HelperProtocol::parseFileResults(reply.data().value(QString(HelperProtocol::replyFiles)).toByteArray(),
+                                            HelperProtocol::maxPathsPerCall,
+                                            HelperProtocol::maxBuckets)
+        .value_or(QList<HelperProtocol::FileResidencyAnswer>{});
 }
 
 } // namespace Cachescope::HelperTest

@@ -15,7 +15,6 @@
 #include "helpertestsupport.h"
 #include "pidnamespace.h"
 #include "privileged.h"
-#include "sealedreply.h"
 #include "testutil.h"
 #include "tracecapture.h"
 
@@ -44,20 +43,10 @@ namespace
 
 constexpr uint64_t MiB = 1 << 20;
 
-QByteArray freshKey()
+// The capture a successful trace reply holds.
+std::optional<Trace::Capture> captureOf(const ActionReply &reply)
 {
-    QByteArray key(sealKeyBytes, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(key.data()), sealKeyBytes / int(sizeof(quint32)));
-    return key;
-}
-
-std::optional<Trace::Capture> openedCapture(const KAuth::ActionReply &reply, const QByteArray &key)
-{
-    const Sealed sealed{reply.data().value(QString(replyNonce)).toByteArray(),
-                        reply.data().value(QString(replySealed)).toByteArray(),
-                        reply.data().value(QString(replyTag)).toByteArray()};
-    const std::optional<QByteArray> plaintext = unseal(SealedKind::Trace, key, sealed);
-    return plaintext ? parseCapture(*plaintext) : std::nullopt;
+    return parseCapture(reply.data().value(QString(replyCapture)).toByteArray());
 }
 
 // The pages [first, first + count) of inode that Added events cover.
@@ -89,7 +78,7 @@ private:
     QString m_dd;
     QString m_sh;
 
-    KAuth::ActionReply trace(const QVariantMap &args, int kauthUid = 0)
+    ActionReply trace(const QVariantMap &args, int kauthUid = 0)
     {
         // As the in-process root client calls it: caller 0 is root itself
         // (Caller{0}), not KAuth's "unknown".
@@ -97,9 +86,9 @@ private:
         return traceAction(args, caller, m_context);
     }
 
-    QVariantMap arguments(int pid, int seconds, const QByteArray &key)
+    QVariantMap arguments(int pid, int seconds)
     {
-        return {{QString(keyPid), pid}, {QString(keySeconds), seconds}, {QString(keySealKey), key}};
+        return {{QString(keyPid), pid}, {QString(keySeconds), seconds}};
     }
 
     QStringList cachescopeInstances()
@@ -187,12 +176,11 @@ private Q_SLOTS:
                 held.release();
             }
         };
-        const QByteArray key = freshKey();
-        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        const ActionReply reply = trace(arguments(held.pid(), 20));
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QCOMPARE(tracingOn, 1);
         QCOMPARE(held.wait(), 0);
-        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        const std::optional<Trace::Capture> capture = captureOf(reply);
         QVERIFY(capture);
         QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("exited"));
         QVERIFY(capture->usageEvents); // this kernel (6.18) has all of them
@@ -207,9 +195,8 @@ private Q_SLOTS:
         QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 0));
         QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 15)); // the whole 64 KiB came in
         QVERIFY2(added >= 16, qPrintable(QString::number(added)));
-        // Sealed: the reply itself holds no inode number, only the three byte strings.
-        QCOMPARE(reply.data().keys(), (QStringList{QStringLiteral("nonce"), QStringLiteral("sealed"), QStringLiteral("tag")}));
-        QVERIFY(!openedCapture(reply, freshKey()));
+        // The capture alone: nothing else of the helper's rides along.
+        QCOMPARE(reply.data().keys(), (QStringList{QString(replyCapture)}));
         QCOMPARE(m_log.size(), 1);
         QVERIFY2(HelperTest::auditFormat.match(m_log.front()).hasMatch(), qPrintable(m_log.front()));
         QVERIFY2(m_log.front().contains(QLatin1String("end=exited")) && m_log.front().contains(QLatin1String("uid=0")), qPrintable(m_log.front()));
@@ -240,12 +227,11 @@ private Q_SLOTS:
             (void)other.wait();
             held.release();
         };
-        const QByteArray key = freshKey();
-        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        const ActionReply reply = trace(arguments(held.pid(), 20));
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QCOMPARE(held.wait(), 0);
         QVERIFY(otherHostPid);
-        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        const std::optional<Trace::Capture> capture = captureOf(reply);
         QVERIFY(capture);
         QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("exited"));
         bool childAdded = false;
@@ -271,11 +257,10 @@ private Q_SLOTS:
             held.release();
         };
         m_context.traceEventLimit = 3;
-        const QByteArray key = freshKey();
-        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, key));
+        const ActionReply reply = trace(arguments(held.pid(), 20));
         m_context.traceEventLimit = maxTraceEvents;
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
-        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        const std::optional<Trace::Capture> capture = captureOf(reply);
         QVERIFY(capture);
         QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("event limit"));
         QCOMPARE(capture->events.size(), size_t(3));
@@ -309,11 +294,10 @@ private Q_SLOTS:
                 return on;
             };
         }
-        const QByteArray key = freshKey();
-        const KAuth::ActionReply reply = trace(arguments(held.pid(), way == QLatin1String("exited") ? 20 : 1, key));
+        const ActionReply reply = trace(arguments(held.pid(), way == QLatin1String("exited") ? 20 : 1));
         QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
         QVERIFY(on);
-        const std::optional<Trace::Capture> capture = openedCapture(reply, key);
+        const std::optional<Trace::Capture> capture = captureOf(reply);
         QVERIFY(capture);
         QCOMPARE(QString::fromStdString(capture->endReason), way);
         verifyNothingLeft();
@@ -344,7 +328,7 @@ private Q_SLOTS:
         m_context.progress = [&](const QVariantMap &) {
             held.release();
         };
-        const KAuth::ActionReply reply = trace(arguments(held.pid(), 20, freshKey()));
+        const ActionReply reply = trace(arguments(held.pid(), 20));
         struct stat st{};
         const bool staleLeft = stat(stale.c_str(), &st) == 0;
         const bool liveLeft = stat(live.c_str(), &st) == 0;
@@ -414,11 +398,11 @@ private Q_SLOTS:
         m_context.progress = [&](const QVariantMap &) {
             started = true;
         };
-        const KAuth::ActionReply asRoot = trace(arguments(users.pid(), 1, freshKey()));
+        const ActionReply asRoot = trace(arguments(users.pid(), 1));
         QVERIFY(asRoot.failed());
         QCOMPARE(asRoot.error(), int(NotPermitted));
         QVERIFY2(asRoot.errorDescription().contains(QLatin1String("is not yours")), qPrintable(asRoot.errorDescription()));
-        const KAuth::ActionReply asUser = trace(arguments(roots.pid(), 1, freshKey()), int(*user));
+        const ActionReply asUser = trace(arguments(roots.pid(), 1), int(*user));
         QVERIFY(asUser.failed());
         QCOMPARE(asUser.error(), int(NotPermitted));
         QVERIFY2(asUser.errorDescription().contains(QLatin1String("is not yours")), qPrintable(asUser.errorDescription()));
@@ -427,7 +411,7 @@ private Q_SLOTS:
             started = true;
             users.release();
         };
-        const KAuth::ActionReply own = trace(arguments(users.pid(), 20, freshKey()), int(*user));
+        const ActionReply own = trace(arguments(users.pid(), 20), int(*user));
         QVERIFY2(own.succeeded(), qPrintable(own.errorDescription()));
         QVERIFY(started);
         verifyNothingLeft();
@@ -442,40 +426,37 @@ private Q_SLOTS:
     {
         QTest::addColumn<QVariantMap>("args");
         QTest::addColumn<int>("code");
-        const QByteArray key = freshKey();
         const int self = int(getpid());
         QTest::newRow("empty") << QVariantMap{} << int(InvalidArgument);
-        QTest::newRow("no key") << QVariantMap{{QString(keyPid), self}, {QString(keySeconds), 1}} << int(InvalidArgument);
-        QTest::newRow("no seconds") << QVariantMap{{QString(keyPid), self}, {QString(keySealKey), key}} << int(InvalidArgument);
+        QTest::newRow("no pid") << QVariantMap{{QString(keySeconds), 1}} << int(InvalidArgument);
+        QTest::newRow("no seconds") << QVariantMap{{QString(keyPid), self}} << int(InvalidArgument);
         QTest::newRow("extra key: a tracefs path") << QVariantMap{{QString(keyPid), self},
                                                                   {QString(keySeconds), 1},
-                                                                  {QString(keySealKey), key},
                                                                   {QStringLiteral("tracefs"), QStringLiteral("/tmp")}}
                                                    << int(InvalidArgument);
         QTest::newRow("extra key: an event") << QVariantMap{{QString(keyPid), self},
                                                             {QString(keySeconds), 1},
-                                                            {QString(keySealKey), key},
                                                             {QStringLiteral("event"), QStringLiteral("sched/sched_switch")}}
                                              << int(InvalidArgument);
-        QVariantMap pidText = arguments(0, 1, key);
+        QVariantMap pidText = arguments(0, 1);
         pidText.insert(QString(keyPid), QString::number(self));
         QTest::newRow("pid as a string") << pidText << int(InvalidArgument);
-        QVariantMap pidDouble = arguments(0, 1, key);
+        QVariantMap pidDouble = arguments(0, 1);
         pidDouble.insert(QString(keyPid), double(self));
         QTest::newRow("pid as a double") << pidDouble << int(InvalidArgument);
-        QTest::newRow("pid 0") << arguments(0, 1, key) << int(InvalidArgument);
-        QTest::newRow("pid -1") << arguments(-1, 1, key) << int(InvalidArgument);
-        QTest::newRow("pid above the kernel's limit") << arguments(4194305, 1, key) << int(InvalidArgument);
-        QTest::newRow("seconds 0") << arguments(self, 0, key) << int(InvalidArgument);
-        QTest::newRow("seconds above the limit") << arguments(self, maxTraceSeconds + 1, key) << int(InvalidArgument);
-        QVariantMap secondsText = arguments(self, 1, key);
+        QTest::newRow("pid 0") << arguments(0, 1) << int(InvalidArgument);
+        QTest::newRow("pid -1") << arguments(-1, 1) << int(InvalidArgument);
+        QTest::newRow("pid above the kernel's limit") << arguments(4194305, 1) << int(InvalidArgument);
+        QTest::newRow("seconds 0") << arguments(self, 0) << int(InvalidArgument);
+        QTest::newRow("seconds above the limit") << arguments(self, maxTraceSeconds + 1) << int(InvalidArgument);
+        QVariantMap secondsText = arguments(self, 1);
         secondsText.insert(QString(keySeconds), QStringLiteral("5"));
         QTest::newRow("seconds as a string") << secondsText << int(InvalidArgument);
-        QTest::newRow("short key") << arguments(self, 1, key.left(16)) << int(InvalidArgument);
-        QVariantMap keyText = arguments(self, 1, key);
-        keyText.insert(QString(keySealKey), QString::fromLatin1(key.toHex()));
-        QTest::newRow("key as text") << keyText << int(InvalidArgument);
-        QTest::newRow("no such process") << arguments(4194304, 1, key) << int(NotPermitted);
+        QTest::newRow("a key from the KAuth days") << QVariantMap{{QString(keyPid), self},
+                                                                  {QString(keySeconds), 1},
+                                                                  {QStringLiteral("key"), QByteArray(32, 'k')}}
+                                                   << int(InvalidArgument);
+        QTest::newRow("no such process") << arguments(4194304, 1) << int(NotPermitted);
     }
 
     void refusesBadArguments()
@@ -486,7 +467,7 @@ private Q_SLOTS:
         m_context.progress = [&](const QVariantMap &) {
             progressed = true;
         };
-        const KAuth::ActionReply reply = trace(args);
+        const ActionReply reply = trace(args);
         QVERIFY(reply.failed());
         QCOMPARE(reply.error(), code);
         QVERIFY(!reply.errorDescription().isEmpty());

@@ -29,6 +29,10 @@
 namespace Cachescope::Helper
 {
 
+// The /proc that numbers pids as the initial namespace does (tracefs's
+// pids): context.procRoot, or context.hostProcRoot inside a PID namespace.
+[[nodiscard]] std::string initialProcRoot(const HelperContext &context);
+
 // A HelperError reply with a sentence for people.
 [[nodiscard]] ActionReply refuse(int code, const QString &message);
 

@@ -11,7 +11,9 @@
 #include "cachescope_helper_debug.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
+#include "tracefs.h"
 
+#include "cgroups/memorycgroup.h"
 #include "format.h"
 #include "procfs.h"
 #include "residency.h"
@@ -163,6 +165,27 @@ ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, Help
     reply.addData(replyBefore, before);
     reply.addData(replyAfter, memoryFigures(context.procRoot));
     return finish(context, action, caller, target, reply);
+}
+
+std::vector<std::string> removeLeftovers(const HelperContext &context)
+{
+    std::vector<std::string> removed;
+    // Only where tracefs is mounted: mounting it to look would be a change.
+    struct stat instances{};
+    if (stat((context.tracefsPath + "/instances").c_str(), &instances) == 0) {
+        for (std::string &name : removeStaleInstances(context.tracefsPath, initialProcRoot(context))) {
+            removed.push_back("tracefs instance " + name);
+        }
+    }
+    // No contain of this helper is under way yet: any empty run cgroup,
+    // however young, is a killed helper's.
+    std::string error;
+    if (const std::optional<MemoryHierarchy> hierarchy = findMemoryHierarchy(context.cgroupRoot, &error)) {
+        for (std::string &path : removeStaleRunCgroups(*hierarchy, 0)) {
+            removed.push_back("run cgroup " + path);
+        }
+    }
+    return removed;
 }
 
 } // namespace Cachescope::Helper

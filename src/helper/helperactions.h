@@ -110,6 +110,12 @@ struct HelperContext {
 // Writes it to syslog (authpriv) and stderr.
 void writeAuditLine(const QString &line);
 
+// docs/helper-security.md rules 16 and 17: at the service's start, what a
+// helper killed in the middle of a trace or a contain left behind: tracefs
+// instances of helpers that are gone, empty run cgroups. Returns what it
+// removed, for the log.
+[[nodiscard]] std::vector<std::string> removeLeftovers(const HelperContext &context);
+
 // One function per polkit action (docs/helper-security.md rule 1):
 // dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
 // swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp,

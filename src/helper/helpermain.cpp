@@ -1,118 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// The KAuth glue of the root helper. KAuth registers org.kde.cachescope on
-// the system bus, checks polkit, and calls the slot named after the action.
-// All decisions are in helperactions.cpp, swapactions.cpp,
-// swapfileactions.cpp, residencyaction.cpp, traceaction.cpp and
-// containaction.cpp.
+// cachescope-helper: the D-Bus system service org.kde.cachescope.Helper1,
+// started by the bus (D-Bus activation, under systemd as
+// cachescope-helper.service). The service is helperservice.cpp; the
+// decisions are the actions (helperactions.h); docs/helper-security.md
+// rules them all.
 
+#include "busconnection.h"
+#include "cachescope_helper_debug.h"
 #include "helperactions.h"
+#include "helperservice.h"
 
-#include <KAuth/ActionReply>
-#include <KAuth/HelperSupport>
-
-#include <QObject>
+#include <QCoreApplication>
 
 #include <syslog.h>
+#include <unistd.h>
 
-namespace Cachescope::Helper
-{
+#include <cstdio>
+#include <cstdlib>
+
+using namespace Cachescope::Helper;
 
 namespace
 {
-KAuth::ActionReply toKAuth(const ActionReply &reply)
+
+// docs/helper-security.md rule 16 and 17: what a helper killed in the
+// middle of a trace or a contain left behind goes now, not only at the next
+// trace or contain.
+void removeLeftoversOfEarlierRuns(const HelperContext &context)
 {
-    if (reply.succeeded()) {
-        KAuth::ActionReply out = KAuth::ActionReply::SuccessReply();
-        out.setData(reply.data());
-        return out;
+    for (const std::string &leftover : removeLeftovers(context)) {
+        syslog(LOG_AUTHPRIV | LOG_NOTICE, "cachescope-helper: removed the leftover %s", leftover.c_str());
     }
-    KAuth::ActionReply out = KAuth::ActionReply::HelperErrorReply(reply.error());
-    out.setErrorDescription(reply.errorDescription());
-    return out;
 }
+
 } // namespace
 
-class CachescopeHelper : public QObject
+int main(int argc, char **argv)
 {
-    Q_OBJECT
+    if (geteuid() != 0) {
+        fprintf(stderr, "cachescope-helper: must run as root (it is started by the system bus)\n");
+        return 1;
+    }
+    QCoreApplication app(argc, argv);
+    openlog("cachescope-helper", LOG_PID, LOG_AUTHPRIV);
 
-public:
-    CachescopeHelper()
-    {
-        openlog("cachescope-helper", LOG_PID, LOG_AUTHPRIV);
-        m_context.system = &m_system;
-        // docs/helper-security.md rule 10: progress reaches the client as
-        // KAuth progress data.
-        m_context.progress = [](const QVariantMap &data) {
-            KAuth::HelperSupport::progressStep(data);
-        };
-        m_context.log = writeAuditLine;
-        // docs/helper-security.md rule 16: a trace ends early when the
-        // client cancels (KAuth's stopAction; isStopped() also handles the
-        // D-Bus call that carries it).
-        m_context.stopped = [] {
-            return KAuth::HelperSupport::isStopped();
-        };
-    }
+    SystemCalls system;
+    HelperContext context;
+    context.system = &system;
+    context.log = writeAuditLine;
+    removeLeftoversOfEarlierRuns(context);
 
-    // docs/helper-security.md rule 6: authorization happens for every call, before any slot runs:
-    // KAuth 6.13's DBusHelperProxy::performAction asks polkit with the
-    // system-bus-name subject of the D-Bus message's sender (it ignores the
-    // caller id the client supplies), and a denial returns at once without
-    // calling us. Inside each slot the caller's uid is taken from D-Bus
-    // (HelperSupport::callerUid, read back by callerFromKAuthUid: KAuth's 0
-    // for "could not look it up" is unknown, not root) and an unknown uid is
-    // refused (fail closed).
-    // docs/helper-security.md rule 14: KAuth runs one action at a time (a second call gets
-    // HelperBusyError) and exits the helper after 10 s idle.
-    // docs/helper-security.md rule 1: one slot per polkit action, nothing generic.
-public Q_SLOTS:
-    KAuth::ActionReply dropcaches(const QVariantMap &args)
-    {
-        return toKAuth(dropCachesAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
+    QString error;
+    std::unique_ptr<BusConnection> bus = BusConnection::openSystemBus(&error);
+    if (!bus) {
+        fprintf(stderr, "cachescope-helper: %s\n", qPrintable(error));
+        return 1;
     }
-    KAuth::ActionReply swapoff(const QVariantMap &args)
-    {
-        return toKAuth(swapOffAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
+    bus->setLostHandler([] {
+        QCoreApplication::exit(1);
+    });
+    ServiceLimits limits;
+    // Tests shorten the idle time; nothing else reads the environment.
+    if (const QByteArray idle = qgetenv("CACHESCOPE_HELPER_IDLE_SECONDS"); !idle.isEmpty()) {
+        limits.idleExit = std::chrono::seconds(idle.toInt());
     }
-    KAuth::ActionReply swapon(const QVariantMap &args)
-    {
-        return toKAuth(swapOnAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
+    auto *service = new HelperService(*bus, context, limits);
+    if (!service->start(&error)) {
+        fprintf(stderr, "cachescope-helper: %s\n", qPrintable(error));
+        return 1;
     }
-    KAuth::ActionReply swapfilecreate(const QVariantMap &args)
-    {
-        return toKAuth(swapFileCreateAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
-    }
-    KAuth::ActionReply swapfileremove(const QVariantMap &args)
-    {
-        return toKAuth(swapFileRemoveAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
-    }
-    KAuth::ActionReply residency(const QVariantMap &args)
-    {
-        return toKAuth(residencyAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
-    }
-    KAuth::ActionReply trace(const QVariantMap &args)
-    {
-        return toKAuth(traceAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
-    }
-    KAuth::ActionReply contain(const QVariantMap &args)
-    {
-        return toKAuth(containAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
-    }
-    KAuth::ActionReply reclaim(const QVariantMap &args)
-    {
-        return toKAuth(reclaimAction(args, callerFromKAuthUid(KAuth::HelperSupport::callerUid()), m_context));
-    }
-
-private:
-    SystemCalls m_system;
-    HelperContext m_context;
-};
-
-} // namespace Cachescope::Helper
-
-KAUTH_HELPER_MAIN(Cachescope::HelperProtocol::helperId.data(), Cachescope::Helper::CachescopeHelper)
-
-#include "helpermain.moc"
+    const int status = app.exec();
+    // Threads of operations abandoned at their deadline may still be in a
+    // system call: end the process without running destructors under them.
+    fflush(nullptr);
+    _exit(status);
+}

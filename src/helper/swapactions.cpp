@@ -325,17 +325,25 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
             }
             opened = &kernelArea;
         }
-        ActionReply step = swapOffArea(context, area.area, *opened, turnedOff, priorities);
-        if (step.succeeded()) {
-            // docs/helper-security.md rule 4: record what the helper turned off, with its priority, so
-            // that swapon gives back exactly these.
-            SwapRecord record{area.area.filename, *area.identity, area.area.priority};
-            std::erase_if(*records, [&record](const SwapRecord &old) {
-                return old.identity == record.identity;
-            });
-            records->push_back(record);
-            if (!saveState(context, *records, &error)) {
-                step = refuse(SystemFailure, QStringLiteral("Swap on %1 is off, but %2").arg(QString::fromStdString(area.area.filename), error));
+        // docs/helper-security.md rule 4: record what the helper turns off, with its priority, so
+        // that swapon gives back exactly these. Recorded before the swapoff: a helper killed
+        // during it leaves the area either still on (swapon then drops the record as already
+        // on) or off and recorded (swapon gives it back), never off and forgotten.
+        SwapRecord record{area.area.filename, *area.identity, area.area.priority};
+        std::erase_if(*records, [&record](const SwapRecord &old) {
+            return old.identity == record.identity;
+        });
+        records->push_back(record);
+        ActionReply step = ActionReply::SuccessReply();
+        if (!saveState(context, *records, &error)) {
+            step = refuse(SystemFailure, QStringLiteral("Swap on %1 was left on: %2").arg(QString::fromStdString(area.area.filename), error));
+        } else {
+            step = swapOffArea(context, area.area, *opened, turnedOff, priorities);
+            if (step.failed()) {
+                // Still on: not the helper's to give back.
+                records->pop_back();
+                QString ignored;
+                (void)saveState(context, *records, &ignored);
             }
         }
         if (step.failed()) {

@@ -151,13 +151,12 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
     capture.lostEvents = instance.lostEvents() + reader.pastCap;
 }
 
-// The /proc that numbers pids as the initial namespace does.
+} // namespace
+
 std::string initialProcRoot(const HelperContext &context)
 {
     return pidNamespaceInode(context.procRoot, "self") == initialPidNamespaceInode ? context.procRoot : context.hostProcRoot;
 }
-
-} // namespace
 
 ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {

@@ -176,8 +176,8 @@ inline constexpr long long maxExperimentSwapBytes = 4LL << 30;
 
 // ActionReply::error() of a HelperError reply. errorDescription() always
 // carries a sentence for people; the client maps the code to a category.
-// They start at 100 because KAuth reports its own failures (4: authorization
-// denied, 6: helper busy, ...) through the same error() number.
+// On the bus each is the D-Bus error org.kde.cachescope.Helper1.Error.<Name>
+// (errorName()). The numbers start at 101 for history's sake.
 enum HelperError : int {
     InvalidArgument = 101, // wrong type, missing key, unknown key, out of range
     NotPermitted = 102, // well formed, but the helper refuses it (not a known area, ...)
@@ -185,7 +185,43 @@ enum HelperError : int {
     Unsupported = 104, // the filesystem cannot hold swap, the kernel lacks a feature
     SystemFailure = 105, // a syscall failed for another reason
     AlreadyDone = 106, // nothing to do (no such swap active, the experiment file exists)
-    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus (or is 0, KAuth's "unknown"): fail closed
+    CallerUnknown = 107, // the caller's uid could not be learnt from D-Bus: fail closed
+    NotAuthorized = 108, // polkit said no, or the authentication dialog was dismissed
+    Busy = 109, // the caller's user, or the whole service, has too many operations under way
+    Timeout = 110, // the operation reached its deadline
+    Cancelled = 111, // the job was cancelled by its caller (or the caller left)
 };
+
+// The D-Bus error name of a HelperError: "org.kde.cachescope.Helper1.Error."
+// and the enumerator's name; nullptr for a number that is none.
+[[nodiscard]] constexpr const char *errorName(int code)
+{
+    switch (code) {
+    case InvalidArgument:
+        return "org.kde.cachescope.Helper1.Error.InvalidArgument";
+    case NotPermitted:
+        return "org.kde.cachescope.Helper1.Error.NotPermitted";
+    case NotEnoughMemory:
+        return "org.kde.cachescope.Helper1.Error.NotEnoughMemory";
+    case Unsupported:
+        return "org.kde.cachescope.Helper1.Error.Unsupported";
+    case SystemFailure:
+        return "org.kde.cachescope.Helper1.Error.SystemFailure";
+    case AlreadyDone:
+        return "org.kde.cachescope.Helper1.Error.AlreadyDone";
+    case CallerUnknown:
+        return "org.kde.cachescope.Helper1.Error.CallerUnknown";
+    case NotAuthorized:
+        return "org.kde.cachescope.Helper1.Error.NotAuthorized";
+    case Busy:
+        return "org.kde.cachescope.Helper1.Error.Busy";
+    case Timeout:
+        return "org.kde.cachescope.Helper1.Error.Timeout";
+    case Cancelled:
+        return "org.kde.cachescope.Helper1.Error.Cancelled";
+    default:
+        return nullptr;
+    }
+}
 
 } // namespace Cachescope::HelperProtocol

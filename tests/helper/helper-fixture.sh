@@ -15,7 +15,7 @@
 #     them; when PID 1 of the namespace (this script) exits, the kernel kills
 #     the daemons and the mounts go with the namespace.
 #
-# Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE [FUSE_DAEMON]
+# Usage: helper-fixture.sh BUILD_DIR TEST_BINARY RULES_FILE [FUSE_DAEMON [ATTACK_BINARY]]
 # FUSE_DAEMON (tests/helper/fuse-never-answers.c) is mounted under the scratch folder
 # for the hang test; without it that test is skipped (in CI: a failure).
 # Exit 77 (ctest: skipped) where it cannot run: not root, tools missing. In CI
@@ -27,6 +27,7 @@ build=$1
 test_binary=$2
 rules=$3
 fuse_daemon=${4:-}
+attack_binary=${5:-}
 
 say() { printf 'helper-fixture: %s\n' "$*" >&2; }
 skip() {
@@ -151,7 +152,7 @@ overlay() {
     chmod --reference="$dir" "/run/fixture/$name/upper"
     mount -t overlay overlay -o "lowerdir=$dir,upperdir=/run/fixture/$name/upper,workdir=/run/fixture/$name/work" "$dir"
 }
-for dir in /usr/lib/kf6/kauth/libexec /usr/share/dbus-1/system-services /usr/share/dbus-1/system.d \
+for dir in /usr/lib/x86_64-linux-gnu/libexec /usr/share/dbus-1/system-services /usr/share/dbus-1/system.d \
     /usr/share/polkit-1/actions /etc/polkit-1/rules.d /var/lib; do
     overlay "$dir"
 done
@@ -163,9 +164,9 @@ install_file() { # SOURCE-IN-STAGE MODE
     [ -f "$stage$1" ] || { say "ERROR: the install did not produce $1"; exit 1; }
     install -m "$2" -o root -g root "$stage$1" "$1"
 }
-install_file /usr/lib/kf6/kauth/libexec/cachescope-helper 0755
-install_file /usr/share/dbus-1/system.d/org.kde.cachescope.conf 0644
-install_file /usr/share/dbus-1/system-services/org.kde.cachescope.service 0644
+install_file /usr/lib/x86_64-linux-gnu/libexec/cachescope-helper 0755
+install_file /usr/share/dbus-1/system.d/org.kde.cachescope.Helper1.conf 0644
+install_file /usr/share/dbus-1/system-services/org.kde.cachescope.Helper1.service 0644
 install_file /usr/share/polkit-1/actions/org.kde.cachescope.policy 0644
 install -m 0644 -o root -g polkitd "$rules" /etc/polkit-1/rules.d/49-cachescope-test.rules
 
@@ -223,68 +224,109 @@ else
     say "note: no FUSE daemon (libfuse3 not found at build time) or no /dev/fuse: the hang test is skipped"
 fi
 
-# --- The tests, as each user -------------------------------------------------
+# --- A third user listens to everything it may while the others work ---------
+# docs/helper-security.md rule 12: no reply and no job signal of the helper
+# reaches anyone but its caller; a monitor of another user sees none.
+listened=$scratch/other-listens.log
+runuser -u cachescope-other -- dbus-monitor --system >"$listened" 2>&1 &
+monitor_pid=$!
+sleep 1 # its match rules in place before the first request
+
+status=0
+user_env() { # USER
+    echo env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="/home/$1" LANG=C.UTF-8
+}
+
+# --- The attacker's view (helperattacktest, raw sd-bus) -------------------------
+if [ -n "$attack_binary" ]; then
+    attack_as() { # USER ROLE ARGS...
+        local user=$1
+        shift
+        if [ "$user" = root ]; then
+            timeout --kill-after=10 300 "$attack_binary" "$@"
+        else
+            timeout --kill-after=10 300 runuser -u "$user" -- $(user_env "$user") "$attack_binary" "$@"
+        fi
+    }
+    wait_for_file() { # FILE SECONDS
+        local end=$((SECONDS + $2))
+        while [ "$SECONDS" -lt "$end" ]; do
+            [ -s "$1" ] && return 0
+            sleep 0.1
+        done
+        return 1
+    }
+    if [ -n "$fuse_dir" ]; then
+        # A refused user sends descriptors of the FLUSH trap; meanwhile the
+        # allowed user's drop-caches is answered within 3 s.
+        say "attack: descriptors of a FUSE file that stalls the helper's close"
+        rm -f "$scratch/other/attack-ready"
+        attack_as cachescope-other attack-descriptor "$fuse_dir/flush-trap" 8 "$scratch/other/attack-ready" &
+        attacker=$!
+        if wait_for_file "$scratch/other/attack-ready" 20; then
+            attack_as cachescope-user drop-caches-within 3000 || status=1
+        else
+            say "ERROR: the descriptor attacker did not start"
+            status=1
+        fi
+        wait "$attacker" || status=1
+    fi
+    # A refused user calls Cancel on the allowed user's trace job every 50 ms.
+    say "attack: Cancel on another user's trace job every 50 ms"
+    install -m 0644 -o cachescope-user "$scratch/rootfile" "$scratch/user/attack-traced.bin"
+    rm -f "$scratch/user/job-path" "$scratch/stop-flood"
+    attack_as cachescope-other cancel-flood "$scratch/user/job-path" "$scratch/stop-flood" &
+    flooder=$!
+    attack_as cachescope-user trace-own-child "$scratch/user/attack-traced.bin" "$scratch/user/job-path" || status=1
+    touch "$scratch/stop-flood"
+    wait "$flooder" || status=1
+    if [ -n "$fuse_dir" ]; then
+        # Two callers at once: the allowed user's residency of a file that
+        # never answers, and root's drop-caches, answered within 1 s.
+        say "attack: a residency read that hangs beside a drop-caches"
+        rm -f "$scratch/user/residency-started"
+        attack_as cachescope-user residency-of-hanging-file "$fuse_dir/file" "$scratch/user/residency-started" &
+        hanging=$!
+        if wait_for_file "$scratch/user/residency-started" 20; then
+            sleep 0.5
+            attack_as root drop-caches-within 1000 || status=1
+        else
+            say "ERROR: the hanging residency read did not start"
+            status=1
+        fi
+        wait "$hanging" || status=1
+    fi
+fi
+
+# --- The tests through Cachescope's client, as each user -------------------------
 run_as() { # USER ROLE
-    timeout --kill-after=10 600 runuser -u "$1" -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="/home/$1" LANG=C.UTF-8 \
+    timeout --kill-after=10 600 runuser -u "$1" -- $(user_env "$1") \
         QT_QPA_PLATFORM=offscreen CACHESCOPE_HELPER_ROLE="$2" CACHESCOPE_FIXTURE_DIR="$scratch" CACHESCOPE_FUSE_DIR="$fuse_dir" "$test_binary"
 }
-status=0
 say "as cachescope-other (refused)"
 run_as cachescope-other refused || status=1
-# Another user listens to every signal of the helper while the allowed user
-# asks for residency: it must receive the replies (KAuth broadcasts them)
-# and nothing readable in them.
-listened=$scratch/other-listens.log
-runuser -u cachescope-other -- dbus-monitor --system "type='signal',sender='org.kde.cachescope'" >"$listened" 2>&1 &
-monitor_pid=$!
-sleep 1 # its match rule in place before the first request; none seen fails the check below
 say "as cachescope-user (allowed)"
 run_as cachescope-user allowed || status=1
 kill "$monitor_pid" 2>/dev/null || true
 wait "$monitor_pid" 2>/dev/null || true
 monitor_pid=
-inode=$(stat -c %i "$scratch/rootfile")
-traced_inode=$(stat -c %i "$scratch/user/traced.bin" 2>/dev/null || echo 0)
-if ! python3 - "$listened" "$inode" "$scratch" "$traced_inode" <<'PY'; then
+if ! python3 - "$listened" <<'PY'; then
 import re, sys
 text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-inode, scratch = int(sys.argv[2]), sys.argv[3]
-# Only the signals about residency: the other actions' replies name swap
-# areas and sizes, which are no secret.
-messages = re.split(r"\n(?=signal )", text)
-residency = [m for m in messages if "org.kde.cachescope.residency" in m]
-text = "\n".join(residency)
-stream = "".join(re.findall(r"(?<![0-9A-Za-z])[0-9a-f]{2}(?![0-9A-Za-z])", text))
-def utf16(word):
-    return word.encode("utf-16-be").hex()
-signals = len(residency)
+messages = re.split(r"\n(?=(?:signal|method call|method return|error) )", text)
 problems = []
-if signals == 0 or utf16("sealed") not in stream:
-    problems.append("the listener received no residency reply at all (%d signals about residency): the check proves nothing" % signals)
-for word in ("inode", "device", "histogram", "resident", "sizeBytes", "fd0"):
-    if utf16(word) in stream or word in text:
-        problems.append("plaintext key %r reached the other user" % word)
-if inode.to_bytes(8, "big").hex() in stream:
-    problems.append("rootfile's inode reached the other user")
-if scratch in text or scratch.encode().hex() in stream or utf16(scratch) in stream:
-    problems.append("a path reached the other user")
-# The trace replies (rule 16): sealed too; the traced file's inode (as the
-# capture serializes it, 8 bytes big-endian) never reaches the other user.
-traces = [m for m in messages if "org.kde.cachescope.trace" in m]
-trace_stream = "".join(re.findall(r"(?<![0-9A-Za-z])[0-9a-f]{2}(?![0-9A-Za-z])", "\n".join(traces)))
-traced_inode = int(sys.argv[4])
-if not traces or utf16("sealed") not in trace_stream:
-    problems.append("the listener received no trace reply at all (%d signals about trace): the check proves nothing" % len(traces))
-if traced_inode == 0:
-    problems.append("the traced file is missing: the trace test did not run")
-elif traced_inode.to_bytes(8, "big").hex() in trace_stream:
-    problems.append("the traced file's inode reached the other user")
-for word in ("inode", "events", "firstPage"):
-    if utf16(word) in trace_stream:
-        problems.append("plaintext key %r of a trace reached the other user" % word)
-for problem in problems:
+# The bus's own broadcasts about the name (NameOwnerChanged) are public;
+# nothing sent by or to the helper's objects may reach this user.
+for message in messages:
+    header = message.split("\n", 1)[0]
+    if "/org/kde/cachescope" in header or "interface=org.kde.cachescope" in header:
+        problems.append("a message of the helper reached another user: " + header)
+if len(messages) < 2:
+    problems.append("the monitor saw nothing at all (%d messages): the check proves nothing" % len(messages))
+for problem in problems[:10]:
     print("helper-fixture: ERROR: " + problem, file=sys.stderr)
-print("helper-fixture: the other user received %d signals about residency and %d about trace, none readable" % (signals, len(traces)), file=sys.stderr)
+print("helper-fixture: another user's monitor saw %d messages, none of the helper's" % len(messages) if not problems else
+      "helper-fixture: %d of the helper's messages reached another user" % len(problems), file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
     status=1

@@ -295,10 +295,10 @@ private Q_SLOTS:
         QCOMPARE(quoteForMessage(QString(100, QLatin1Char('k'))), QLatin1Char('\'') + QString(40, QLatin1Char('k')) + QStringLiteral("...'"));
     }
 
-    // docs/helper-security.md rule 7 on the generated policy: allow_any absent or no, allow_inactive
-    // no, auth_admin_keep for dropcaches and trace, auth_admin otherwise (residency too:
-    // each query reveals what others read, so each is asked for),
-    // never auth_self or yes; every action has a message.
+    // docs/helper-security.md rule 7 on the policy: allow_any absent or no, allow_inactive
+    // no, auth_admin_keep for dropcaches, contain and reclaim, auth_admin otherwise (residency
+    // too: each query reveals what others read, so each is asked for; trace until all of
+    // rule 16 holds), never auth_self or yes; every action has a message.
     void policyDefaults()
     {
         QFile file(QStringLiteral(CACHESCOPE_POLICY_FILE));
@@ -325,7 +325,7 @@ private Q_SLOTS:
             {QStringLiteral("org.kde.cachescope.swapon"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfilecreate"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfileremove"), QStringLiteral("auth_admin")},
-            {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin_keep")},
+            {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.contain"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.reclaim"), QStringLiteral("auth_admin_keep")},
         };

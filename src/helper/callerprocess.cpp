@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,15 +23,37 @@ namespace
 
 // PIDFD_GET_INFO (Linux 6.13), spelled here for headers that lack it: the
 // credentials of the process a pidfd holds, without /proc and without a pid
-// that could be reused meanwhile. Its first version is 64 bytes.
+// that could be reused meanwhile. Its first version is 64 bytes; the second
+// (Linux 6.16) adds how the process would dump core, which tells whether it
+// is dumpable. The ioctl is extensible: an older kernel fills what it has.
 struct PidfdInfo {
     __u64 mask;
     __u64 cgroupid;
-    __u32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0;
+    __u32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+    __s32 exitCode;
+    __u32 coredumpMask, spare1;
 };
-static_assert(sizeof(PidfdInfo) == 64);
+static_assert(sizeof(PidfdInfo) == 72);
 constexpr unsigned long pidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
 constexpr __u64 pidfdInfoCreds = 1ULL << 1;
+constexpr __u64 pidfdInfoCoredump = 1ULL << 4;
+constexpr __u32 pidfdCoredumpSkip = 1U << 1; // not dumpable
+constexpr __u32 pidfdCoredumpUser = 1U << 2; // dumped as its user
+constexpr __u32 pidfdCoredumpRoot = 1U << 3; // dumped as root (suid_dumpable 2)
+
+// Who owns <procRoot>/<pid>: the process's euid when it is dumpable, root
+// when not. nullopt when /proc does not show it.
+std::optional<bool> dumpableFromProc(long long pid, const std::string &procRoot, uint32_t effectiveUid)
+{
+    struct stat st{};
+    if (stat((procRoot + "/" + std::to_string(pid)).c_str(), &st) != 0) {
+        return std::nullopt;
+    }
+    if (effectiveUid == 0) {
+        return std::nullopt; // root's either way: cannot tell
+    }
+    return st.st_uid == effectiveUid;
+}
 
 } // namespace
 
@@ -49,9 +72,18 @@ bool processHasExited(int pidfd)
 std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const std::string &procRoot)
 {
     PidfdInfo info{};
-    info.mask = pidfdInfoCreds;
+    info.mask = pidfdInfoCreds | pidfdInfoCoredump;
     if (ioctl(pidfd, pidfdGetInfo, &info) == 0 && (info.mask & pidfdInfoCreds) != 0) {
-        return ProcessCredentials{info.ruid, info.euid, info.suid};
+        ProcessCredentials credentials{info.ruid, info.euid, info.suid, std::nullopt};
+        if ((info.mask & pidfdInfoCoredump) != 0 && (info.coredumpMask & (pidfdCoredumpSkip | pidfdCoredumpUser | pidfdCoredumpRoot)) != 0) {
+            credentials.dumpable = (info.coredumpMask & pidfdCoredumpUser) != 0;
+        } else {
+            credentials.dumpable = dumpableFromProc(pid, procRoot, info.euid);
+        }
+        if (processHasExited(pidfd)) {
+            return std::nullopt;
+        }
+        return credentials;
     }
     if (errno == ESRCH) {
         return std::nullopt;
@@ -69,10 +101,16 @@ std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const 
     credentials.realUid = uint32_t(std::strtoul(status->c_str() + line + 5, &next, 10));
     credentials.effectiveUid = uint32_t(std::strtoul(next, &next, 10));
     credentials.savedUid = uint32_t(std::strtoul(next, &next, 10));
+    credentials.dumpable = dumpableFromProc(pid, procRoot, credentials.effectiveUid);
     if (processHasExited(pidfd)) {
         return std::nullopt;
     }
     return credentials;
+}
+
+bool ownedByCaller(const ProcessCredentials &credentials, uint32_t uid)
+{
+    return credentials.realUid == uid && credentials.effectiveUid == uid && credentials.savedUid == uid;
 }
 
 } // namespace Cachescope::Helper

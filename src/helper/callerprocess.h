@@ -19,7 +19,15 @@ struct ProcessCredentials {
     uint32_t realUid = 0;
     uint32_t effectiveUid = 0;
     uint32_t savedUid = 0;
+    // Whether its memory may be dumped (and read) as its user: false for a
+    // set-user-ID program and whatever else prctl(PR_SET_DUMPABLE, 0) made
+    // secret; nullopt where the kernel would not tell (then refused).
+    std::optional<bool> dumpable;
 };
+
+// Real, effective and saved uid all the caller's (docs/helper-security.md
+// rules 16 and 17).
+[[nodiscard]] bool ownedByCaller(const ProcessCredentials &credentials, uint32_t uid);
 
 // pidfd_open(2) of pid as this process's PID namespace numbers it; invalid
 // with errno set when it fails (ESRCH: no such process).
@@ -31,8 +39,10 @@ struct ProcessCredentials {
 // The uids of the process pidfd holds: from the pidfd itself
 // (PIDFD_GET_INFO, Linux 6.13; /proc may hide other users' processes from a
 // sandboxed helper), else from <procRoot>/<pid>/status, the pidfd proving
-// afterwards that the pid still named the same process. Nothing when it has
-// ended or cannot be read.
+// afterwards that the pid still named the same process. Its dumpability
+// from the pidfd too (PIDFD_INFO_COREDUMP, Linux 6.16), else from who owns
+// <procRoot>/<pid> (the kernel makes a process that is not dumpable root's
+// there). Nothing when it has ended or cannot be read.
 [[nodiscard]] std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const std::string &procRoot);
 
 } // namespace Cachescope::Helper

@@ -46,11 +46,6 @@ constexpr long long maxPid = 4194304;
 // How often the watcher looks whether its cgroup is empty.
 constexpr long watchIntervalNs = 250'000'000;
 
-bool ownedByCaller(const ProcessCredentials &credentials, uint32_t uid)
-{
-    return credentials.realUid == uid && credentials.effectiveUid == uid && credentials.savedUid == uid;
-}
-
 // What the watcher needs, prepared before fork(): after it, only system
 // calls (the helper has threads; the child must not allocate).
 struct WatchJob {

@@ -181,7 +181,9 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
 
     // docs/helper-security.md rule 16: the process is pinned first, so that
     // every check below is about this very process, not a later one with
-    // the same pid; its real uid must be the caller's.
+    // the same pid; its real, effective and saved uid must be the caller's,
+    // and it must be dumpable (no set-user-ID program, nothing that made
+    // itself secret).
     const UniqueFd pidfd = openPidfd(*pid.value);
     if (!pidfd.isValid()) {
         const int error = errno;
@@ -193,17 +195,30 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
                                      : refuse(SystemFailure, QStringLiteral("Cannot hold process %1: %2").arg(*pid.value).arg(errnoQText(error))));
     }
     const std::optional<ProcessCredentials> credentials = credentialsOf(pidfd.get(), *pid.value, context.procRoot);
-    const std::optional<uint32_t> owner = credentials ? std::optional<uint32_t>(credentials->realUid) : std::nullopt;
-    if (!owner) {
+    if (!credentials) {
         return finish(context, action, caller, target, refuse(NotPermitted, QStringLiteral("Process %1 has already ended.").arg(*pid.value)));
     }
-    if (*owner != *caller.uid) {
+    if (!ownedByCaller(*credentials, *caller.uid)) {
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(NotPermitted,
+                             QStringLiteral("Process %1 is not yours: the helper traces only processes whose real, effective and saved user are the caller "
+                                            "(a set-user-ID program is not).")
+                                 .arg(*pid.value)));
+    }
+    // Root may read any process's memory anyway: for it dumpability keeps nothing secret.
+    if (*caller.uid != 0 && credentials->dumpable != true) {
         return finish(
             context,
             action,
             caller,
             target,
-            refuse(NotPermitted, QStringLiteral("Process %1 is not yours: the helper traces only processes whose real user is the caller.").arg(*pid.value)));
+            refuse(NotPermitted,
+                   credentials->dumpable.has_value()
+                       ? QStringLiteral("Process %1 is not dumpable (it keeps its memory secret even from you): the helper does not trace it.").arg(*pid.value)
+                       : QStringLiteral("Cannot tell whether process %1 is dumpable here: the helper does not trace it.").arg(*pid.value)));
     }
     const HostPid hostPid = hostPidOf(int(*pid.value), context.procRoot, context.hostProcRoot);
     if (!hostPid.pid) {

@@ -22,9 +22,11 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <grp.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -383,7 +385,58 @@ private Q_SLOTS:
         QVERIFY2(refused.message.contains(QLatin1String("out of range")), qPrintable(refused.message));
     }
 
-    // Only processes whose real uid is the caller's.
+    // A set-user-ID program (real uid the caller's, effective and saved
+    // root's) and a process of the caller's that made itself not dumpable
+    // are refused, before tracefs is touched.
+    void refusesSetUidAndUndumpableProcesses()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user) {
+            QSKIP("no cachescope-user (tools/dev's root has it)");
+        }
+        const auto forked = [](const std::function<void()> &become) {
+            int ready[2];
+            if (pipe(ready) != 0) {
+                return pid_t(-1);
+            }
+            const pid_t child = fork();
+            if (child == 0) {
+                close(ready[0]);
+                become();
+                (void)!write(ready[1], "r", 1);
+                pause();
+                _exit(0);
+            }
+            close(ready[1]);
+            char byte = 0;
+            (void)!read(ready[0], &byte, 1);
+            close(ready[0]);
+            return child;
+        };
+        const uid_t uid = *user;
+        // As the kernel leaves a set-user-ID-root program run by the user.
+        const pid_t setUid = forked([uid] {
+            (void)!setresuid(uid, 0, 0);
+        });
+        const pid_t secret = forked([uid] {
+            (void)!(setgroups(0, nullptr) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0);
+            prctl(PR_SET_DUMPABLE, 0);
+        });
+        QVERIFY(setUid > 0 && secret > 0);
+        const ActionReply setUidReply = trace(arguments(setUid, 1), int(*user));
+        const ActionReply secretReply = trace(arguments(secret, 1), int(*user));
+        kill(setUid, SIGKILL);
+        kill(secret, SIGKILL);
+        waitpid(setUid, nullptr, 0);
+        waitpid(secret, nullptr, 0);
+        QCOMPARE(setUidReply.error(), int(NotPermitted));
+        QVERIFY2(setUidReply.errorDescription().contains(QLatin1String("real, effective and saved")), qPrintable(setUidReply.errorDescription()));
+        QCOMPARE(secretReply.error(), int(NotPermitted));
+        QVERIFY2(secretReply.errorDescription().contains(QLatin1String("not dumpable")), qPrintable(secretReply.errorDescription()));
+        QVERIFY(cachescopeInstances().isEmpty());
+    }
+
+    // Only processes whose real, effective and saved uid are the caller's.
     void refusesOtherUsersProcesses()
     {
         const std::optional<uint32_t> user = TestUtil::testUserUid();

@@ -23,6 +23,7 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -421,7 +422,9 @@ std::string whyOthersCannotReach(const std::string &folder)
 
 bool becomeUser(uid_t uid)
 {
-    return setgroups(0, nullptr) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0;
+    // Dumpable again afterwards, as the processes of a user who logged in
+    // are (the kernel clears it on the change of uid; exec would set it).
+    return setgroups(0, nullptr) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0 && prctl(PR_SET_DUMPABLE, 1) == 0;
 }
 
 ChildResult runInChild(const std::function<QByteArray()> &work, std::optional<uid_t> asUser, int timeoutMs)

@@ -34,6 +34,13 @@ namespace Cachescope::Helper
 
 using namespace HelperProtocol;
 
+void announceStart(HelperContext &context)
+{
+    if (context.started) {
+        context.started();
+    }
+}
+
 ActionReply refuse(int code, const QString &message)
 {
     ActionReply reply = ActionReply::HelperErrorReply(code);

@@ -33,6 +33,9 @@ namespace Cachescope::Helper
 // pids): context.procRoot, or context.hostProcRoot inside a PID namespace.
 [[nodiscard]] std::string initialProcRoot(const HelperContext &context);
 
+// Calls context.started, if set (helperactions.h).
+void announceStart(HelperContext &context);
+
 // A HelperError reply with a sentence for people.
 [[nodiscard]] ActionReply refuse(int code, const QString &message);
 

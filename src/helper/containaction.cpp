@@ -431,6 +431,7 @@ ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperC
             return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Reclaim failed: %1.").arg(errnoQText(errno))));
         }
     }
+    announceStart(context);
     const BoundedWrite written = writeInChild(context, fd.get(), request, context.reclaimDeadlineMs);
     const int code = written.error;
     if (written.outcome == BoundedWrite::Outcome::NotStarted) {

@@ -68,6 +68,11 @@ struct HelperContext {
     // falling), and how often.
     // docs/helper-security.md rule 16: trace sends {tracing: true} once it records.
     std::function<void(const QVariantMap &)> progress;
+    // A long action (swapoff, residency, trace, reclaim) has checked the
+    // caller's arguments and process and begins its work: the service then
+    // returns the job's path; a refusal before it is the method's error.
+    // Called at most once; empty: nobody asks.
+    std::function<void()> started;
     int progressIntervalMs = 250;
     // The client cancelled (KAuth's HelperSupport::isStopped()); trace ends
     // early when it says so. Empty: never.

@@ -769,32 +769,6 @@ void HelperService::authorized(uint64_t id, sd_bus_message *reply)
 void HelperService::run(const std::shared_ptr<Request> &request)
 {
     const OperationSpec &spec = *request->spec;
-    if (spec.job) {
-        // The job's path goes back at once; its signals follow the return,
-        // in order, to the caller alone.
-        static uint64_t jobs = 0;
-        request->jobPath = std::string(jobPathPrefix) + "/" + std::to_string(++jobs);
-        int r = sd_bus_reply_method_return(request->call.get(), "o", request->jobPath.c_str());
-        if (r < 0) {
-            request->answered = true;
-            forget(request->id);
-            return;
-        }
-        // docs/helper-security.md rule 14: a caller that leaves the bus
-        // cancels its job.
-        r = sd_bus_track_new(
-            m_bus.bus(),
-            &request->track,
-            [](sd_bus_track *, void *userdata) {
-                s_service->ownerLeft(uint64_t(reinterpret_cast<uintptr_t>(userdata)));
-                return 0;
-            },
-            reinterpret_cast<void *>(uintptr_t(request->id)));
-        if (r >= 0) {
-            sd_bus_track_add_name(request->track, request->sender.c_str());
-        }
-    }
-
     // Its own copy of the context: operations run side by side.
     HelperContext context = m_base;
     {
@@ -813,6 +787,16 @@ void HelperService::run(const std::shared_ptr<Request> &request)
     context.stopped = [cancelled = request->cancelled] {
         return cancelled->load();
     };
+    if (spec.job) {
+        context.started = [this, id] {
+            QMetaObject::invokeMethod(
+                this,
+                [this, id] {
+                    startJob(id);
+                },
+                Qt::QueuedConnection);
+        };
+    }
     request->running = true;
     QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(spec.deadline), this, [this, id] {
         deadlinePassed(id);
@@ -830,6 +814,39 @@ void HelperService::run(const std::shared_ptr<Request> &request)
             },
             Qt::QueuedConnection);
     }).detach();
+}
+
+void HelperService::startJob(uint64_t id)
+{
+    const auto found = m_requests.find(id);
+    if (found == m_requests.end() || found->second->answered || !found->second->jobPath.empty()) {
+        return;
+    }
+    const std::shared_ptr<Request> request = found->second;
+    // The job's path goes back now that the action has checked everything;
+    // its signals follow this return, in order, to the caller alone.
+    static uint64_t jobs = 0;
+    request->jobPath = std::string(jobPathPrefix) + "/" + std::to_string(++jobs);
+    if (sd_bus_reply_method_return(request->call.get(), "o", request->jobPath.c_str()) < 0) {
+        request->cancelled->store(true);
+        request->answered = true;
+        forget(id);
+        return;
+    }
+    m_bus.wake();
+    // docs/helper-security.md rule 14: a caller that leaves the bus
+    // cancels its job.
+    if (sd_bus_track_new(
+            m_bus.bus(),
+            &request->track,
+            [](sd_bus_track *, void *userdata) {
+                s_service->ownerLeft(uint64_t(reinterpret_cast<uintptr_t>(userdata)));
+                return 0;
+            },
+            reinterpret_cast<void *>(uintptr_t(id)))
+        >= 0) {
+        sd_bus_track_add_name(request->track, request->sender.c_str());
+    }
 }
 
 void HelperService::progressed(uint64_t id, const QVariantMap &data)
@@ -869,6 +886,12 @@ void HelperService::finished(uint64_t id, const ActionReply &reply)
     }
     std::shared_ptr<Request> request = found->second;
     request->threadDone = true;
+    // A job action that succeeded without announcing its start still
+    // answers with a job (then completed at once); one refused before it,
+    // with the method's error.
+    if (!request->answered && request->spec->job && request->jobPath.empty() && reply.succeeded()) {
+        startJob(id);
+    }
     if (!request->answered) {
         answer(request, reply);
     }

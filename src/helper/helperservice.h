@@ -84,6 +84,8 @@ private:
     void lookedUpUid(uint64_t id, sd_bus_message *reply);
     void authorized(uint64_t id, sd_bus_message *reply);
     void run(const std::shared_ptr<Request> &request);
+    // A job's action has checked its arguments: its path goes to the caller.
+    void startJob(uint64_t id);
     void finished(uint64_t id, const ActionReply &reply);
     void progressed(uint64_t id, const QVariantMap &data);
     void deadlinePassed(uint64_t id);

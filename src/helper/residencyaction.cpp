@@ -525,6 +525,7 @@ ActionReply residencyAction(const QVariantMap &args, const Caller &caller, Helpe
         jobs.push_back(std::move(job));
     }
     std::vector<Child> children;
+    announceStart(context);
     runChildren(context, jobs, children);
 
     QList<FileResidencyAnswer> results;

@@ -311,6 +311,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
     if (!records) {
         return finish(context, action, caller, target, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned off.")));
     }
+    announceStart(context);
     QStringList turnedOff;
     QVariantList priorities;
     const uint64_t usedBefore = swapUsedNow(context.procRoot);

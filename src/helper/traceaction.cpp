@@ -236,6 +236,7 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
     // Declared in this order so that they end in the reverse one: the pipe
     // is closed, then the instance disabled and removed, then tracefs
     // unmounted if this trace mounted it.
+    announceStart(context);
     MountGuard mount{context.tracefsPath};
     if (auto problem = ensureTracefs(context.tracefsPath, &mount.mounted)) {
         return finish(context, action, caller, target, refuse(Unsupported, QString::fromStdString(*problem)));

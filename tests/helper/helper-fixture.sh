@@ -271,6 +271,11 @@ if [ -n "$attack_binary" ]; then
         fi
         wait "$attacker" || status=1
     fi
+    # Every method refuses bad calls (types, counts, ranges, other users'
+    # processes, a set-user-ID program, jobs that are not the caller's).
+    say "attack: bad calls of every method"
+    bad_calls=$(attack_as cachescope-user bad-inputs /usr/bin/passwd) || status=1
+    say "bad calls refused over the bus: ${bad_calls:-none}"
     # A refused user calls Cancel on the allowed user's trace job every 50 ms.
     say "attack: Cancel on another user's trace job every 50 ms"
     install -m 0644 -o cachescope-user "$scratch/rootfile" "$scratch/user/attack-traced.bin"

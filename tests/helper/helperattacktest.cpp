@@ -462,6 +462,212 @@ int residencyOfHangingFile(const char *path, const char *readyFile)
     return failures == 0 ? 0 : 1;
 }
 
+// Every method refuses, with nothing changed, each wrong type, a missing or
+// extra argument, values out of range or over the limits, another user's
+// process, a set-user-ID program, and Cancel of a job that is none of the
+// caller's. Run as the allowed user, so that the refusals are the
+// helper's checks, not polkit's. Prints how many it tried.
+int badInputs(const char *setUidProgram)
+{
+    sd_bus *bus = openBus();
+    const std::string invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs";
+    const std::string invalid = "org.kde.cachescope.Helper1.Error.InvalidArgument";
+    const std::string notPermitted = "org.kde.cachescope.Helper1.Error.NotPermitted";
+    const std::string unknownObject = "org.freedesktop.DBus.Error.UnknownObject";
+    const std::string unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod";
+    const auto bytes = [](const std::string &text) {
+        return [text](sd_bus_message *m) {
+            sd_bus_message_append_array(m, 'y', text.data(), text.size());
+        };
+    };
+    const auto paths = [](const std::vector<std::string> &list, uint32_t buckets) {
+        return [list, buckets](sd_bus_message *m) {
+            sd_bus_message_open_container(m, 'a', "ay");
+            for (const std::string &path : list) {
+                sd_bus_message_append_array(m, 'y', path.data(), path.size());
+            }
+            sd_bus_message_close_container(m);
+            sd_bus_message_append(m, "u", buckets);
+        };
+    };
+    const std::string longPath = "/" + std::string(5000, 'a');
+    const std::string withNul = std::string("/etc\0/passwd", 12);
+    std::vector<std::string> seventeen;
+    for (int i = 0; i < 17; ++i) {
+        seventeen.push_back("/etc/passwd-" + std::to_string(i));
+    }
+    // A set-user-ID program of the system, held at its password prompt.
+    int prompt[2];
+    pid_t setUid = -1;
+    if (pipe(prompt) == 0) {
+        setUid = fork();
+        if (setUid == 0) {
+            dup2(prompt[0], 0);
+            close(prompt[1]);
+            const int quiet = open("/dev/null", O_WRONLY);
+            dup2(quiet, 1);
+            dup2(quiet, 2);
+            execl(setUidProgram, setUidProgram, static_cast<char *>(nullptr));
+            _exit(127);
+        }
+        close(prompt[0]);
+        usleep(300'000); // its exec done: the kernel made it root's
+    }
+    const uint32_t self = uint32_t(getpid());
+
+    struct Case {
+        std::string name;
+        const char *method;
+        std::function<void(sd_bus_message *)> append;
+        std::string expected;
+        const char *interface = helperInterface;
+        std::string path = objectPath;
+    };
+    const auto none = [](sd_bus_message *) { };
+    const auto u = [](uint32_t value) {
+        return [value](sd_bus_message *m) {
+            sd_bus_message_append(m, "u", value);
+        };
+    };
+    const auto t = [](uint64_t value) {
+        return [value](sd_bus_message *m) {
+            sd_bus_message_append(m, "t", value);
+        };
+    };
+    const auto str = [](const char *value) {
+        return [value](sd_bus_message *m) {
+            sd_bus_message_append(m, "s", value);
+        };
+    };
+    const auto uu = [](uint32_t a, uint32_t b) {
+        return [a, b](sd_bus_message *m) {
+            sd_bus_message_append(m, "uu", a, b);
+        };
+    };
+    const auto ut = [](uint32_t a, uint64_t b) {
+        return [a, b](sd_bus_message *m) {
+            sd_bus_message_append(m, "ut", a, b);
+        };
+    };
+    const std::vector<Case> cases = {
+        // Types, missing and extra arguments: sd-bus refuses before any handler.
+        {"DropCaches as a string", "DropCaches", str("1"), invalidArgs},
+        {"DropCaches as int32",
+         "DropCaches",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "i", int32_t(1));
+         },
+         invalidArgs},
+        {"DropCaches without level", "DropCaches", none, invalidArgs},
+        {"DropCaches with an extra argument", "DropCaches", uu(1, 1), invalidArgs},
+        {"SwapOff as a string", "SwapOff", str("/swapfile"), invalidArgs},
+        {"SwapOff without area", "SwapOff", none, invalidArgs},
+        {"SwapOffAll with an argument", "SwapOffAll", u(1), invalidArgs},
+        {"SwapOn as a number", "SwapOn", u(1), invalidArgs},
+        {"SwapOnAll with an argument", "SwapOnAll", str("all"), invalidArgs},
+        {"CreateExperimentSwapFile as uint32", "CreateExperimentSwapFile", u(16 << 20), invalidArgs},
+        {"CreateExperimentSwapFile without size", "CreateExperimentSwapFile", none, invalidArgs},
+        {"RemoveExperimentSwapFile with a path", "RemoveExperimentSwapFile", bytes("/etc/passwd"), invalidArgs},
+        {"ReadResidency with strings",
+         "ReadResidency",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "asu", 1, "/etc/passwd", uint32_t(8));
+         },
+         invalidArgs},
+        {"ReadResidency without buckets",
+         "ReadResidency",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "aay", 0);
+         },
+         invalidArgs},
+        {"ReadResidency with an extra argument",
+         "ReadResidency",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "aayuu", 0, uint32_t(8), uint32_t(8));
+         },
+         invalidArgs},
+        {"Trace without seconds", "Trace", u(self), invalidArgs},
+        {"Trace with signed numbers",
+         "Trace",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "ii", int32_t(1), int32_t(1));
+         },
+         invalidArgs},
+        {"Contain with uint32 limit", "Contain", uu(self, 64 << 20), invalidArgs},
+        {"Reclaim as a string", "Reclaim", str("/user.slice"), invalidArgs},
+        {"a method it does not have", "RunAsRoot", str("/bin/sh"), unknownMethod},
+        // Values the helper's checks refuse.
+        {"DropCaches level 0", "DropCaches", u(0), invalid},
+        {"DropCaches level 4", "DropCaches", u(4), invalid},
+        {"DropCaches level 2^32-1", "DropCaches", u(UINT32_MAX), invalid},
+        {"SwapOff of an empty name", "SwapOff", bytes(""), invalid},
+        {"SwapOff of a relative name", "SwapOff", bytes("swapfile"), invalid},
+        {"SwapOff of a name with NUL", "SwapOff", bytes(withNul), invalid},
+        {"SwapOff of a 5000-byte name", "SwapOff", bytes(longPath), invalid},
+        {"SwapOff of a file that is no swap area", "SwapOff", bytes("/etc/passwd"), notPermitted},
+        {"SwapOn of an area never turned off", "SwapOn", bytes("/etc/passwd"), notPermitted},
+        {"CreateExperimentSwapFile of one byte", "CreateExperimentSwapFile", t(1), invalid},
+        {"CreateExperimentSwapFile not whole pages", "CreateExperimentSwapFile", t((16ULL << 20) + 1), invalid},
+        {"CreateExperimentSwapFile of 2^64-1 bytes", "CreateExperimentSwapFile", t(UINT64_MAX), invalid},
+        {"ReadResidency of no path", "ReadResidency", paths({}, 8), invalid},
+        {"ReadResidency of 17 paths", "ReadResidency", paths(seventeen, 8), invalid},
+        {"ReadResidency of a relative path", "ReadResidency", paths({"etc/passwd"}, 8), invalid},
+        {"ReadResidency of a path with NUL", "ReadResidency", paths({withNul}, 8), invalid},
+        {"ReadResidency of a 5000-byte path", "ReadResidency", paths({longPath}, 8), invalid},
+        {"ReadResidency of the same path twice", "ReadResidency", paths({"/etc/passwd", "/etc/passwd"}, 8), invalid},
+        {"ReadResidency with 0 buckets", "ReadResidency", paths({"/etc/passwd"}, 0), invalid},
+        {"ReadResidency with 5000 buckets", "ReadResidency", paths({"/etc/passwd"}, 5000), invalid},
+        {"Trace of pid 0", "Trace", uu(0, 1), invalid},
+        {"Trace for 0 s", "Trace", uu(self, 0), invalid},
+        {"Trace for 31 s", "Trace", uu(self, 31), invalid},
+        {"Trace of a pid past the kernel's", "Trace", uu(4194305, 1), invalid},
+        {"Trace of root's process", "Trace", uu(1, 1), notPermitted},
+        {"Trace of a set-user-ID program", "Trace", uu(uint32_t(setUid), 1), notPermitted},
+        {"Contain of pid 0", "Contain", ut(0, 64ULL << 20), invalid},
+        {"Contain with a 1-byte limit", "Contain", ut(self, 1), invalid},
+        {"Contain with a 2^64-1 limit", "Contain", ut(self, UINT64_MAX), invalid},
+        {"Contain of root's process", "Contain", ut(1, 64ULL << 20), notPermitted},
+        {"Contain of a set-user-ID program", "Contain", ut(uint32_t(setUid), 64ULL << 20), notPermitted},
+        {"Reclaim of an empty name", "Reclaim", bytes(""), invalid},
+        {"Reclaim of a relative name", "Reclaim", bytes("user.slice"), invalid},
+        {"Reclaim with ..", "Reclaim", bytes("/user.slice/../system.slice"), invalid},
+        {"Reclaim of the root cgroup", "Reclaim", bytes("/"), invalid},
+        {"Reclaim of a 5000-byte name", "Reclaim", bytes(longPath), invalid},
+        {"Reclaim of a cgroup of root's", "Reclaim", bytes("/system.slice"), notPermitted},
+        // Jobs that are none of the caller's.
+        {"Cancel of a job that never was", "Cancel", none, unknownObject, jobInterface, std::string(objectPath) + "/job/999999"},
+        {"Cancel of a job path with junk", "Cancel", none, unknownObject, jobInterface, std::string(objectPath) + "/job/x"},
+        {"Cancel on the service object", "Cancel", none, unknownMethod, jobInterface},
+    };
+    int refused = 0;
+    for (const Case &c : cases) {
+        sd_bus_message *call = nullptr;
+        sd_bus_message_new_method_call(bus, &call, service, c.path.c_str(), c.interface, c.method);
+        c.append(call);
+        Outcome outcome = send(bus, call, 30'000'000);
+        sd_bus_message_unref(call);
+        std::string answer = outcome.error;
+        // A job's refusal may come as its Failed signal: none of these start one.
+        if (outcome.error.empty()) {
+            answer = "success";
+        }
+        const bool asExpected = answer == c.expected;
+        check(asExpected, c.name + ": answered " + answer + " (" + outcome.message + "), expected " + c.expected);
+        refused += asExpected ? 1 : 0;
+    }
+    if (setUid > 0) {
+        // Still at its prompt: the refusals were about it, not about a pid gone.
+        check(waitpid(setUid, nullptr, WNOHANG) == 0, std::string(setUidProgram) + " ended before the calls were made");
+        close(prompt[1]);
+        kill(setUid, SIGKILL);
+        waitpid(setUid, nullptr, 0);
+    }
+    printf("%d\n", int(cases.size()));
+    say(std::to_string(refused) + " of " + std::to_string(cases.size()) + " bad calls refused as expected");
+    sd_bus_flush_close_unref(bus);
+    return failures == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -489,6 +695,9 @@ int main(int argc, char **argv)
     }
     if (role == "residency-of-hanging-file") {
         return residencyOfHangingFile(arg(2), arg(3));
+    }
+    if (role == "bad-inputs") {
+        return badInputs(arg(2));
     }
     say("unknown role " + role);
     return 2;

@@ -603,6 +603,8 @@ void BusCall::start()
     m_deadline->setSingleShot(true);
     connect(m_deadline, &QTimer::timeout, this, [this] {
         qCDebug(CACHESCOPE_PRIVILEGED) << "no answer within" << m_request.timeout.count() << "ms; job" << m_jobPath;
+        // Given up on: the job is cancelled, now or once its path comes.
+        m_cancelWanted = true;
         if (!m_jobPath.isEmpty()) {
             sendCancel();
         }
@@ -657,7 +659,7 @@ void BusCall::methodReplied(QDBusPendingCallWatcher *watcher)
     m_jobPath = path;
     qCDebug(CACHESCOPE_PRIVILEGED) << "job" << m_jobPath << "started," << m_earlySignals.size() << "signals came before its path";
     if (m_finished) {
-        // Cancelled or timed out while polkit asked: cancel the job now
+        // Cancelled or given up on while polkit asked: cancel the job now
         // that it has a path.
         if (m_cancelWanted) {
             sendCancel();

@@ -15,7 +15,7 @@
 //
 //   --drop-caches-error NAME  DropCaches answers the D-Bus error NAME
 //   --residency MODE          ok, signals-first, other-job, failed, malformed, with-resident
-//   --trace MODE              exited, cancelled, credentials, failed-signal, slow
+//   --trace MODE              exited, cancelled, credentials, failed-signal, slow, late-reply
 //   --reclaim MODE            ok, failed
 //
 // Every Cancel it receives is printed on stdout: "cancel PATH".
@@ -291,6 +291,12 @@ public:
                 replyWithJob();
                 signal(path, signalResidencyCompleted, {QVariant::fromValue(files)});
             }
+            return true;
+        }
+        if (member == methodTrace && traceMode == QLatin1String("late-reply")) {
+            // As when polkit's dialog is still open: the job's path comes late.
+            m_slowJobs.insert(path);
+            QTimer::singleShot(500, replyWithJob);
             return true;
         }
         if (member == methodTrace) {

@@ -8,8 +8,9 @@
 // and its answer read; a job's signals that come before the method's reply
 // are kept, those of another job and those of a peer that does not own the
 // helper's name are dropped; Failed is mapped as a method's error; a cancel
-// reaches the job; a helper that leaves the bus mid-job, a malformed answer
-// and a missing helper each end in a sentence.
+// reaches the job, also one made before the job's path came; a helper that
+// leaves the bus mid-job, a malformed answer and a missing helper each end
+// in a sentence.
 
 #include "helperbus.h"
 #include "helperprotocol.h"
@@ -420,6 +421,22 @@ private Q_SLOTS:
             });
         QCOMPARE(reply.failure, Failure::Cancelled);
         QVERIFY2(clock.elapsed() < 1400, "the client waited for the job's end");
+        QTRY_VERIFY2(fake.output().contains("cancel /org/kde/cachescope/Helper1/job/1"), fake.output().constData());
+    }
+
+    // Cancelled before the method's reply (polkit's dialog still open): the
+    // wait ends at once, and the job is cancelled once its path comes.
+    void cancelBeforeTheReply()
+    {
+        START_FAKE(fake, {QStringLiteral("--trace"), QStringLiteral("late-reply")});
+        QElapsedTimer clock;
+        clock.start();
+        const Reply reply = runOnBus(traceRequest(7, 5), {}, [] {
+            return true;
+        });
+        QCOMPARE(reply.failure, Failure::Cancelled);
+        QVERIFY2(clock.elapsed() < 450, "the client waited for the method's reply");
+        QVERIFY(!fake.output().contains("cancel"));
         QTRY_VERIFY2(fake.output().contains("cancel /org/kde/cachescope/Helper1/job/1"), fake.output().constData());
     }
 

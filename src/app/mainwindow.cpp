@@ -33,6 +33,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QIcon>
+#include <QPointer>
 #include <QShowEvent>
 #include <QSplitter>
 #include <QTabWidget>
@@ -154,10 +155,15 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
             m_applicationsView->setHelperReclaim({}, reason);
             return;
         }
-        m_applicationsView->setHelperReclaim([](const QString &cgroup, quint64, const ApplicationsView::HelperReclaimDone &done) {
-            // Waits in a local event loop (KAuth), polkit's dialog included.
-            const Privileged::ReclaimResult result = Privileged::reclaimCgroup(cgroup);
-            done(result.ok() ? QString() : result.message, result.stoppedAtDeadline);
+        m_applicationsView->setHelperReclaim([this](const QString &cgroup, quint64, const ApplicationsView::HelperReclaimDone &done) {
+            // Asynchronous, polkit's dialog included: the window goes on
+            // meanwhile. The view takes the answer only while it is there.
+            const QPointer<ApplicationsView> view = m_applicationsView;
+            m_privileged->reclaimCgroup(cgroup, [view, done](const Privileged::ReclaimResult &result) {
+                if (view) {
+                    done(result.ok() ? QString() : result.message, result.stoppedAtDeadline);
+                }
+            });
         });
     };
     connect(m_privileged, &PrivilegedActions::availabilityChanged, this, setHelperReclaim);

@@ -142,7 +142,6 @@ struct PrivilegedActions::Private {
     uint64_t swapUsedAtStart = 0; // for the swapoff progress
     // While a drop of caches runs: polls /proc/meminfo for what sync() still has to write.
     QTimer *flushProgress = nullptr;
-    QString dropActionName;
     std::optional<uint64_t> swapTotal; // setSwapTotal()
 };
 
@@ -155,10 +154,8 @@ PrivilegedActions::PrivilegedActions(QObject *parent)
     d->flushProgress = new QTimer(this);
     d->flushProgress->setInterval(250);
     connect(d->flushProgress, &QTimer::timeout, this, &PrivilegedActions::reportFlushProgress);
-    // Every level shares one polkit action, so one name.
-    d->dropActionName = Privileged::dropCachesAction(1).name();
-    connect(d->queue, &Privileged::RequestQueue::started, this, [this](const QString &actionName) {
-        if (actionName == d->dropActionName) {
+    connect(d->queue, &Privileged::RequestQueue::started, this, [this](Privileged::Operation operation) {
+        if (operation == Privileged::Operation::DropCaches) {
             startFlushProgress();
         }
     });
@@ -385,26 +382,26 @@ void PrivilegedActions::submit(Request request)
     if (d->available && !confirm(request)) {
         return;
     }
-    KAuth::Action action;
+    Privileged::Request helperRequest;
     switch (request) {
     case Request::DropPageCache:
     case Request::DropDentriesAndInodes:
     case Request::DropAll:
-        action = Privileged::dropCachesAction(levelOf(request));
+        helperRequest = Privileged::dropCachesRequest(levelOf(request));
         break;
     case Request::SwapOffAll:
         d->swapUsedAtStart = swapUsedNow();
-        action = Privileged::swapOffAction(QString());
+        helperRequest = Privileged::swapOffRequest(QString());
         break;
     case Request::SwapOnAgain:
-        action = Privileged::swapOnAction(QString());
+        helperRequest = Privileged::swapOnRequest(QString());
         break;
     case Request::CreateSwapFile:
-        action = Privileged::createExperimentSwapFileAction(experimentSwapFileBytes);
+        helperRequest = Privileged::createExperimentSwapFileRequest(experimentSwapFileBytes);
         break;
     case Request::RemoveSwapFile:
         d->swapUsedAtStart = swapUsedNow();
-        action = Privileged::removeExperimentSwapFileAction();
+        helperRequest = Privileged::removeExperimentSwapFileRequest();
         break;
     case Request::Residency:
         return; // needs a path: requestResidency()
@@ -413,8 +410,8 @@ void PrivilegedActions::submit(Request request)
     if (d->outstanding > 1) {
         Q_EMIT message(i18nc("@info", "%1 starts when the helper has finished the request before it.", doingText(request)), false);
     }
-    d->queue->enqueue(action, [this, request](const Result &result) {
-        handleResult(request, result);
+    d->queue->enqueue(helperRequest, [this, request](const Privileged::Reply &reply) {
+        handleResult(request, reply);
         requestDone();
     });
 }
@@ -478,7 +475,7 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
     const int clampedBuckets = std::clamp(buckets, 1, HelperProtocol::maxBuckets);
     std::error_code noFolder; // the path is then sent as it is, and the helper refuses it if relative
     const std::filesystem::path absolute = std::filesystem::absolute(path, noFolder);
-    const Privileged::ResidencyRequest request = Privileged::residencyAction({QByteArray::fromStdString(noFolder ? path : absolute.string())}, clampedBuckets);
+    const Privileged::Request request = Privileged::residencyRequest({QByteArray::fromStdString(noFolder ? path : absolute.string())}, clampedBuckets);
 
     requestStarted();
     if (d->outstanding > 1) {
@@ -486,8 +483,8 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
     }
     const uint64_t device = uint64_t(st.st_dev);
     const uint64_t inode = uint64_t(st.st_ino);
-    d->queue->enqueue(request.action(), [this, request, path, shownPath, device, inode, use](const Result &result) {
-        const Privileged::ResidencyResult residency = Privileged::toResidencyResult(result, request);
+    d->queue->enqueue(request, [this, path, shownPath, device, inode, use](const Privileged::Reply &reply) {
+        const Privileged::ResidencyResult residency = Privileged::toResidencyResult(reply);
         if (!residency.ok()) {
             handleResult(Request::Residency, residency);
         } else if (residency.files.size() == 1 && !residency.files.front().error.isEmpty()) {
@@ -518,6 +515,17 @@ void PrivilegedActions::startResidency(const std::string &path, int buckets, con
     });
 }
 
+void PrivilegedActions::reclaimCgroup(const QString &cgroup, const std::function<void(const Privileged::ReclaimResult &)> &done)
+{
+    requestStarted();
+    d->queue->enqueue(Privileged::reclaimRequest(cgroup), [this, done](const Privileged::Reply &reply) {
+        if (done) {
+            done(Privileged::toReclaimResult(reply));
+        }
+        requestDone();
+    });
+}
+
 void PrivilegedActions::showResidencyWithAdministratorRights(const std::string &path, HeatmapWidget *heatmap)
 {
     if (!heatmap) {
@@ -534,10 +542,9 @@ void PrivilegedActions::showResidencyWithAdministratorRights(const std::string &
     });
 }
 
-void PrivilegedActions::handleProgress(const QString &actionName, const QVariantMap &data)
+void PrivilegedActions::handleProgress(Privileged::Operation operation, const QVariantMap &data)
 {
-    Q_UNUSED(actionName)
-    if (!data.contains(HelperProtocol::progressSwapUsedBytes)) {
+    if (operation != Privileged::Operation::SwapOff || !data.contains(HelperProtocol::progressSwapUsedBytes)) {
         return;
     }
     const uint64_t used = data.value(HelperProtocol::progressSwapUsedBytes).toULongLong();
@@ -604,7 +611,7 @@ QString PrivilegedActions::failureText(Request request, const Result &result)
     if (result.ok()) {
         return {};
     }
-    // Privileged::resultOf already wrote the reason for people (not
+    // Privileged::resultOfError already wrote the reason for people (not
     // authorized, busy, how much memory is missing, timeout, ...).
     const QString why = result.message.isEmpty() ? i18nc("@info", "the helper gave no reason.") : result.message;
     switch (result.failure) {

@@ -21,7 +21,9 @@ namespace Cachescope::Privileged
 {
 struct Result;
 struct FileResidency;
+struct ReclaimResult;
 class RequestQueue;
+enum class Operation;
 }
 
 namespace Cachescope::App
@@ -30,11 +32,12 @@ namespace Cachescope::App
 class HeatmapWidget;
 
 // The window's side of the privileged helper: the Memory menu's
-// Drop Caches and Swap actions, and "Show with Administrator Rights" for
-// files whose residency the kernel hides from us. Every request goes through
-// one Privileged::RequestQueue, because the helper does one thing at a time
-// (docs/helper-security.md rule 14): a second click while one is pending
-// waits its turn instead of getting "busy". Eviction never goes through here
+// Drop Caches and Swap actions, "Show with Administrator Rights" for files
+// whose residency the kernel hides from us, and the Applications tab's
+// reclaim. Every request goes through one Privileged::RequestQueue, so that
+// the window asks one thing at a time (and polkit shows one dialog at a
+// time): a second click while one is pending waits its turn. Eviction never
+// goes through here
 // (docs/helper-security.md rule 13): the files panel evicts with the user's
 // own descriptors.
 class PrivilegedActions : public QObject
@@ -83,6 +86,11 @@ public:
     // is disabled and its tooltip says why. The window passes each memory
     // sample's figure; unknown (never set) leaves the action enabled.
     void setSwapTotal(uint64_t bytes);
+
+    // Reclaims the file pages of a cgroup of this user's through the helper
+    // (Privileged::reclaimRequest), queued as the other requests; done gets
+    // the result on this thread.
+    void reclaimCgroup(const QString &cgroup, const std::function<void(const Cachescope::Privileged::ReclaimResult &)> &done);
 
     // The helper's answer for one file as the heatmap's histogram over the
     // whole file (its buckets: the cells asked for, at most one per page). A
@@ -135,7 +143,7 @@ private:
     void submit(Request request);
     [[nodiscard]] bool confirm(Request request);
     void updateActions();
-    void handleProgress(const QString &actionName, const QVariantMap &data);
+    void handleProgress(Cachescope::Privileged::Operation operation, const QVariantMap &data);
     // While the helper drops caches: the unsaved data it writes to disk first.
     void startFlushProgress();
     void reportFlushProgress();

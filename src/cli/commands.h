@@ -39,8 +39,9 @@ struct Command {
 
 // Every subcommand, in the order --help lists them.
 // run is null for the commands that need the privileged helper: those run in
-// cachescope-cli-privileged, which links KAuth (and so QtGui, whose loading
-// would slow every other command's start) and fills them in with setRunner().
+// cachescope-cli-privileged, which links the helper's client (QtDBus, KI18n
+// and the helper's actions for root, whose loading would slow every other
+// command's start) and fills them in with setRunner().
 [[nodiscard]] const std::vector<Command> &commands();
 void setRunner(std::string_view name, int (*run)(Context &context, const ParsedArgs &args));
 

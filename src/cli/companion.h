@@ -3,7 +3,8 @@
 #pragma once
 
 // cachescope-cli-privileged, the companion program that runs the commands
-// that need the privileged helper (it links KAuth, which every other command
+// that need the privileged helper (it links the helper's client, QtDBus and
+// KI18n, and for root the helper's own actions, which every other command
 // would pay for at start). cachescope-cli replaces itself with it.
 
 #include <functional>

@@ -2,8 +2,10 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 // cachescope-cli-privileged: the commands of cachescope-cli that go to the
-// privileged helper (drop-caches, swap, status --privileged). cachescope-cli
-// runs this program for them, so that only they pay for loading KAuth.
+// privileged helper (drop-caches, swap, status --privileged, trace
+// --privileged, the experiments' privileged steps, run). cachescope-cli runs
+// this program for them, so that only they pay for loading the helper's
+// client (src/privileged: QtDBus, and the helper's actions for root).
 
 #include "commands.h"
 #include "experimentcommand.h"
@@ -323,7 +325,7 @@ int main(int argc, char **argv)
     // status --privileged and the experiments open files as cachescope-cli
     // does (the parallel walker keeps many folder descriptors open).
     Cachescope::raiseOpenFileLimit();
-    // KAuth waits for the helper's answer in an event loop.
+    // The client waits for the helper's answers in an event loop.
     QCoreApplication application(argc, argv);
     setRunner("drop-caches", runDropCaches);
     setRunner("swap off", runSwapOff);

@@ -20,6 +20,8 @@
 #include <QJsonDocument>
 
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace Cachescope::Cli
@@ -233,6 +235,59 @@ void appendTraceText(const Context &context, std::string &out, const Result &res
     }
 }
 
+// What ended the privileged trace before the command ended, its time ran
+// out, the helper's event cap was reached or this user pressed Ctrl+C: the
+// helper's end reason ("cancelled", "credentials", "failed"; "failed" also
+// where the step itself failed) and a sentence for people.
+struct EarlyEnd {
+    std::string endReason;
+    std::string sentence;
+};
+
+std::string earlyEndSentence(const std::string &endReason)
+{
+    if (endReason == "cancelled") {
+        return "the helper's trace was cancelled, and not by this program";
+    }
+    if (endReason == "credentials") {
+        return "a traced process changed its credentials (a set-user-ID program, say), so the helper stopped tracing";
+    }
+    if (endReason == "failed") {
+        return "the helper's trace failed";
+    }
+    return {};
+}
+
+// steps with a trace step that notes, in *earlyEnd, the first run whose
+// privileged trace ended early (issue 25: the fallback must say what
+// ended the better method).
+PrivilegedSteps watchingEarlyEnds(const PrivilegedSteps &steps, const std::shared_ptr<std::optional<EarlyEnd>> &earlyEnd)
+{
+    PrivilegedSteps watched = steps;
+    watched.trace = [trace = steps.trace, earlyEnd](int pid,
+                                                    int maxSeconds,
+                                                    const std::function<void()> &tracingOn,
+                                                    const std::atomic<bool> &cancel,
+                                                    Trace::Capture &capture,
+                                                    std::string &error) {
+        const bool traced = trace(pid, maxSeconds, tracingOn, cancel, capture, error);
+        if (cancel.load() || earlyEnd->has_value()) {
+            return traced; // this user's Ctrl+C, or not the first
+        }
+        if (!traced) {
+            std::string sentence = error.empty() ? earlyEndSentence("failed") : error;
+            while (!sentence.empty() && sentence.back() == '.') {
+                sentence.pop_back();
+            }
+            *earlyEnd = EarlyEnd{"failed", sentence};
+        } else if (const std::string sentence = earlyEndSentence(capture.endReason); !sentence.empty()) {
+            *earlyEnd = EarlyEnd{capture.endReason, sentence};
+        }
+        return traced;
+    };
+    return watched;
+}
+
 bool writeTraceFile(Context &context, const std::string &path, const Trace::Report &report)
 {
     QFile file(QFile::decodeName(path.c_str()));
@@ -299,9 +354,23 @@ int runTrace(Context &context, const ParsedArgs &args)
             return ExitFailures;
         }
     }
-    const std::unique_ptr<Experiment> experiment = makeTraceExperiment(p, steps && args.has("privileged") ? *steps : PrivilegedSteps());
-
-    const Result result = runEngine(*experiment);
+    const bool privileged = steps && args.has("privileged");
+    const auto earlyEnd = std::make_shared<std::optional<EarlyEnd>>();
+    Result result = runEngine(*makeTraceExperiment(p, privileged ? watchingEarlyEnds(*steps, earlyEnd) : PrivilegedSteps()));
+    // The privileged trace ended before the command did, and not by this
+    // user's hand: fall back to the residency difference, saying why on
+    // stderr, in the trace's notes and in details (fallback_reason,
+    // privileged_end_reason), and exit 1, since what was asked for failed.
+    const bool fellBack = earlyEnd->has_value() && !result.cancelled && !interrupted();
+    if (fellBack) {
+        const EarlyEnd &end = **earlyEnd;
+        const std::string why = "the privileged trace ended early (" + end.endReason + ": " + end.sentence + ")";
+        qCDebug(CACHESCOPE_CLI) << "trace:" << why.c_str() << "; falling back";
+        printError("trace: --privileged: " + why + "; falling back to the residency difference (exact pages, but no order, no time, no metadata)");
+        p.fallbackReason = "The privileged trace ended early (" + end.endReason + ": " + end.sentence + ")";
+        result = runEngine(*makeTraceExperiment(p, PrivilegedSteps()));
+        result.details.insert(QStringLiteral("privileged_end_reason"), QString::fromStdString(end.endReason));
+    }
     if (!result.error.empty()) {
         printError("trace: " + result.error);
     }
@@ -317,7 +386,7 @@ int runTrace(Context &context, const ParsedArgs &args)
     if (result.cancelled && interrupted()) {
         return interruptExitCode();
     }
-    return !result.error.empty() || context.anyFailed() ? ExitFailures : ExitSuccess;
+    return !result.error.empty() || fellBack || context.anyFailed() ? ExitFailures : ExitSuccess;
 }
 
 } // namespace
@@ -340,7 +409,10 @@ Command traceCommand()
              "/dev/DISK', at its disk offsets) and the block requests. Without it, the\n"
              "fallback (method residency-diff) compares the files' residency before and\n"
              "after the run: the same pages, without order, time or metadata; files\n"
-             "whose residency the kernel hides from you are named as hidden.\n"
+             "whose residency the kernel hides from you are named as hidden. When the\n"
+             "privileged trace ends early (cancelled by another program, a traced\n"
+             "process changing its credentials, a failure), trace says why on stderr\n"
+             "and falls back, and exits with 1.\n"
              "\n"
              "--lesson traces the built-in lesson: a program that reads 64 KiB at offset\n"
              "0 and 64 KiB at offset 512 KiB of a 1 MiB file it makes in --folder.\n"

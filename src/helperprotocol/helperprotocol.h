@@ -224,4 +224,60 @@ enum HelperError : int {
     }
 }
 
+// --- The D-Bus service (org.kde.cachescope.Helper1.xml) ---------------------
+// The names of the contract in org.kde.cachescope.Helper1.xml, which says
+// what each method takes and answers. Both sides spell them only here.
+inline constexpr QLatin1StringView busName{"org.kde.cachescope.Helper1"};
+inline constexpr QLatin1StringView busObjectPath{"/org/kde/cachescope/Helper1"};
+inline constexpr QLatin1StringView busInterface{"org.kde.cachescope.Helper1"};
+// A job: busJobPathPrefix followed by its number.
+inline constexpr QLatin1StringView busJobInterface{"org.kde.cachescope.Job1"};
+inline constexpr QLatin1StringView busJobPathPrefix{"/org/kde/cachescope/Helper1/job/"};
+
+// The methods of busInterface.
+inline constexpr QLatin1StringView methodDropCaches{"DropCaches"};
+inline constexpr QLatin1StringView methodSwapOff{"SwapOff"};
+inline constexpr QLatin1StringView methodSwapOffAll{"SwapOffAll"};
+inline constexpr QLatin1StringView methodSwapOn{"SwapOn"};
+inline constexpr QLatin1StringView methodSwapOnAll{"SwapOnAll"};
+inline constexpr QLatin1StringView methodCreateExperimentSwapFile{"CreateExperimentSwapFile"};
+inline constexpr QLatin1StringView methodRemoveExperimentSwapFile{"RemoveExperimentSwapFile"};
+inline constexpr QLatin1StringView methodReadResidency{"ReadResidency"};
+inline constexpr QLatin1StringView methodTrace{"Trace"};
+inline constexpr QLatin1StringView methodContain{"Contain"};
+inline constexpr QLatin1StringView methodReclaim{"Reclaim"};
+
+// The method and the signals of busJobInterface, each signal with its
+// D-Bus signature.
+inline constexpr QLatin1StringView methodJobCancel{"Cancel"};
+inline constexpr QLatin1StringView signalJobFailed{"Failed"};
+inline constexpr QLatin1StringView signatureJobFailed{"ss"};
+inline constexpr QLatin1StringView signalSwapOffProgress{"SwapOffProgress"};
+inline constexpr QLatin1StringView signatureSwapOffProgress{"ayt"};
+inline constexpr QLatin1StringView signalSwapOffCompleted{"SwapOffCompleted"};
+inline constexpr QLatin1StringView signatureSwapOffCompleted{"aayaitt"};
+inline constexpr QLatin1StringView signalResidencyCompleted{"ResidencyCompleted"};
+inline constexpr QLatin1StringView signatureResidencyCompleted{"a(sbtttttsbttat)"};
+inline constexpr QLatin1StringView signalTracing{"Tracing"};
+inline constexpr QLatin1StringView signatureTracing{""};
+inline constexpr QLatin1StringView signalTraceCompleted{"TraceCompleted"};
+inline constexpr QLatin1StringView signatureTraceCompleted{"a(ytiuuttttus)tbbs"};
+inline constexpr QLatin1StringView signalReclaimCompleted{"ReclaimCompleted"};
+inline constexpr QLatin1StringView signatureReclaimCompleted{"ttb"};
+
+// The D-Bus errors of the service: errorPrefix followed by the name.
+inline constexpr QLatin1StringView errorPrefix{"org.kde.cachescope.Helper1.Error."};
+inline constexpr QLatin1StringView errorInvalidArgument{"org.kde.cachescope.Helper1.Error.InvalidArgument"};
+inline constexpr QLatin1StringView errorNotPermitted{"org.kde.cachescope.Helper1.Error.NotPermitted"};
+inline constexpr QLatin1StringView errorNotAuthorized{"org.kde.cachescope.Helper1.Error.NotAuthorized"};
+inline constexpr QLatin1StringView errorNotEnoughMemory{"org.kde.cachescope.Helper1.Error.NotEnoughMemory"};
+inline constexpr QLatin1StringView errorUnsupported{"org.kde.cachescope.Helper1.Error.Unsupported"};
+inline constexpr QLatin1StringView errorSystemFailure{"org.kde.cachescope.Helper1.Error.SystemFailure"};
+inline constexpr QLatin1StringView errorAlreadyDone{"org.kde.cachescope.Helper1.Error.AlreadyDone"};
+inline constexpr QLatin1StringView errorCallerUnknown{"org.kde.cachescope.Helper1.Error.CallerUnknown"};
+inline constexpr QLatin1StringView errorBusy{"org.kde.cachescope.Helper1.Error.Busy"};
+inline constexpr QLatin1StringView errorCancelled{"org.kde.cachescope.Helper1.Error.Cancelled"};
+inline constexpr QLatin1StringView errorTimeout{"org.kde.cachescope.Helper1.Error.Timeout"};
+// --- End of the D-Bus service's names -----------------------------------------
+
 } // namespace Cachescope::HelperProtocol

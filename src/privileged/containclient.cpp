@@ -3,7 +3,7 @@
 
 // The client side of a contained run and of reclaim: systemd's user manager
 // where it answers (a transient scope, which systemd removes when it is
-// empty), the helper's contain action otherwise, and the helper's reclaim.
+// empty), the helper's Contain method otherwise, and the helper's Reclaim.
 
 #include "cachescope_privileged_debug.h"
 #include "privileged.h"
@@ -173,8 +173,7 @@ ContainResult contain(int pid, qint64 limitBytes)
         qCDebug(CACHESCOPE_PRIVILEGED) << "contain:" << reason << "; asking the helper";
     }
     ContainResult out;
-    static_cast<Result &>(out) =
-        runHelperAction(actionContain, {{QString(keyPid), pid}, {QString(keyLimitBytes), limitBytes}}, std::chrono::minutes(2)); // the password dialog
+    static_cast<Result &>(out) = runSynchronously(containRequest(pid, limitBytes));
     out.how = runsAsRoot() ? QStringLiteral("root") : QStringLiteral("helper");
     if (out.ok()) {
         out.cgroupPath = out.data.value(replyCgroupPath).toString();
@@ -186,10 +185,13 @@ ContainResult contain(int pid, qint64 limitBytes)
 
 ReclaimResult reclaimCgroup(const QString &cgroup)
 {
+    return toReclaimResult(runSynchronously(reclaimRequest(cgroup)));
+}
+
+ReclaimResult toReclaimResult(const Result &result)
+{
     ReclaimResult out;
-    // The helper stops the kernel's reclaim after reclaimDeadlineSeconds;
-    // the rest is for the password dialog.
-    static_cast<Result &>(out) = runHelperAction(actionReclaim, {{QString(keyCgroup), cgroup}}, std::chrono::minutes(2));
+    static_cast<Result &>(out) = result;
     if (out.ok()) {
         out.fileBytesBefore = out.data.value(replyFileBytesBefore).toULongLong();
         out.fileBytesAfter = out.data.value(replyFileBytesAfter).toULongLong();

@@ -4,6 +4,7 @@
 #include "privileged.h"
 #include "cachescope_privileged_debug.h"
 #include "helperactions.h"
+#include "helperbus.h"
 #include "helperprotocol.h"
 #include "privilegedcall.h"
 #include "residencyanswer.h"
@@ -12,17 +13,13 @@
 #include "procfs.h"
 #include "residency.h"
 
-#include <KAuth/ActionReply>
-#include <KAuth/ExecuteJob>
 #include <KLocalizedString>
 
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
-#include <QEventLoop>
+#include <QDBusReply>
 #include <QFileInfo>
-#include <QRandomGenerator>
 #include <QThread>
-#include <QTimer>
 
 #include <algorithm>
 #include <cstdlib>
@@ -43,33 +40,33 @@ using namespace HelperProtocol;
 
 namespace
 {
-// What a request is before it becomes a KAuth::Action. Root runs it in this
-// process (rule 15) and never makes the KAuth::Action at all: making one
-// starts KAuth's polkit backend, which asks for a system bus root does not
-// need.
-struct ActionSpec {
-    QLatin1StringView name;
-    QVariantMap arguments;
-    std::chrono::milliseconds timeout;
+
+// Where the package puts what makes the helper reachable: polkit's policy
+// (polkitd reads only its one folder) and the bus's activation file (any of
+// the system bus's standard folders).
+constexpr const char *policyFile = "/usr/share/polkit-1/actions/org.kde.cachescope.policy";
+constexpr const char *activationFileName = "org.kde.cachescope.Helper1.service";
+constexpr const char *activationFolders[] = {
+    "/usr/share/dbus-1/system-services",
+    "/usr/local/share/dbus-1/system-services",
+    "/lib/dbus-1/system-services",
 };
 
-KAuth::Action makeAction(const ActionSpec &spec)
+Reply replyOf(const Result &result)
 {
-    KAuth::Action action{QString(spec.name)};
-    action.setHelperId(QString(helperId));
-    action.setArguments(spec.arguments);
-    action.setTimeout(spec.timeout);
-    // docs/helper-security.md rule 8: no DetailMessage. polkitd would show a
-    // client's text instead of the actions file's own message, so any program
-    // could ask for swapoff under a reassuring sentence; the policy's
-    // messages are exact and are the only ones shown.
-    return action;
+    Reply reply;
+    static_cast<Result &>(reply) = result;
+    return reply;
 }
 
-ActionSpec dropCachesSpec(int level)
+Reply failure(Failure kind, const QString &message)
 {
-    // sync() first can take long with much unsaved data.
-    return {actionDropCaches, {{QString(keyLevel), level}}, std::chrono::minutes(10)};
+    return replyOf({kind, message, {}});
+}
+
+uint64_t number(const QVariantMap &map, QLatin1StringView key)
+{
+    return map.value(key).toULongLong();
 }
 
 QVariantMap areaArguments(const QString &area)
@@ -83,48 +80,10 @@ QVariantMap areaArguments(const QString &area)
     return arguments;
 }
 
-ActionSpec swapOffSpec(const QString &area)
-{
-    // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
-    const std::optional<MemInfo> memInfo = readMemInfo();
-    const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
-    return {actionSwapOff, areaArguments(area), swapOffTimeout(used)};
-}
-
-ActionSpec swapOnSpec(const QString &area)
-{
-    return {actionSwapOn, areaArguments(area), std::chrono::minutes(2)};
-}
-
-ActionSpec createExperimentSwapFileSpec(qint64 sizeBytes)
-{
-    // The helper takes only whole pages and does not round: round down here,
-    // as the size was always meant. Writing up to 4 GiB of zeros takes a while.
-    const qint64 page = qint64(pageSize());
-    return {actionSwapFileCreate, {{QString(keySizeBytes), sizeBytes / page * page}}, std::chrono::minutes(15)};
-}
-
-ActionSpec removeExperimentSwapFileSpec()
-{
-    return {actionSwapFileRemove, {}, swapOffTimeout(maxExperimentSwapBytes)};
-}
-
-ActionSpec residencySpec(const ResidencyRequest &request)
-{
-    // The helper gives each path residencyDeadlineSeconds, all at once; the
-    // password dialog comes first.
-    return {actionResidency, request.arguments, std::chrono::minutes(2)};
-}
-
-uint64_t number(const QVariantMap &map, QLatin1StringView key)
-{
-    return map.value(key).toULongLong();
-}
-
 // docs/helper-security.md rule 15: root needs no authorization, so it does not
-// ask the helper (which refuses uid 0, KAuth's "could not look the caller up")
-// and acts in this process, through the helper's own action functions: the
-// same argument checks, the same refusals, the same state file.
+// ask the helper (which refuses uid 0) and acts in this process, through the
+// helper's own action functions: the same argument checks, the same
+// refusals, the same state file.
 bool actsDirectly()
 {
     return geteuid() == 0;
@@ -132,39 +91,66 @@ bool actsDirectly()
 
 using HelperAction = Helper::ActionReply (*)(const QVariantMap &, const Helper::Caller &, Helper::HelperContext &);
 
-HelperAction helperActionNamed(const QString &name)
+HelperAction helperActionFor(Operation operation)
 {
-    static const std::pair<QLatin1StringView, HelperAction> actions[] = {
-        {actionDropCaches, Helper::dropCachesAction},
-        {actionSwapOff, Helper::swapOffAction},
-        {actionSwapOn, Helper::swapOnAction},
-        {actionSwapFileCreate, Helper::swapFileCreateAction},
-        {actionSwapFileRemove, Helper::swapFileRemoveAction},
-        {actionResidency, Helper::residencyAction},
-        {actionTrace, Helper::traceAction},
-        {actionContain, Helper::containAction},
-        {actionReclaim, Helper::reclaimAction},
-    };
-    for (const auto &[actionName, function] : actions) {
-        if (name == actionName) {
-            return function;
-        }
+    switch (operation) {
+    case Operation::DropCaches:
+        return Helper::dropCachesAction;
+    case Operation::SwapOff:
+        return Helper::swapOffAction;
+    case Operation::SwapOn:
+        return Helper::swapOnAction;
+    case Operation::CreateExperimentSwapFile:
+        return Helper::swapFileCreateAction;
+    case Operation::RemoveExperimentSwapFile:
+        return Helper::swapFileRemoveAction;
+    case Operation::Residency:
+        return Helper::residencyAction;
+    case Operation::Trace:
+        return Helper::traceAction;
+    case Operation::Contain:
+        return Helper::containAction;
+    case Operation::Reclaim:
+        return Helper::reclaimAction;
     }
     return nullptr;
 }
 
-// The helper's work for root, in this process. progress gets what the helper
-// would send as KAuth progress data; stopped stands for KAuth's isStopped().
-Result performDirectly(const QString &actionName,
-                       const QVariantMap &arguments,
-                       const std::function<void(const QVariantMap &)> &progress,
-                       const std::function<bool()> &stopped = {})
+// An action's refusal (HelperProtocol::HelperError) as the D-Bus error the
+// service answers it with, so that both ways read alike.
+QString errorNameOfCode(int code)
 {
-    const HelperAction perform = helperActionNamed(actionName);
-    if (!perform) {
-        return resultOf(KAuth::ActionReply::NoSuchActionError, actionName, {});
+    switch (code) {
+    case InvalidArgument:
+        return QString(errorInvalidArgument);
+    case NotPermitted:
+        return QString(errorNotPermitted);
+    case NotEnoughMemory:
+        return QString(errorNotEnoughMemory);
+    case Unsupported:
+        return QString(errorUnsupported);
+    case AlreadyDone:
+        return QString(errorAlreadyDone);
+    case CallerUnknown:
+        return QString(errorCallerUnknown);
+    default:
+        return QString(errorSystemFailure);
     }
-    qCDebug(CACHESCOPE_PRIVILEGED) << "running as root:" << actionName << "in this process, without the helper";
+}
+
+Reply unreadable(const char *what)
+{
+    qCWarning(CACHESCOPE_PRIVILEGED) << "the helper's action answered malformed" << what;
+    return failure(Failure::Failed, i18nc("@info", "The Cachescope helper's answer could not be read, so nothing of it is used."));
+}
+
+// The helper's work for root, in this process. progress gets what the
+// service would send as progress signals, keyed as helperprotocol.h's
+// progress keys; stopped stands for a Cancel of the job.
+Reply performDirectly(const Request &request, const std::function<void(const QVariantMap &)> &progress, const std::function<bool()> &stopped = {})
+{
+    const HelperAction perform = helperActionFor(request.operation);
+    qCDebug(CACHESCOPE_PRIVILEGED) << "running as root: operation" << int(request.operation) << "in this process, without the helper";
     Helper::SystemCalls system;
     // The helper's own defaults: /proc, /run/cachescope, /var/lib/cachescope.
     Helper::HelperContext context;
@@ -186,43 +172,63 @@ Result performDirectly(const QString &actionName,
         context.abandonedChildren.swap(abandoned);
     }
     const Helper::Caller root{0};
-    const Helper::ActionReply reply = perform(arguments, root, context);
+    const Helper::ActionReply reply = perform(request.arguments, root, context);
     {
         const std::lock_guard lock(abandonedMutex);
         abandoned.insert(abandoned.end(), context.abandonedChildren.begin(), context.abandonedChildren.end());
     }
-    // As KAuth's ExecuteJob takes a reply from the bus: a failure's code and
-    // sentence, a success's data.
     if (reply.failed()) {
-        return resultOf(reply.error(), reply.errorDescription(), {});
+        return replyOf(resultOfError(errorNameOfCode(reply.error()), reply.errorDescription()));
     }
-    return resultOf(0, QString(), reply.data());
+    Reply out;
+    out.data = reply.data();
+    // The answers the service would send as typed arrays are bytes here
+    // (residencyanswer.h, tracecapture.h), read with the same limits.
+    if (request.operation == Operation::Residency) {
+        const std::optional<QList<FileResidencyAnswer>> files =
+            parseFileResults(out.data.take(QString(replyFiles)).toByteArray(), maxPathsPerCall, request.arguments.value(keyBuckets).toInt());
+        if (!files || files->size() != request.arguments.value(keyCount).toInt()) {
+            return unreadable("residency");
+        }
+        for (const FileResidencyAnswer &answer : *files) {
+            FileResidency file;
+            file.error = answer.error;
+            file.hidden = answer.hidden;
+            file.device = answer.device;
+            file.inode = answer.inode;
+            file.sizeBytes = answer.sizeBytes;
+            file.pages = answer.pages;
+            file.resident = answer.resident;
+            file.method = answer.method;
+            file.detail = answer.detail;
+            file.dirty = answer.dirty;
+            file.writeback = answer.writeback;
+            file.histogram.assign(answer.histogram.begin(), answer.histogram.end());
+            out.files.push_back(std::move(file));
+        }
+    } else if (request.operation == Operation::Trace) {
+        std::optional<Trace::Capture> capture = parseCapture(out.data.take(QString(replyCapture)).toByteArray());
+        if (!capture) {
+            return unreadable("trace");
+        }
+        out.capture = std::move(*capture);
+    }
+    return out;
 }
 
-Result runSynchronously(const ActionSpec &spec)
+} // namespace
+
+Reply runSynchronously(const Request &request, const std::function<void(const QVariantMap &)> &progress, const std::function<bool()> &cancelled)
 {
     if (actsDirectly()) {
-        return performDirectly(QString(spec.name), spec.arguments, {});
+        return performDirectly(request, progress, cancelled);
     }
     QString reason;
     if (!helperAvailable(&reason)) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << spec.name << "not sent:" << reason;
-        return {Failure::Unavailable, reason, {}};
+        qCDebug(CACHESCOPE_PRIVILEGED) << "operation" << int(request.operation) << "not sent:" << reason;
+        return failure(Failure::Unavailable, reason);
     }
-    qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << spec.name << "and waiting for the answer";
-    KAuth::Action action = makeAction(spec);
-    KAuth::ExecuteJob *job = action.execute();
-    job->setAutoDelete(false);
-    job->exec();
-    const Result result = resultOf(job);
-    delete job;
-    return result;
-}
-} // namespace
-
-Result runHelperAction(QLatin1StringView name, const QVariantMap &arguments, std::chrono::milliseconds timeout)
-{
-    return runSynchronously({name, arguments, timeout});
+    return runOnBus(request, progress, cancelled);
 }
 
 bool runsAsRoot()
@@ -257,18 +263,39 @@ bool helperAvailable(QString *reason)
         }
         return false;
     };
-    QDBusConnection bus = QDBusConnection::systemBus();
+    // Tests put a fake service on a private session bus: no polkit there,
+    // nothing installed.
+    const bool sessionBus = helperOnSessionBus();
+    if (!sessionBus && !QFileInfo::exists(QLatin1String(policyFile))) {
+        return fail(i18nc("@info %1 is a file", "The Cachescope helper is not installed: polkit has no actions for it (%1).", QLatin1String(policyFile)));
+    }
+    QDBusConnection bus = helperBus();
     if (!bus.isConnected() || !bus.interface()) {
         return fail(i18nc("@info", "There is no system D-Bus to reach the Cachescope helper."));
     }
-    const QStringList activatable = bus.interface()->activatableServiceNames().value();
-    const bool polkitThere = bus.interface()->isServiceRegistered(QStringLiteral("org.freedesktop.PolicyKit1")).value()
-        || activatable.contains(QStringLiteral("org.freedesktop.PolicyKit1"));
-    if (!polkitThere) {
-        return fail(i18nc("@info", "No polkit daemon runs on this system, so administrator actions cannot be authorized."));
+    const QDBusReply<QStringList> activatable = bus.interface()->activatableServiceNames();
+    if (!activatable.isValid()) {
+        return fail(i18nc("@info %1 is D-Bus's error text", "The system D-Bus does not answer: %1", activatable.error().message()));
     }
-    if (!activatable.contains(QString(helperId)) && !bus.interface()->isServiceRegistered(QString(helperId)).value()) {
-        return fail(i18nc("@info %1 is the helper's D-Bus name", "The Cachescope helper (%1) is not installed for the system bus.", QString(helperId)));
+    if (!sessionBus) {
+        const bool polkitThere = bus.interface()->isServiceRegistered(QStringLiteral("org.freedesktop.PolicyKit1")).value()
+            || activatable.value().contains(QStringLiteral("org.freedesktop.PolicyKit1"));
+        if (!polkitThere) {
+            return fail(i18nc("@info", "No polkit daemon runs on this system, so administrator actions cannot be authorized."));
+        }
+    }
+    // Installed: the bus starts it on the first call (it has read the
+    // activation file), or it runs already.
+    if (!activatable.value().contains(QString(busName)) && !bus.interface()->isServiceRegistered(QString(busName)).value()) {
+        QString folders;
+        for (const char *folder : activationFolders) {
+            folders += (folders.isEmpty() ? QString() : QStringLiteral(", ")) + QLatin1String(folder);
+        }
+        return fail(i18nc("@info %1 is a D-Bus name, %2 a file name, %3 folders",
+                          "The Cachescope helper (%1) is not installed for the system bus: there is no %2 in %3.",
+                          QString(busName),
+                          QLatin1String(activationFileName),
+                          folders));
     }
     return true;
 }
@@ -280,122 +307,69 @@ std::chrono::milliseconds swapOffTimeout(uint64_t swapUsedBytes)
     return std::min<milliseconds>(estimate, hours(3));
 }
 
-KAuth::Action dropCachesAction(int level)
+Request dropCachesRequest(int level)
 {
-    return makeAction(dropCachesSpec(level));
+    // sync() first can take long with much unsaved data.
+    return {Operation::DropCaches, {{QString(keyLevel), level}}, std::chrono::minutes(10)};
 }
 
-KAuth::Action swapOffAction(const QString &area)
+Request swapOffRequest(const QString &area)
 {
-    return makeAction(swapOffSpec(area));
+    // docs/helper-security.md rule 10: an explicit timeout long enough for the swap in use now.
+    const std::optional<MemInfo> memInfo = readMemInfo();
+    const uint64_t used = memInfo ? freeFigures(*memInfo).swapUsed : 0;
+    return {Operation::SwapOff, areaArguments(area), swapOffTimeout(used)};
 }
 
-KAuth::Action swapOnAction(const QString &area)
+Request swapOnRequest(const QString &area)
 {
-    return makeAction(swapOnSpec(area));
+    return {Operation::SwapOn, areaArguments(area), std::chrono::minutes(2)};
 }
 
-KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes)
+Request createExperimentSwapFileRequest(qint64 sizeBytes)
 {
-    return makeAction(createExperimentSwapFileSpec(sizeBytes));
+    // The helper takes only whole pages and does not round: round down here,
+    // as the size was always meant. Writing up to 4 GiB of zeros takes a while.
+    const qint64 page = qint64(pageSize());
+    return {Operation::CreateExperimentSwapFile, {{QString(keySizeBytes), sizeBytes / page * page}}, std::chrono::minutes(15)};
 }
 
-KAuth::Action removeExperimentSwapFileAction()
+Request removeExperimentSwapFileRequest()
 {
-    return makeAction(removeExperimentSwapFileSpec());
+    return {Operation::RemoveExperimentSwapFile, {}, swapOffTimeout(maxExperimentSwapBytes)};
 }
 
-ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets)
+Request residencyRequest(const QList<QByteArray> &absolutePaths, int buckets)
 {
-    ResidencyRequest request;
-    request.paths = int(absolutePaths.size());
-    QVariantMap arguments{{QString(keyCount), request.paths}, {QString(keyBuckets), buckets}};
+    QVariantMap arguments{{QString(keyCount), int(absolutePaths.size())}, {QString(keyBuckets), buckets}};
     for (int i = 0; i < absolutePaths.size(); ++i) {
         arguments.insert(pathKey(i), absolutePaths[i]);
     }
-    request.arguments = arguments;
-    return request;
+    // The helper gives each path residencyDeadlineSeconds, all at once; the
+    // password dialog comes first.
+    return {Operation::Residency, arguments, std::chrono::minutes(2)};
 }
 
-KAuth::Action ResidencyRequest::action() const
+Request traceRequest(int pid, int maxSeconds)
 {
-    return makeAction(residencySpec(*this));
+    // docs/helper-security.md rule 14: the trace's own time, plus the
+    // password dialog that comes first.
+    return {Operation::Trace,
+            {{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}},
+            std::chrono::seconds(std::max(maxSeconds, 0)) + std::chrono::minutes(2)};
 }
 
-Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data)
+Request containRequest(int pid, qint64 limitBytes)
 {
-    Result result;
-    result.data = data;
-    if (kauthError == 0) {
-        return result;
-    }
-    switch (kauthError) {
-    case KAuth::ActionReply::AuthorizationDeniedError:
-        // KAuth reports a polkit denial with no text at all.
-        result.failure = Failure::NotAuthorized;
-        result.message = i18nc("@info", "You are not authorized to do this: polkit refused the request. Ask an administrator, or sign in as one.");
-        return result;
-    case KAuth::ActionReply::UserCancelledError:
-        result.failure = Failure::Cancelled;
-        result.message = i18nc("@info", "The request was cancelled in the authentication dialog.");
-        return result;
-    case KAuth::ActionReply::HelperBusyError:
-    case KAuth::ActionReply::AlreadyStartedError:
-        result.failure = Failure::Busy;
-        result.message = i18nc("@info", "The Cachescope helper is busy with another request; try again when it has finished.");
-        return result;
-    case KAuth::ActionReply::NoSuchActionError:
-    case KAuth::ActionReply::NoResponderError:
-    case KAuth::ActionReply::InvalidActionError:
-        result.failure = Failure::Unavailable;
-        result.message =
-            i18nc("@info %1 is KAuth's error text", "The installed Cachescope helper does not offer this action (%1); reinstall Cachescope.", errorText);
-        return result;
-    case KAuth::ActionReply::DBusError:
-    case KAuth::ActionReply::BackendError:
-        if (errorText.contains(QLatin1String("NoReply")) || errorText.contains(QLatin1String("Did not receive a reply"))
-            || errorText.contains(QLatin1String("timeout"), Qt::CaseInsensitive) || errorText.contains(QLatin1String("timed out"))) {
-            result.failure = Failure::Timeout;
-            result.message = i18nc("@info", "The Cachescope helper did not answer in time. The operation may still be running; check again in a moment.");
-        } else {
-            result.failure = Failure::Unavailable;
-            result.message = i18nc("@info %1 is D-Bus's error text", "Cannot reach the Cachescope helper: %1", errorText);
-        }
-        return result;
-    case InvalidArgument:
-        result.failure = Failure::InvalidRequest;
-        break;
-    case NotPermitted:
-    case CallerUnknown:
-        result.failure = Failure::Refused;
-        break;
-    case NotEnoughMemory:
-        result.failure = Failure::NotEnoughMemory;
-        break;
-    case Unsupported:
-        result.failure = Failure::Unsupported;
-        break;
-    case AlreadyDone:
-        result.failure = Failure::NothingToDo;
-        break;
-    default:
-        result.failure = Failure::Failed;
-        break;
-    }
-    // The helper's own sentences (errorText) come from root code, which is not
-    // translated: it answers every caller alike.
-    result.message = errorText.isEmpty() ? i18nc("@info", "The Cachescope helper failed (error %1).", kauthError) : errorText;
-    return result;
+    // The password dialog, then a moment's work.
+    return {Operation::Contain, {{QString(keyPid), pid}, {QString(keyLimitBytes), limitBytes}}, std::chrono::minutes(2)};
 }
 
-Result resultOf(const KAuth::ExecuteJob *job)
+Request reclaimRequest(const QString &cgroup)
 {
-    if (job->error() != 0) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << job->action().name() << "failed with KAuth error" << job->error() << ":" << job->errorText();
-    } else {
-        qCDebug(CACHESCOPE_PRIVILEGED) << job->action().name() << "succeeded";
-    }
-    return resultOf(job->error(), job->errorText(), job->data());
+    // The helper stops the kernel's reclaim after reclaimDeadlineSeconds;
+    // the rest is for the password dialog.
+    return {Operation::Reclaim, {{QString(keyCgroup), cgroup}}, std::chrono::minutes(2)};
 }
 
 DropCachesResult toDropCachesResult(const Result &result)
@@ -426,43 +400,20 @@ SwapResult toSwapResult(const Result &result)
     return out;
 }
 
-ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &request)
+ResidencyResult toResidencyResult(const Reply &reply)
 {
     ResidencyResult out;
-    static_cast<Result &>(out) = result;
-    if (!result.ok()) {
-        return out;
-    }
-    const std::optional<QList<FileResidencyAnswer>> files = parseFileResults(result.data.value(replyFiles).toByteArray(), maxPathsPerCall, maxBuckets);
-    if (!files || files->size() != request.paths) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << "residency reply is malformed";
-        out.failure = Failure::Failed;
-        out.message = i18nc("@info", "The helper's residency answer could not be read; nothing is shown.");
-        return out;
-    }
-    out.data.clear(); // the numbers are in files
-    for (const FileResidencyAnswer &sealedFile : *files) {
-        FileResidency file;
-        file.error = sealedFile.error;
-        file.hidden = sealedFile.hidden;
-        file.device = sealedFile.device;
-        file.inode = sealedFile.inode;
-        file.sizeBytes = sealedFile.sizeBytes;
-        file.pages = sealedFile.pages;
-        file.resident = sealedFile.resident;
-        file.method = sealedFile.method;
-        file.detail = sealedFile.detail;
-        file.dirty = sealedFile.dirty;
-        file.writeback = sealedFile.writeback;
-        file.histogram.assign(sealedFile.histogram.begin(), sealedFile.histogram.end());
-        out.files.push_back(std::move(file));
+    static_cast<Result &>(out) = reply;
+    if (out.ok()) {
+        // Checked against the request where the reply was read.
+        out.files = reply.files;
     }
     return out;
 }
 
 DropCachesResult dropCaches(int level)
 {
-    return toDropCachesResult(runSynchronously(dropCachesSpec(level)));
+    return toDropCachesResult(runSynchronously(dropCachesRequest(level)));
 }
 
 SwapResult swapOff(const QString &area)
@@ -470,12 +421,12 @@ SwapResult swapOff(const QString &area)
     if (area.isEmpty()) {
         return toSwapResult({Failure::InvalidRequest, i18nc("@info", "Name the swap area to turn off, or use swapOffAll()."), {}});
     }
-    return toSwapResult(runSynchronously(swapOffSpec(area)));
+    return toSwapResult(runSynchronously(swapOffRequest(area)));
 }
 
 SwapResult swapOffAll()
 {
-    return toSwapResult(runSynchronously(swapOffSpec(QString())));
+    return toSwapResult(runSynchronously(swapOffRequest(QString())));
 }
 
 SwapResult swapOn(const QString &area)
@@ -483,22 +434,22 @@ SwapResult swapOn(const QString &area)
     if (area.isEmpty()) {
         return toSwapResult({Failure::InvalidRequest, i18nc("@info", "Name the swap area to turn on, or use swapOnAll()."), {}});
     }
-    return toSwapResult(runSynchronously(swapOnSpec(area)));
+    return toSwapResult(runSynchronously(swapOnRequest(area)));
 }
 
 SwapResult swapOnAll()
 {
-    return toSwapResult(runSynchronously(swapOnSpec(QString())));
+    return toSwapResult(runSynchronously(swapOnRequest(QString())));
 }
 
 Result createExperimentSwapFile(qint64 sizeBytes)
 {
-    return runSynchronously(createExperimentSwapFileSpec(sizeBytes));
+    return runSynchronously(createExperimentSwapFileRequest(sizeBytes));
 }
 
 Result removeExperimentSwapFile()
 {
-    return runSynchronously(removeExperimentSwapFileSpec());
+    return runSynchronously(removeExperimentSwapFileRequest());
 }
 
 ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
@@ -524,8 +475,7 @@ ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
     ResidencyResult out;
     std::vector<FileResidency> answers;
     for (qsizetype start = 0; start < distinct.size(); start += maxPathsPerCall) {
-        const ResidencyRequest request = residencyAction(distinct.mid(start, maxPathsPerCall), std::clamp(buckets, 1, maxBuckets));
-        ResidencyResult chunk = toResidencyResult(runSynchronously(residencySpec(request)), request);
+        ResidencyResult chunk = toResidencyResult(runSynchronously(residencyRequest(distinct.mid(start, maxPathsPerCall), std::clamp(buckets, 1, maxBuckets))));
         if (!chunk.ok()) {
             static_cast<Result &>(out) = chunk;
             return out;
@@ -540,7 +490,6 @@ ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)
 
 TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel)
 {
-    const QVariantMap arguments{{QString(keyPid), pid}, {QString(keySeconds), maxSeconds}};
     bool announced = false;
     const auto onProgress = [&announced, &tracingOn](const QVariantMap &data) {
         if (!announced && data.value(progressTracing).toBool()) {
@@ -553,57 +502,22 @@ TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingO
     const auto cancelled = [cancel] {
         return cancel && cancel->load();
     };
-    Result result;
-    if (actsDirectly()) {
-        result = performDirectly(QString(actionTrace), arguments, onProgress, cancelled);
-    } else if (QString reason; !helperAvailable(&reason)) {
-        result = {Failure::Unavailable, reason, {}};
-    } else {
-        // docs/helper-security.md rule 14: the trace's own time, plus the
-        // password dialog that comes first.
-        KAuth::Action action = makeAction({actionTrace, arguments, std::chrono::seconds(std::max(maxSeconds, 0)) + std::chrono::minutes(2)});
-        KAuth::ExecuteJob *job = action.execute();
-        job->setAutoDelete(false);
-        QEventLoop loop;
-        QObject::connect(job, &KAuth::ExecuteJob::newData, &loop, onProgress);
-        QObject::connect(job, &KJob::result, &loop, &QEventLoop::quit);
-        // Cancel asks the helper to stop (KAuth's stopAction: the helper's
-        // isStopped() turns true, and it removes its instance).
-        QTimer cancelWatch;
-        QObject::connect(&cancelWatch, &QTimer::timeout, &loop, [job, &cancelled, &cancelWatch] {
-            if (cancelled()) {
-                cancelWatch.stop();
-                job->kill(KJob::EmitResult);
-            }
-        });
-        cancelWatch.start(100);
-        job->start();
-        loop.exec();
-        result = resultOf(job);
-        delete job;
-    }
+    // Over the bus a cancel is the job's Cancel(); in process the action
+    // sees it through its stopped() and ends early.
+    Reply reply = runSynchronously(traceRequest(pid, maxSeconds), onProgress, cancelled);
     TraceResult out;
-    static_cast<Result &>(out) = result;
-    // Cancelled is cancelled on both ways: over the bus the job was killed,
-    // in process the action stopped early and answered.
+    static_cast<Result &>(out) = reply;
+    out.data.clear(); // the events are in capture
+    // Cancelled is cancelled on both ways: over the bus the job was
+    // cancelled, in process the action stopped early and answered.
     if (cancelled()) {
         out.failure = Failure::Cancelled;
         out.message = i18nc("@info", "The trace was cancelled.");
-        out.data.clear();
         return out;
     }
-    if (!result.ok()) {
-        return out;
+    if (out.ok()) {
+        out.capture = std::move(reply.capture);
     }
-    std::optional<Trace::Capture> capture = parseCapture(result.data.value(replyCapture).toByteArray());
-    out.data.clear(); // the events are in capture
-    if (!capture) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << "trace reply is malformed";
-        out.failure = Failure::Failed;
-        out.message = i18nc("@info", "The helper's trace could not be read; nothing is shown.");
-        return out;
-    }
-    out.capture = std::move(*capture);
     return out;
 }
 
@@ -619,11 +533,15 @@ RequestQueue::~RequestQueue()
         m_directWorker->wait();
         delete m_directWorker;
     }
+    // One at the helper goes on there; nothing of it reaches us any more.
+    if (auto *call = qobject_cast<BusCall *>(m_busCall.data())) {
+        call->detach();
+    }
 }
 
-void RequestQueue::enqueue(const KAuth::Action &action, Callback done)
+void RequestQueue::enqueue(const Request &request, Callback done)
 {
-    m_requests.push_back({action, std::move(done)});
+    m_requests.push_back({request, std::move(done)});
     if (!m_running) {
         startNext();
     }
@@ -634,70 +552,73 @@ int RequestQueue::pending() const
     return int(m_requests.size()) + (m_running ? 1 : 0);
 }
 
+void RequestQueue::finish(const Callback &done, const Reply &reply)
+{
+    if (done) {
+        done(reply);
+    }
+    startNext();
+}
+
 void RequestQueue::startNext()
 {
     if (m_requests.empty()) {
         m_running = false;
         return;
     }
-    Request request = std::move(m_requests.front());
+    Entry entry = std::move(m_requests.front());
     m_requests.pop_front();
     m_running = true;
+    const Operation operation = entry.request.operation;
     if (actsDirectly()) {
-        Q_EMIT started(request.action.name());
-        startDirectly(std::move(request));
+        Q_EMIT started(operation);
+        startDirectly(std::move(entry));
         return;
     }
     QString reason;
     if (!helperAvailable(&reason)) {
-        qCDebug(CACHESCOPE_PRIVILEGED) << request.action.name() << "not sent:" << reason;
-        if (request.done) {
-            request.done({Failure::Unavailable, reason, {}});
-        }
-        startNext();
+        qCDebug(CACHESCOPE_PRIVILEGED) << "operation" << int(operation) << "not sent:" << reason;
+        finish(entry.done, failure(Failure::Unavailable, reason));
         return;
     }
-    qCDebug(CACHESCOPE_PRIVILEGED) << "sending" << request.action.name() << "," << m_requests.size() << "more waiting";
-    Q_EMIT started(request.action.name());
-    KAuth::ExecuteJob *job = request.action.execute();
-    const QString name = request.action.name();
-    connect(job, &KAuth::ExecuteJob::newData, this, [this, name](const QVariantMap &data) {
-        Q_EMIT progress(name, data);
-    });
-    connect(job, &KJob::result, this, [this, done = std::move(request.done)](KJob *finished) {
-        if (done) {
-            done(resultOf(static_cast<KAuth::ExecuteJob *>(finished)));
-        }
-        startNext();
-    });
-    job->start();
+    qCDebug(CACHESCOPE_PRIVILEGED) << "sending operation" << int(operation) << "," << m_requests.size() << "more waiting";
+    Q_EMIT started(operation);
+    auto *call = new BusCall(
+        entry.request,
+        helperBus(),
+        [this, done = std::move(entry.done)](const Reply &reply) {
+            m_busCall = nullptr;
+            finish(done, reply);
+        },
+        [this, operation](const QVariantMap &data) {
+            Q_EMIT progress(operation, data);
+        });
+    m_busCall = call;
+    call->start();
 }
 
-void RequestQueue::startDirectly(Request request)
+void RequestQueue::startDirectly(Entry entry)
 {
     // As root, the helper's work runs in this process (actsDirectly), in a
     // thread of its own: sync() and swapoff can take minutes, and the window
     // stays responsive meanwhile, as it does while the helper works.
-    const QString name = request.action.name();
-    auto result = std::make_shared<Result>();
-    auto reportProgress = [this, name](const QVariantMap &data) {
+    const Operation operation = entry.request.operation;
+    auto reply = std::make_shared<Reply>();
+    auto reportProgress = [this, operation](const QVariantMap &data) {
         QMetaObject::invokeMethod(
             this,
-            [this, name, data] {
-                Q_EMIT progress(name, data);
+            [this, operation, data] {
+                Q_EMIT progress(operation, data);
             },
             Qt::QueuedConnection);
     };
-    m_directWorker = QThread::create([name, arguments = request.action.arguments(), result, reportProgress] {
-        *result = performDirectly(name, arguments, reportProgress);
+    m_directWorker = QThread::create([request = entry.request, reply, reportProgress] {
+        *reply = performDirectly(request, reportProgress);
     });
-    connect(m_directWorker, &QThread::finished, this, [this, result, done = std::move(request.done)] {
+    connect(m_directWorker, &QThread::finished, this, [this, reply, done = std::move(entry.done)] {
         m_directWorker->deleteLater();
         m_directWorker = nullptr;
-        if (done) {
-            done(*result);
-        }
-        startNext();
+        finish(done, *reply);
     });
     m_directWorker->start();
 }

@@ -3,26 +3,26 @@
 #pragma once
 
 // The unprivileged side of the root helper (src/helper): what the CLI and the
-// window call. Each request goes through KAuth (polkit underneath) to
-// org.kde.cachescope; arguments and replies are spelled only with the keys of
-// helperprotocol.h. Results carry a translated sentence a person understands
-// for every failure: not authorized, cancelled, busy, not enough memory for
-// swapoff, timeout, ...
+// window call. Each request is a call of the helper's D-Bus system service,
+// org.kde.cachescope.Helper1 (src/helperprotocol/org.kde.cachescope.Helper1.xml),
+// with polkit's password dialog allowed; long operations are jobs whose
+// signals reach this caller alone. Results carry a translated sentence a
+// person understands for every failure: not authorized, cancelled, busy, not
+// enough memory for swapoff, timeout, ...
 //
 // Run as root, nothing goes to the helper: root needs no authorization, so
 // each request runs the helper's own action in this process, with its checks
 // (docs/helper-security.md rule 15).
 //
-// Synchronous calls (for the CLI) run a nested event loop until the helper
-// answers. The window uses RequestQueue, which runs one request at a time
-// (the helper refuses a second concurrent one) and reports asynchronously.
+// Synchronous calls (for the CLI and the experiments' worker threads) run an
+// event loop of their own until the helper answers. The window uses
+// RequestQueue, which runs one request at a time and reports asynchronously.
 
 #include "trace/tracereport.h"
 
-#include <KAuth/Action>
-
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QVariantMap>
 
@@ -35,19 +35,14 @@
 
 class QThread;
 
-namespace KAuth
-{
-class ExecuteJob;
-}
-
 namespace Cachescope::Privileged
 {
 
 enum class Failure {
     None,
-    NotAuthorized, // polkit said no (KAuth error 4)
-    Cancelled, // the user dismissed the password dialog
-    Busy, // the helper is running another request
+    NotAuthorized, // polkit said no, or its dialog was dismissed
+    Cancelled, // the request was cancelled (by this client, or at the helper)
+    Busy, // the helper has too many requests under way (this caller's, or everyone's)
     NotEnoughMemory, // swapoff would not fit, or the kernel ran out
     Timeout, // no answer within the request's timeout
     InvalidRequest, // the helper refused the arguments
@@ -125,8 +120,10 @@ struct TraceResult : Result {
     Trace::Capture capture; // the events, lost events, why it ended
 };
 
-// Whether the helper can be reached at all: the polkit policy and the D-Bus
-// service are installed and a system bus answers. When not, *reason says why
+// Whether the helper can be reached at all: its polkit policy
+// (org.kde.cachescope.policy) and its D-Bus activation file
+// (org.kde.cachescope.Helper1.service) are installed, or it runs already,
+// and a system bus answers, with polkitd on it. When not, *reason says why
 // (for a disabled menu entry's tooltip). Always true as root: root needs no
 // helper, and every call below then runs the helper's own action in this
 // process (docs/helper-security.md rule 15).
@@ -159,8 +156,8 @@ struct TraceResult : Result {
 // (1 to HelperProtocol::maxTraceSeconds). tracingOn() is called once, on
 // the calling thread, as soon as the events are being recorded: then let
 // the process go on. Returns when it has exited, the time is up or *cancel
-// became true (cancel may be null). As root, the helper's action runs in
-// this process.
+// became true (cancel may be null; the helper's job is then cancelled). As
+// root, the helper's action runs in this process.
 [[nodiscard]] TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel);
 
 // A process of this user's own (as this process numbers it; held before it
@@ -170,6 +167,8 @@ struct TraceResult : Result {
 // (MemoryHigh=, MemoryMax= a margin above, MemorySwapMax=0); otherwise the
 // helper's contain action (docs/helper-security.md rule 17) does, or, as
 // root, that action in this process. how: "systemd-run", "helper" or "root".
+// The helper's Contain method is only the fallback where no user manager
+// answers.
 struct ContainResult : Result {
     QString cgroupPath; // the cgroup's folder
     int version = 0; // 1 or 2
@@ -192,62 +191,104 @@ struct ReclaimResult : Result {
     bool stoppedAtDeadline = false;
 };
 [[nodiscard]] ReclaimResult reclaimCgroup(const QString &cgroup);
+[[nodiscard]] ReclaimResult toReclaimResult(const Result &result);
 
-// The building blocks of the calls above, for asynchronous use.
-[[nodiscard]] KAuth::Action dropCachesAction(int level);
-[[nodiscard]] KAuth::Action swapOffAction(const QString &area); // empty: all
-[[nodiscard]] KAuth::Action swapOnAction(const QString &area); // empty: all
-[[nodiscard]] KAuth::Action createExperimentSwapFileAction(qint64 sizeBytes);
-[[nodiscard]] KAuth::Action removeExperimentSwapFileAction();
-// At most HelperProtocol::maxPathsPerCall absolute, distinct paths.
-struct ResidencyRequest {
-    QVariantMap arguments;
-    int paths = 0;
-    // The KAuth action that carries it to the helper.
-    [[nodiscard]] KAuth::Action action() const;
+// --- Asynchronous use (the window) ------------------------------------------
+
+// What a request asks of the helper: one method of its D-Bus interface
+// (org.kde.cachescope.Helper1.xml), or as root one of its actions in this
+// process.
+enum class Operation {
+    DropCaches,
+    SwapOff,
+    SwapOn,
+    CreateExperimentSwapFile,
+    RemoveExperimentSwapFile,
+    Residency,
+    Trace,
+    Contain,
+    Reclaim,
 };
-[[nodiscard]] ResidencyRequest residencyAction(const QList<QByteArray> &absolutePaths, int buckets);
-// Turns a finished job into a Result with a sentence for people.
-[[nodiscard]] Result resultOf(const KAuth::ExecuteJob *job);
-[[nodiscard]] Result resultOf(int kauthError, const QString &errorText, const QVariantMap &data);
+
+// One request: its operation, its arguments keyed as helperprotocol.h names
+// them (the helper's actions take this very map as root; over the bus they
+// become the method's typed arguments), and how long the client waits for
+// the answer, the password dialog included.
+struct Request {
+    Operation operation = Operation::DropCaches;
+    QVariantMap arguments;
+    std::chrono::milliseconds timeout{0};
+};
+[[nodiscard]] Request dropCachesRequest(int level);
+[[nodiscard]] Request swapOffRequest(const QString &area); // empty: all
+[[nodiscard]] Request swapOnRequest(const QString &area); // empty: all
+[[nodiscard]] Request createExperimentSwapFileRequest(qint64 sizeBytes);
+[[nodiscard]] Request removeExperimentSwapFileRequest();
+// 1 to HelperProtocol::maxPathsPerCall absolute, distinct paths.
+[[nodiscard]] Request residencyRequest(const QList<QByteArray> &absolutePaths, int buckets);
+[[nodiscard]] Request traceRequest(int pid, int maxSeconds);
+[[nodiscard]] Request containRequest(int pid, qint64 limitBytes);
+[[nodiscard]] Request reclaimRequest(const QString &cgroup);
+
+// The answer to one request. data holds the figures keyed as
+// helperprotocol.h's reply keys (the same from the bus and from the
+// helper's action in this process); a residency request's files and a
+// trace's capture come in their own members, checked against the limits.
+struct Reply : Result {
+    std::vector<FileResidency> files; // residency: one a path, in their order
+    Trace::Capture capture; // trace
+};
+
+// The Result of a D-Bus error (a method's error reply, or a job's Failed
+// signal): errorName as org.kde.cachescope.Helper1.xml names it
+// (org.kde.cachescope.Helper1.Error.*) or as the bus does
+// (org.freedesktop.DBus.Error.*), message the sender's sentence. Every
+// failure has a sentence for people.
+[[nodiscard]] Result resultOfError(const QString &errorName, const QString &message);
 [[nodiscard]] DropCachesResult toDropCachesResult(const Result &result);
 [[nodiscard]] SwapResult toSwapResult(const Result &result);
-// Reads one FileResidency a path; a malformed reply is a failure.
-[[nodiscard]] ResidencyResult toResidencyResult(const Result &result, const ResidencyRequest &request);
+[[nodiscard]] ResidencyResult toResidencyResult(const Reply &reply);
 
 // swapoff brings every swapped-out page back: allow 2 minutes plus 1 s per
 // 16 MiB in use (slow disks do about that), at most 3 hours.
 [[nodiscard]] std::chrono::milliseconds swapOffTimeout(uint64_t swapUsedBytes);
 
-// Runs actions one after another; the helper does one at a time.
+// Runs requests one after another and reports each asynchronously, on the
+// thread the queue lives in: the window's requests, so that a second click
+// waits its turn. Each goes to the helper over the system bus, or as root
+// to the helper's action in a thread of this process.
 class RequestQueue : public QObject
 {
     Q_OBJECT
 public:
-    using Callback = std::function<void(const Result &)>;
+    using Callback = std::function<void(const Reply &)>;
     explicit RequestQueue(QObject *parent = nullptr);
+    // A request still under way at the helper goes on there; its answer is dropped.
     ~RequestQueue() override;
 
-    void enqueue(const KAuth::Action &action, Callback done);
+    void enqueue(const Request &request, Callback done);
     [[nodiscard]] int pending() const;
 
 Q_SIGNALS:
     // A request leaves the queue for the helper (authorization comes first).
-    void started(const QString &actionName);
-    // Progress data from the helper (swapoff: HelperProtocol::progressSwapUsedBytes).
-    void progress(const QString &actionName, const QVariantMap &data);
+    void started(Cachescope::Privileged::Operation operation);
+    // Progress data from the helper, keyed as helperprotocol.h's progress keys
+    // (swapoff: progressArea and progressSwapUsedBytes; trace: progressTracing).
+    void progress(Cachescope::Privileged::Operation operation, const QVariantMap &data);
 
 private:
-    void startNext();
-    struct Request {
-        KAuth::Action action;
+    struct Entry {
+        Request request;
         Callback done;
     };
+    void startNext();
+    void finish(const Callback &done, const Reply &reply);
     // As root: the helper's action in this process, in m_directWorker.
-    void startDirectly(Request request);
-    std::deque<Request> m_requests;
+    void startDirectly(Entry entry);
+    std::deque<Entry> m_requests;
     bool m_running = false;
     QThread *m_directWorker = nullptr;
+    QPointer<QObject> m_busCall; // the request under way over the bus
 };
 
 } // namespace Cachescope::Privileged

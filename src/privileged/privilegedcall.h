@@ -7,12 +7,17 @@
 
 #include "privileged.h"
 
-#include <chrono>
+#include <functional>
 
 namespace Cachescope::Privileged
 {
 
-[[nodiscard]] Result runHelperAction(QLatin1StringView name, const QVariantMap &arguments, std::chrono::milliseconds timeout);
+// Runs an event loop of the calling thread until the answer is there.
+// progress gets the helper's progress data (helperprotocol.h's progress
+// keys); cancelled is asked every 100 ms, and cancels the request when it
+// says so. Without a helper to reach: Failure::Unavailable and why.
+[[nodiscard]] Reply
+runSynchronously(const Request &request, const std::function<void(const QVariantMap &)> &progress = {}, const std::function<bool()> &cancelled = {});
 // Effective uid 0: requests run in this process.
 [[nodiscard]] bool runsAsRoot();
 

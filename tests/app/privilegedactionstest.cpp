@@ -15,7 +15,6 @@
 #include "testutil.h"
 
 #include <KActionCollection>
-#include <KAuth/ActionReply>
 #include <KFormat>
 
 #include <QAction>
@@ -251,11 +250,11 @@ private Q_SLOTS:
             // As root the queue runs the helper's own actions in this process
             // (docs/helper-security.md rule 15), in a thread: requests its
             // checks refuse, so that nothing on this machine changes.
-            queue.enqueue(Privileged::dropCachesAction(7), [&order](const Result &result) {
+            queue.enqueue(Privileged::dropCachesRequest(7), [&order](const Result &result) {
                 QCOMPARE(result.failure, Failure::InvalidRequest);
                 order << QStringLiteral("first");
             });
-            queue.enqueue(Privileged::swapOnAction(QStringLiteral("/nonexistent/never-recorded.swap")), [&order](const Result &result) {
+            queue.enqueue(Privileged::swapOnRequest(QStringLiteral("/nonexistent/never-recorded.swap")), [&order](const Result &result) {
                 QVERIFY(!result.ok());
                 QVERIFY(result.failure != Failure::Unavailable);
                 order << QStringLiteral("second");
@@ -264,11 +263,11 @@ private Q_SLOTS:
             QCOMPARE(queue.pending(), 0);
             return;
         }
-        queue.enqueue(Privileged::dropCachesAction(1), [&order](const Result &result) {
+        queue.enqueue(Privileged::dropCachesRequest(1), [&order](const Result &result) {
             QCOMPARE(result.failure, Failure::Unavailable);
             order << QStringLiteral("first");
         });
-        queue.enqueue(Privileged::swapOffAction(QString()), [&order](const Result &result) {
+        queue.enqueue(Privileged::swapOffRequest(QString()), [&order](const Result &result) {
             QCOMPARE(result.failure, Failure::Unavailable);
             order << QStringLiteral("second");
         });
@@ -347,28 +346,30 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<bool>("isError");
 
+        // The D-Bus errors of org.kde.cachescope.Helper1.xml, and the bus's own.
         using namespace HelperProtocol;
-        const QVariantMap none;
-        QTest::newRow("denied") << Request::DropPageCache << Privileged::resultOf(KAuth::ActionReply::AuthorizationDeniedError, QString(), none)
-                                << Failure::NotAuthorized
-                                << QStringLiteral(
-                                       "Dropping the page cache failed: You are not authorized to do this: polkit refused the request. Ask an "
-                                       "administrator, or sign in as one.")
-                                << true;
-        QTest::newRow("cancelled") << Request::SwapOffAll << Privileged::resultOf(KAuth::ActionReply::UserCancelledError, QString(), none) << Failure::Cancelled
+        const auto fromBus = [](QLatin1StringView name, const QString &message) {
+            return Privileged::resultOfError(QString(name), message);
+        };
+        const QString notAuthorized = QStringLiteral(
+            "Dropping the page cache failed: You are not authorized to do this: polkit refused the request. Ask an administrator, or sign in as one.");
+        QTest::newRow("denied") << Request::DropPageCache << fromBus(errorNotAuthorized, QStringLiteral("Not authorized.")) << Failure::NotAuthorized
+                                << notAuthorized << true;
+        // A job's Failed signal may name the error without its prefix.
+        QTest::newRow("denied, short name") << Request::DropPageCache << Privileged::resultOfError(QStringLiteral("NotAuthorized"), QString())
+                                            << Failure::NotAuthorized << notAuthorized << true;
+        QTest::newRow("cancelled") << Request::SwapOffAll << fromBus(errorCancelled, QString()) << Failure::Cancelled
                                    << QStringLiteral("Turning swap off was cancelled: nothing changed.") << false;
-        QTest::newRow("busy") << Request::DropAll << Privileged::resultOf(KAuth::ActionReply::HelperBusyError, QString(), none) << Failure::Busy
+        QTest::newRow("busy") << Request::DropAll << fromBus(errorBusy, QString()) << Failure::Busy
                               << QStringLiteral(
-                                     "Dropping the page cache and the dentry and inode caches failed: The Cachescope helper is busy with another "
-                                     "request; try again when it has finished.")
+                                     "Dropping the page cache and the dentry and inode caches failed: The Cachescope helper is busy with other "
+                                     "requests; try again when they have finished.")
                               << true;
         const QString missing = QStringLiteral("Swap holds 6.0 GiB but only 4.0 GiB of memory is available (margin 256 MiB): 2.3 GiB missing.");
-        QTest::newRow("not enough memory") << Request::SwapOffAll << Privileged::resultOf(NotEnoughMemory, missing, none) << Failure::NotEnoughMemory
+        QTest::newRow("not enough memory") << Request::SwapOffAll << fromBus(errorNotEnoughMemory, missing) << Failure::NotEnoughMemory
                                            << QStringLiteral("Turning swap off failed: ") + missing << true;
         QTest::newRow("timeout") << Request::SwapOffAll
-                                 << Privileged::resultOf(KAuth::ActionReply::DBusError,
-                                                         QStringLiteral("org.freedesktop.DBus.Error.NoReply: Did not receive a reply"),
-                                                         none)
+                                 << fromBus(QLatin1StringView("org.freedesktop.DBus.Error.NoReply"), QStringLiteral("Did not receive a reply"))
                                  << Failure::Timeout
                                  << QStringLiteral(
                                         "Turning swap off failed: The Cachescope helper did not answer in time. The operation may still be running; "
@@ -381,22 +382,30 @@ private Q_SLOTS:
                                             "Reading the residency with administrator rights failed: There is no system D-Bus to reach the Cachescope "
                                             "helper.")
                                      << true;
+        QTest::newRow("not installed") << Request::DropPageCache
+                                       << fromBus(QLatin1StringView("org.freedesktop.DBus.Error.ServiceUnknown"),
+                                                  QStringLiteral("The name org.kde.cachescope.Helper1 was not provided by any .service files"))
+                                       << Failure::Unavailable
+                                       << QStringLiteral(
+                                              "Dropping the page cache failed: The Cachescope helper is not installed: the system bus cannot start "
+                                              "org.kde.cachescope.Helper1.")
+                                       << true;
         const QString notOff = QStringLiteral("Cachescope has not turned off any swap area, so there is nothing to turn on again.");
-        QTest::newRow("nothing to do") << Request::SwapOnAgain << Privileged::resultOf(AlreadyDone, notOff, none) << Failure::NothingToDo
+        QTest::newRow("nothing to do") << Request::SwapOnAgain << fromBus(errorAlreadyDone, notOff) << Failure::NothingToDo
                                        << QStringLiteral("Turning swap on again: nothing to do. ") + notOff << false;
         const QString tmpfs = QStringLiteral("/var/lib/cachescope is on tmpfs, which cannot hold swap.");
-        QTest::newRow("unsupported") << Request::CreateSwapFile << Privileged::resultOf(Unsupported, tmpfs, none) << Failure::Unsupported
+        QTest::newRow("unsupported") << Request::CreateSwapFile << fromBus(errorUnsupported, tmpfs) << Failure::Unsupported
                                      << QStringLiteral("Creating the experiment swap file failed: ") + tmpfs << true;
         const QString refused = QStringLiteral(
             "'/home/x/swap' was not turned off by Cachescope: the helper turns on only the areas it turned off itself, named exactly as it recorded them.");
-        QTest::newRow("refused") << Request::SwapOnAgain << Privileged::resultOf(NotPermitted, refused, none) << Failure::Refused
+        QTest::newRow("refused") << Request::SwapOnAgain << fromBus(errorNotPermitted, refused) << Failure::Refused
                                  << QStringLiteral("Turning swap on again failed: ") + refused << true;
-        QTest::newRow("invalid") << Request::DropDentriesAndInodes
-                                 << Privileged::resultOf(InvalidArgument, QStringLiteral("Argument 'level' must be 1, 2 or 3."), none)
+        QTest::newRow("invalid") << Request::DropDentriesAndInodes << fromBus(errorInvalidArgument, QStringLiteral("Argument 'level' must be 1, 2 or 3."))
                                  << Failure::InvalidRequest
                                  << QStringLiteral("Dropping the dentry and inode caches failed: Argument 'level' must be 1, 2 or 3.") << true;
-        QTest::newRow("failed without text") << Request::RemoveSwapFile << Privileged::resultOf(SystemFailure, QString(), none) << Failure::Failed
-                                             << QStringLiteral("Removing the experiment swap file failed: The Cachescope helper failed (error 105).") << true;
+        QTest::newRow("failed without text") << Request::RemoveSwapFile << fromBus(errorSystemFailure, QString()) << Failure::Failed
+                                             << QStringLiteral("Removing the experiment swap file failed: The Cachescope helper failed and gave no reason.")
+                                             << true;
     }
 
     void failureMessages()

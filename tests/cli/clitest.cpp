@@ -766,6 +766,89 @@ private Q_SLOTS:
         }
     }
 
+    // trace --privileged as a user, against cachescope-fake-helper on a
+    // session bus of the user's own: when the helper's trace ends early
+    // (cancelled by someone else, a traced process changing credentials, a
+    // failure), the CLI falls back to the residency difference and says
+    // what ended the better method, on stderr and in details; exit 1.
+    void tracePrivilegedFallbackSaysWhy_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("endReason");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("cancelled at the helper") << QStringLiteral("cancelled") << QStringLiteral("cancelled")
+                                                 << QStringLiteral("the helper's trace was cancelled, and not by this program");
+        QTest::newRow("credentials") << QStringLiteral("credentials") << QStringLiteral("credentials")
+                                     << QStringLiteral("a traced process changed its credentials");
+        QTest::newRow("failed in the capture") << QStringLiteral("failed") << QStringLiteral("failed") << QStringLiteral("the helper's trace failed");
+        QTest::newRow("a Failed signal") << QStringLiteral("failed-signal") << QStringLiteral("failed")
+                                         << QStringLiteral("Another program cancelled the trace");
+        QTest::newRow("not early") << QStringLiteral("exited") << QString() << QString();
+    }
+
+    void tracePrivilegedFallbackSaysWhy()
+    {
+#ifndef CACHESCOPE_FAKE_HELPER
+        QSKIP("needs cachescope-fake-helper (tests/privileged)");
+#else
+        QFETCH(QString, mode);
+        QFETCH(QString, endReason);
+        QFETCH(QString, why);
+        if (!TestUtil::testUserUid()) {
+            QSKIP("needs root and the test user of tools/dev (cachescope-user): as root the trace runs in process, not over the bus");
+        }
+        const std::string folder = TestUtil::scratchDir("cli-trace-fallback");
+        chmod(folder.c_str(), 0777);
+        // The user's own session bus, the fake owning the helper's name on
+        // it, and the CLI looking there (the fake sets CACHESCOPE_HELPER_BUS).
+        const auto result = TestUtil::run(QStringLiteral("runuser"),
+                                          {QStringLiteral("-u"),
+                                           QLatin1String(TestUtil::testUserName),
+                                           QStringLiteral("--"),
+                                           QStringLiteral("dbus-run-session"),
+                                           QStringLiteral("--"),
+                                           QStringLiteral(CACHESCOPE_FAKE_HELPER),
+                                           QStringLiteral("--trace"),
+                                           mode,
+                                           QStringLiteral("--"),
+                                           TestUtil::cliPath(),
+                                           QStringLiteral("trace"),
+                                           QStringLiteral("--privileged"),
+                                           QStringLiteral("--json"),
+                                           QStringLiteral("--folder"),
+                                           q(folder),
+                                           QStringLiteral("--"),
+                                           QStringLiteral("/bin/true")},
+                                          120000);
+        QVERIFY(!result.timedOut);
+        const QJsonObject details = TestUtil::jsonObjectOf(result).value(QStringLiteral("details")).toObject();
+        if (endReason.isEmpty()) {
+            // The fake's trace ended with the command: no fallback.
+            QVERIFY2(result.exitCode == 0, result.err.constData());
+            QCOMPARE(details.value(QStringLiteral("method")).toString(), QStringLiteral("tracefs"));
+            QVERIFY(!details.contains(QStringLiteral("fallback_reason")));
+            QVERIFY2(!result.err.contains("falling back"), result.err.constData());
+            return;
+        }
+        QCOMPARE(result.exitCode, 1);
+        const QString expected = QStringLiteral("trace: --privileged: the privileged trace ended early (%1: %2").arg(endReason, why);
+        QVERIFY2(QString::fromUtf8(result.err).contains(expected), result.err.constData());
+        QVERIFY2(result.err.contains("falling back to the residency difference"), result.err.constData());
+        QCOMPARE(details.value(QStringLiteral("method")).toString(), QStringLiteral("residency-diff"));
+        QCOMPARE(details.value(QStringLiteral("privileged_end_reason")).toString(), endReason);
+        const QString reason = details.value(QStringLiteral("fallback_reason")).toString();
+        QVERIFY2(reason.startsWith(QStringLiteral("The privileged trace ended early (%1: %2").arg(endReason, why)), qPrintable(reason));
+        const QJsonObject trace = details.value(QStringLiteral("trace")).toObject();
+        QCOMPARE(trace.value(QStringLiteral("method")).toString(), QStringLiteral("residency-diff"));
+        QCOMPARE(trace.value(QStringLiteral("exit_status")).toInt(), 0); // the fallback ran the command to its end
+        bool noted = false;
+        for (const QJsonValue &note : TestUtil::jsonObjectOf(result).value(QStringLiteral("notes")).toArray()) {
+            noted = noted || note.toString().startsWith(reason);
+        }
+        QVERIFY2(noted, result.out.constData());
+#endif
+    }
+
     void nonexistentPathFails()
     {
         const std::string missing = m_dir + "/no-such-file";

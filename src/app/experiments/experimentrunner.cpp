@@ -10,8 +10,6 @@
 #include <QPointer>
 #include <QThread>
 
-#include <unistd.h>
-
 namespace Cachescope::App
 {
 
@@ -20,26 +18,15 @@ using namespace Experiments;
 namespace
 {
 
-// The engine runs on a worker; KAuth wants the thread its objects live on,
-// so the request runs on the GUI thread while the worker waits for it. The
-// GUI thread never waits for a worker, so this cannot deadlock.
-template<typename Call>
-bool callOnGuiThread(Call call, std::string &error)
+// A step's result as the engine takes it: true, or false with a sentence.
+template<typename Result>
+bool succeeded(const Result &result, std::string &error)
 {
-    bool ok = false;
-    QString message;
-    QMetaObject::invokeMethod(
-        qApp,
-        [&] {
-            const auto result = call();
-            ok = result.ok();
-            message = result.message;
-        },
-        Qt::BlockingQueuedConnection);
-    if (!ok) {
-        error = message.isEmpty() ? std::string("the privileged helper failed") : message.toStdString();
+    if (result.ok()) {
+        return true;
     }
-    return ok;
+    error = result.message.isEmpty() ? std::string("the privileged helper failed") : result.message.toStdString();
+    return false;
 }
 
 // A callback for the engine's threads that emits signal with its value on
@@ -95,8 +82,7 @@ void ExperimentRunner::start(std::unique_ptr<Experiment> experiment)
     const std::shared_ptr<Experiment> engine(std::move(experiment));
     // The application does not quit while an engine runs (closing the last
     // window, Quit): the engine must still remove its files, end its children
-    // and put swap back, and its swap step needs the GUI thread's event loop.
-    // Made and dropped on the GUI thread.
+    // and put swap back. Made and dropped on the GUI thread.
     auto keepRunning = std::make_shared<QEventLoopLocker>();
     QThread *worker = QThread::create([runner, engine, progress, cancel = m_cancel, keepRunning]() mutable {
         auto result = std::make_shared<Result>(engine->run(progress, *cancel));
@@ -139,64 +125,37 @@ PrivilegedSteps ExperimentRunner::privilegedSteps(bool available)
     if (!available) {
         return steps;
     }
+    // Each step waits for the helper on the engine's worker thread, in an
+    // event loop of that thread (QtDBus serves any thread), so that the
+    // window stays responsive, polkit's dialog included; as root the
+    // helper's action runs right there (docs/helper-security.md rule 15).
     steps.dropCaches = [](std::string &error) {
-        return callOnGuiThread(
-            [] {
-                return Cachescope::Privileged::dropCaches(3);
-            },
-            error);
+        return succeeded(Cachescope::Privileged::dropCaches(3), error);
     };
     steps.swapOff = [](std::string &error) {
-        return callOnGuiThread(
-            [] {
-                return Cachescope::Privileged::swapOffAll();
-            },
-            error);
+        return succeeded(Cachescope::Privileged::swapOffAll(), error);
     };
     steps.swapOn = [](std::string &error) {
-        return callOnGuiThread(
-            [] {
-                return Cachescope::Privileged::swapOnAll();
-            },
-            error);
+        return succeeded(Cachescope::Privileged::swapOnAll(), error);
     };
-    // tracingOn runs on the GUI thread too (the trace's event loop calls
-    // it); it only lets the held process go on.
+    // tracingOn runs on the worker too; it only lets the held process go on.
     steps.trace =
         [](int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error) {
-            if (geteuid() == 0) {
-                // As root the client runs the helper's action in this process
-                // (docs/helper-security.md rule 15) for as long as the command
-                // runs: on this worker thread, so that the window stays
-                // responsive. No KAuth object is involved, so no GUI thread is needed.
-                Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
-                if (!result.ok()) {
-                    error = result.message.isEmpty() ? std::string("the trace failed") : result.message.toStdString();
-                    return false;
-                }
-                capture = std::move(result.capture);
-                return true;
+            Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
+            if (!result.ok()) {
+                error = result.message.isEmpty() ? std::string("the trace failed") : result.message.toStdString();
+                return false;
             }
-            return callOnGuiThread(
-                [&] {
-                    Cachescope::Privileged::TraceResult result = Cachescope::Privileged::trace(pid, maxSeconds, tracingOn, &cancel);
-                    if (result.ok()) {
-                        capture = std::move(result.capture);
-                    }
-                    return result;
-                },
-                error);
+            capture = std::move(result.capture);
+            return true;
         };
     steps.contain = [](int pid, uint64_t limitBytes, ContainedGroup &group, std::string &error) {
-        return callOnGuiThread(
-            [&] {
-                const Cachescope::Privileged::ContainResult result = Cachescope::Privileged::contain(pid, qint64(limitBytes));
-                if (result.ok()) {
-                    group = {result.cgroupPath.toStdString(), result.version, uint64_t(result.limitBytes), result.how.toStdString()};
-                }
-                return result;
-            },
-            error);
+        const Cachescope::Privileged::ContainResult result = Cachescope::Privileged::contain(pid, qint64(limitBytes));
+        if (!succeeded(result, error)) {
+            return false;
+        }
+        group = {result.cgroupPath.toStdString(), result.version, uint64_t(result.limitBytes), result.how.toStdString()};
+        return true;
     };
     return steps;
 }

@@ -4,8 +4,8 @@
 
 // Runs one experiment engine at a time on a worker thread of its own and
 // brings what it reports (samples, events, the result) back to the GUI
-// thread as signals. The engine's privileged steps (drop_caches, swap) are
-// asked of the helper on the GUI thread, where KAuth's objects live.
+// thread as signals. The engine's privileged steps (drop_caches, swap,
+// trace, contain) wait for the helper on that worker.
 //
 // Nothing waits for the worker: a runner destroyed while its engine runs
 // cancels it and lets it end on its own (the engine still removes its files,

@@ -107,6 +107,10 @@ struct TraceParameters {
     double timeoutSeconds = 30;
     bool showOutput = false; // else stdout and stderr go to /dev/null
     bool forceFallback = false; // the residency diff even where privileged.trace is set
+    // Why the privileged trace is not used although it was asked for (the
+    // CLI falls back when it ended early): the residency diff then, its note
+    // starting with this sentence, and details.fallback_reason holding it.
+    std::string fallbackReason;
     bool forceMapsRecording = false; // as if strace were missing
     std::string traceFolder = "."; // the lesson's file (disk-backed)
     // The built-in lesson when set: this program (findTraceLessonReader())

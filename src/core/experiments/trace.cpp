@@ -255,11 +255,17 @@ private:
         result.details.insert(QStringLiteral("program"), QString::fromStdString(program));
         watch(program, recorded.files, lessonFile.path());
 
-        const bool traced = m_privileged.trace && !p.forceFallback;
+        const bool traced = m_privileged.trace && !p.forceFallback && p.fallbackReason.empty();
         const Trace::Method method = traced ? Trace::Method::Tracefs : Trace::Method::ResidencyDiff;
         result.details.insert(QStringLiteral("method"), QLatin1String(Trace::methodName(method)));
+        if (!p.fallbackReason.empty()) {
+            result.details.insert(QStringLiteral("fallback_reason"), QString::fromStdString(p.fallbackReason));
+        }
         if (!traced) {
-            result.notes.push_back(std::string(p.forceFallback ? "The fallback was asked for" : "Tracing needs the privileged helper, which was not used")
+            const std::string why = !p.fallbackReason.empty() ? p.fallbackReason
+                : p.forceFallback                             ? std::string("The fallback was asked for")
+                                                              : std::string("Tracing needs the privileged helper, which was not used");
+            result.notes.push_back(why
                                    + ": the pages come from the difference of the files' residency before and after the run (exact pages, no order, "
                                      "no time, nothing of which pages the program asked for, and only the files it opened: not the file system's "
                                      "metadata).");

@@ -46,8 +46,7 @@ void announceStart(HelperContext &context);
 void logArea(HelperContext &context, const char *action, const Caller &caller, const QString &target, const ActionReply &reply);
 
 // docs/helper-security.md rule 6: the uid comes from D-Bus
-// (KAuth::HelperSupport::callerUid() in the glue, through
-// callerFromKAuthUid()), never from the arguments. Unknown means refused:
+// (the service asks the bus), never from the arguments. Unknown means refused:
 // fail closed.
 [[nodiscard]] std::optional<ActionReply> refuseUnknownCaller(const Caller &caller);
 

@@ -76,16 +76,6 @@ QString Caller::text() const
     return uid ? QString::number(*uid) : QStringLiteral("unknown");
 }
 
-Caller callerFromKAuthUid(int kauthUid)
-{
-    // The same 32 bits, read as the unsigned uid_t they came from.
-    const uint32_t uid = static_cast<uint32_t>(kauthUid);
-    if (uid == 0 || uid == std::numeric_limits<uint32_t>::max()) {
-        return Caller{std::nullopt};
-    }
-    return Caller{uid};
-}
-
 QString auditLine(const QString &action, const Caller &caller, const QString &target, const ActionReply &reply)
 {
     QString result = QStringLiteral("ok");
@@ -101,8 +91,8 @@ QString auditLine(const QString &action, const Caller &caller, const QString &ta
 
 void writeAuditLine(const QString &line)
 {
-    // docs/helper-security.md rule 11: syslog is the audit log; KAuth
-    // forwards the helper's Qt messages to the client, so they are not one.
+    // docs/helper-security.md rule 11: syslog is the audit log (and the
+    // journal, through stderr, under systemd).
     const QByteArray bytes = line.toUtf8();
     syslog(LOG_AUTHPRIV | LOG_NOTICE, "%s", bytes.constData());
     fprintf(stderr, "%s\n", bytes.constData());

@@ -3,9 +3,9 @@
 #pragma once
 
 // The helper's actions as plain functions: an argument map from an untrusted
-// process and the caller's uid (which the KAuth glue takes from D-Bus) in, a
-// KAuth reply out. The helper executable only forwards to these, so that the
-// tests call them in-process, thousands of times, without a bus.
+// process and the caller's uid (which the service takes from the bus) in, an
+// ActionReply out. The service (helperservice.h) only forwards to these, so
+// that the tests call them in-process, thousands of times, without a bus.
 
 #include "helperprotocol.h"
 
@@ -40,19 +40,15 @@ public:
     [[nodiscard]] virtual int swapOn(const std::string &path, int flags);
 };
 
-// The caller as D-Bus names it (docs/helper-security.md rule 6). KAuth's
-// HelperSupport::callerUid() is an int: a lookup that failed (the caller
-// disconnected, the bus did not answer) comes back as 0, and uids above
-// INT_MAX come back negative. callerFromKAuthUid() undoes both: the bits are
-// read back as the unsigned uid they are, and 0 (KAuth's "could not look it
-// up", indistinguishable from root) and (uid_t)-1 (no uid at all) become
-// unknown. Root needs no helper, so nothing is lost by refusing uid 0.
+// The caller as the bus names it (docs/helper-security.md rule 6): the uid
+// the bus recorded when the caller connected (GetConnectionUnixUser), or
+// unknown when that could not be learnt (the caller left, the bus did not
+// answer), which every action refuses.
 struct Caller {
     std::optional<uint32_t> uid; // nullopt: unknown, refused
     // "4201", or "unknown": the audit line's and the developer log's spelling.
     [[nodiscard]] QString text() const;
 };
-[[nodiscard]] Caller callerFromKAuthUid(int kauthUid);
 
 struct HelperContext {
     SystemCalls *system = nullptr;
@@ -74,7 +70,7 @@ struct HelperContext {
     // Called at most once; empty: nobody asks.
     std::function<void()> started;
     int progressIntervalMs = 250;
-    // The client cancelled (KAuth's HelperSupport::isStopped()); trace ends
+    // The caller cancelled the job (or left the bus); trace ends
     // early when it says so. Empty: never.
     std::function<bool()> stopped;
     // docs/helper-security.md rule 16: where tracefs is (mounted there when

@@ -9,7 +9,7 @@
 #   - systemd-analyze security --offline=true rates its exposure at most
 #     MAX_EXPOSURE (a number like 4.2; systemd's scale is 0.0 to 10.0);
 #   - the installed unit starts the binary the D-Bus file's Exec= names, as
-#     root, and is a Type=dbus service for org.kde.cachescope;
+#     root, and is a Type=dbus service for org.kde.cachescope.Helper1;
 #   - the D-Bus activation file has SystemdService= (a bus with systemd
 #     activation starts the unit) and keeps Exec= and User=root (a bus without
 #     it starts the helper directly).
@@ -59,13 +59,13 @@ fi
 
 # --- The installed unit and the D-Bus activation file agree ---------------------
 [ "$(value_of "$installed_unit" Type)" = dbus ] || fail "$installed_unit: Type= is not dbus"
-[ "$(value_of "$installed_unit" BusName)" = org.kde.cachescope ] || fail "$installed_unit: BusName= is not org.kde.cachescope"
+[ "$(value_of "$installed_unit" BusName)" = org.kde.cachescope.Helper1 ] || fail "$installed_unit: BusName= is not org.kde.cachescope.Helper1"
 [ "$(value_of "$installed_unit" User)" = root ] || fail "$installed_unit: User= is not root"
 grep -q '^ProtectHome=read-only$' "$installed_unit" || fail "$installed_unit: home is not read-only"
 grep -q '^PrivateNetwork=yes$' "$installed_unit" || fail "$installed_unit: the network is not private"
 grep -q '^CapabilityBoundingSet=' "$installed_unit" || fail "$installed_unit: no capability bounding set"
 
-[ "$(value_of "$dbus_service" Name)" = org.kde.cachescope ] || fail "$dbus_service: Name= is not org.kde.cachescope"
+[ "$(value_of "$dbus_service" Name)" = org.kde.cachescope.Helper1 ] || fail "$dbus_service: Name= is not org.kde.cachescope.Helper1"
 [ "$(value_of "$dbus_service" SystemdService)" = cachescope-helper.service ] ||
     fail "$dbus_service: SystemdService=cachescope-helper.service is missing (a systemd bus would start the helper unsandboxed)"
 [ "$(value_of "$dbus_service" User)" = root ] || fail "$dbus_service: User=root is missing (a bus without systemd could not start the helper)"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
-// The helper's actions called in-process, as the KAuth glue calls them, with
+// The helper's actions called in-process, as the service calls them, with
 // a recording stand-in for the calls that change the system: a table of bad
 // inputs, refused descriptors, residency against root's own view, the swap
 // state round trip on a fake /proc, and 10,000 random argument maps.
@@ -106,11 +106,10 @@ private:
         return fd;
     }
 
-    // uid as KAuth's HelperSupport::callerUid() gives it: an int, 0 when the
-    // lookup failed, negative above INT_MAX.
-    ActionReply call(const QString &action, const QVariantMap &args, int kauthUid = 4201)
+    // uid -1: the service could not learn who is calling.
+    ActionReply call(const QString &action, const QVariantMap &args, int callerUid = 4201)
     {
-        const Caller uid = callerFromKAuthUid(kauthUid);
+        const Caller uid = callerUid < 0 ? Caller{} : Caller{uint32_t(callerUid)};
         if (action == QLatin1String("dropcaches")) {
             return dropCachesAction(args, uid, m_context);
         }
@@ -189,7 +188,7 @@ private Q_SLOTS:
         const QString size = QStringLiteral("sizeBytes");
         const QString count = QStringLiteral("count");
         const QString path0 = QStringLiteral("path0");
-        const QString oldSealKey = QStringLiteral("key"); // the KAuth helper's sealing key, no argument now
+        const QString oldSealKey = QStringLiteral("key"); // the old helper's sealing key, no argument now
         const QString dc = QStringLiteral("dropcaches");
         const QString off = QStringLiteral("swapoff");
         const QString on = QStringLiteral("swapon");
@@ -228,15 +227,15 @@ private Q_SLOTS:
         QTest::newRow("dc: 75 keys") << dc << tooMany << 4201 << bad << QStringLiteral("Too many arguments (75)");
         QTest::newRow("dc: unknown caller") << dc << QVariantMap{{level, 1}} << -1 << int(CallerUnknown) << QStringLiteral("could not learn who is calling");
 
-        // docs/helper-security.md rule 6: KAuth's 0 means "could not look the
-        // caller up", never root; (uid_t)-1 (-1 as KAuth's int) is no uid.
+        // docs/helper-security.md rule 6: a caller whose uid could not be
+        // learnt is refused by every action.
         // Every action refuses both, before it looks at its arguments.
         const QVariantMap validArgs[] = {{{level, 1}}, {{all, true}}, {{all, true}}, {{size, 16 << 20}}, {}, {{count, 1}, {path0, goodPath}}};
         const QString actionNames[] = {dc, off, on, create, remove, res};
         for (int i = 0; i < 6; ++i) {
-            for (const int kauthUid : {0, -1}) {
-                QTest::addRow("caller %d: %s", kauthUid, qPrintable(actionNames[i]))
-                    << actionNames[i] << validArgs[i] << kauthUid << int(CallerUnknown) << QStringLiteral("could not learn who is calling");
+            for (const int unknownUid : {-1}) {
+                QTest::addRow("caller unknown: %s", qPrintable(actionNames[i]))
+                    << actionNames[i] << validArgs[i] << unknownUid << int(CallerUnknown) << QStringLiteral("could not learn who is calling");
             }
         }
 
@@ -813,9 +812,9 @@ private Q_SLOTS:
                     args.insert(keys[random.bounded(keys.size())], randomValue());
                 }
             }
-            // One in ten from an unknown caller: KAuth's -1 or its 0 for "could not look it up".
+            // One in ten from a caller the service could not learn.
             const int roll = int(random.bounded(10));
-            const int uid = roll == 0 ? -1 : (roll == 1 ? 0 : 4201);
+            const int uid = roll == 0 ? -1 : 4201;
             m_log.clear();
             const ActionReply reply = call(action, args, uid);
             if (reply.succeeded()) {

@@ -14,7 +14,7 @@
 // sparse file without cachestat, and argument maps it refuses; trace's
 // argument maps it refuses (no path, event, filter or instance from the
 // caller). The caller's
-// uid as KAuth gives it. In-process with a recording stand-in, as helperactionstest; runs
+// uid as the service learns it from the bus. In-process with a recording stand-in, as helperactionstest; runs
 // as root in the dev root (tools/dev), and skips otherwise.
 
 #include "helperactions.h"
@@ -531,20 +531,6 @@ private Q_SLOTS:
         QCOMPARE(m_system.calls, QStringList());
     }
 
-    // --- The caller, as KAuth hands it over ------------------------------------
-
-    void callerFromKAuth()
-    {
-        // 0 is what KAuth returns when it could not look the caller up.
-        QVERIFY(!callerFromKAuthUid(0).uid);
-        QVERIFY(!callerFromKAuthUid(-1).uid); // (uid_t)-1: no uid
-        QCOMPARE(callerFromKAuthUid(4201).uid, std::optional<uint32_t>(4201));
-        // Above INT_MAX KAuth's int is negative: read back, not refused as unknown and never negative.
-        QCOMPARE(callerFromKAuthUid(int(3000000000U)).uid, std::optional<uint32_t>(3000000000U));
-        QCOMPARE(callerFromKAuthUid(std::numeric_limits<int>::min()).uid, std::optional<uint32_t>(2147483648U));
-        QCOMPARE(callerFromKAuthUid(0).text(), QStringLiteral("unknown"));
-    }
-
     // --- residency: paths the helper must not read, arguments it must refuse -----
 
     // Each a path the helper answers with an error of its own, never reading
@@ -682,7 +668,7 @@ private Q_SLOTS:
         QTest::newRow("buckets negative") << bucketNegative << QStringLiteral("out of range");
         QVariantMap oldKey = one;
         oldKey.insert(QStringLiteral("key"), QByteArray(32, 'k'));
-        QTest::newRow("the KAuth helper's seal key") << oldKey << QStringLiteral("Unknown argument 'key'");
+        QTest::newRow("the old helper's seal key") << oldKey << QStringLiteral("Unknown argument 'key'");
         QVariantMap relative = one;
         relative.insert(QStringLiteral("path0"), QByteArray("root.swap"));
         QTest::newRow("a relative path") << relative << QStringLiteral("must be an absolute path");
@@ -727,7 +713,7 @@ private Q_SLOTS:
         QTest::newRow("seconds 0") << with(QStringLiteral("seconds"), 0) << QStringLiteral("out of range");
         QTest::newRow("seconds past the limit") << with(QStringLiteral("seconds"), maxTraceSeconds + 1) << QStringLiteral("out of range");
         QTest::newRow("seconds as a string") << with(QStringLiteral("seconds"), QStringLiteral("5")) << QStringLiteral("must be an integer, not QString");
-        QTest::newRow("the KAuth helper's seal key") << with(QStringLiteral("key"), QByteArray(32, 'k')) << QStringLiteral("Unknown argument 'key'");
+        QTest::newRow("the old helper's seal key") << with(QStringLiteral("key"), QByteArray(32, 'k')) << QStringLiteral("Unknown argument 'key'");
         QTest::newRow("a tracefs path") << with(QStringLiteral("tracefs"), QByteArray("/tmp")) << QStringLiteral("Unknown argument 'tracefs'");
         QTest::newRow("an event") << with(QStringLiteral("event"), QStringLiteral("sched/sched_switch")) << QStringLiteral("Unknown argument 'event'");
         QTest::newRow("a filter") << with(QStringLiteral("filter"), QStringLiteral("ino == 12")) << QStringLiteral("Unknown argument 'filter'");
@@ -821,7 +807,7 @@ private Q_SLOTS:
     // A caller above INT_MAX is logged as itself: not as root, not negative, not unknown.
     void callerAboveIntMaxLoggedAsItself()
     {
-        const Caller caller = callerFromKAuthUid(int(3000000000U));
+        const Caller caller{3000000000U};
         ActionReply reply = dropCachesAction({{QStringLiteral("level"), 4}}, caller, m_context);
         QCOMPARE(reply.error(), int(InvalidArgument));
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=3000000000 target=- result=refused code=101")});
@@ -834,7 +820,7 @@ private Q_SLOTS:
     // An unknown caller is logged as unknown, never as root (uid=0).
     void unknownCallerNeverLoggedAsRoot()
     {
-        const ActionReply reply = dropCachesAction({{QStringLiteral("level"), 1}}, callerFromKAuthUid(0), m_context);
+        const ActionReply reply = dropCachesAction({{QStringLiteral("level"), 1}}, Caller{}, m_context);
         QCOMPARE(reply.error(), int(CallerUnknown));
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=unknown target=- result=refused code=107")});
         QCOMPARE(m_system.calls, QStringList());

@@ -80,12 +80,10 @@ private:
     QString m_dd;
     QString m_sh;
 
-    ActionReply trace(const QVariantMap &args, int kauthUid = 0)
+    // Caller 0 is root itself, as the in-process root client calls it.
+    ActionReply trace(const QVariantMap &args, int callerUid = 0)
     {
-        // As the in-process root client calls it: caller 0 is root itself
-        // (Caller{0}), not KAuth's "unknown".
-        const Caller caller = kauthUid == 0 ? Caller{0} : callerFromKAuthUid(kauthUid);
-        return traceAction(args, caller, m_context);
+        return traceAction(args, Caller{uint32_t(callerUid)}, m_context);
     }
 
     QVariantMap arguments(int pid, int seconds)
@@ -505,10 +503,8 @@ private Q_SLOTS:
         QVariantMap secondsText = arguments(self, 1);
         secondsText.insert(QString(keySeconds), QStringLiteral("5"));
         QTest::newRow("seconds as a string") << secondsText << int(InvalidArgument);
-        QTest::newRow("a key from the KAuth days") << QVariantMap{{QString(keyPid), self},
-                                                                  {QString(keySeconds), 1},
-                                                                  {QStringLiteral("key"), QByteArray(32, 'k')}}
-                                                   << int(InvalidArgument);
+        QTest::newRow("a key from the old helper's days")
+            << QVariantMap{{QString(keyPid), self}, {QString(keySeconds), 1}, {QStringLiteral("key"), QByteArray(32, 'k')}} << int(InvalidArgument);
         QTest::newRow("no such process") << arguments(4194304, 1) << int(NotPermitted);
     }
 

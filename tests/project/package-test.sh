@@ -207,8 +207,9 @@ expect_file() { # PATH
 helper=$(grep -m 1 '/cachescope-helper$' "$work/files.txt" || true)
 [ -n "$helper" ] || fail "the package has no cachescope-helper"
 for path in /usr/bin/cachescope /usr/bin/cachescope-cli "$helper" \
-    /usr/share/dbus-1/system.d/org.kde.cachescope.conf \
-    /usr/share/dbus-1/system-services/org.kde.cachescope.service \
+    /usr/share/dbus-1/system.d/org.kde.cachescope.Helper1.conf \
+    /usr/share/dbus-1/system-services/org.kde.cachescope.Helper1.service \
+    /usr/share/dbus-1/interfaces/org.kde.cachescope.Helper1.xml \
     /usr/share/polkit-1/actions/org.kde.cachescope.policy \
     /usr/lib/systemd/system/cachescope-helper.service \
     /usr/share/applications/org.kde.cachescope.desktop \
@@ -221,7 +222,7 @@ for path in /usr/bin/cachescope /usr/bin/cachescope-cli "$helper" \
     expect_file "$path"
 done
 # The bus starts exactly the installed helper.
-grep -qx "Exec=$helper" "$root/usr/share/dbus-1/system-services/org.kde.cachescope.service" ||
+grep -qx "Exec=$helper" "$root/usr/share/dbus-1/system-services/org.kde.cachescope.Helper1.service" ||
     fail "the D-Bus activation file does not start $helper"
 [ -x "$root$helper" ] || fail "$helper is not executable"
 

@@ -22,10 +22,13 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <limits>
 
@@ -36,11 +39,32 @@ using namespace HelperProtocol;
 
 SystemCalls::~SystemCalls() = default;
 
-void SystemCalls::syncAll()
+bool SystemCalls::syncAll(HelperContext &context)
 {
     // docs/helper-security.md rule 2: sync() first, so that dirty pages are
-    // written and can be dropped.
-    sync();
+    // written and can be dropped; rule 14: in a child that holds nothing of
+    // the helper's, so that a mount whose writeback never ends (a hung NFS
+    // server, a FUSE daemon) holds the child past the deadline, not us.
+    const pid_t child = fork();
+    if (child == 0) {
+        if (keepOnlyDescriptors({})) {
+            sync();
+        }
+        _exit(0);
+    }
+    if (child < 0) {
+        return false;
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(context.syncDeadlineMs);
+    const timespec step{0, 20'000'000};
+    while (waitpid(child, nullptr, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() >= until) {
+            endOrAbandon(context, child, std::chrono::milliseconds(100));
+            return false;
+        }
+        nanosleep(&step, nullptr);
+    }
+    return true;
 }
 
 int SystemCalls::dropCaches(int level)
@@ -141,7 +165,9 @@ ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, Help
     const QString target = QStringLiteral("level=%1").arg(*level.value);
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ": sync, then drop_caches level" << *level.value;
     const QVariantMap before = memoryFigures(context.procRoot);
-    context.system->syncAll();
+    if (!context.system->syncAll(context)) {
+        qCWarning(CACHESCOPE_HELPER) << action << ": sync() did not end within" << context.syncDeadlineMs << "ms; dropping what is clean";
+    }
     const int error = context.system->dropCaches(int(*level.value));
     if (error != 0) {
         return finish(context,

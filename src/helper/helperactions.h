@@ -26,11 +26,17 @@ namespace Cachescope::Helper
 // The calls that change the system. The helper uses SystemCalls; the
 // validation tests use a recording stand-in, so that a random argument map
 // that happens to be valid does not drop the caches of the test machine.
+struct HelperContext;
+
 class SystemCalls
 {
 public:
     virtual ~SystemCalls();
-    virtual void syncAll();
+    // docs/helper-security.md rules 2 and 14: sync() in a child, waited
+    // for at most context.syncDeadlineMs (a file system whose writeback
+    // never ends holds that child, not the helper). False: it did not end
+    // in time (the child is abandoned, the caches are dropped anyway).
+    [[nodiscard]] virtual bool syncAll(HelperContext &context);
     // docs/helper-security.md rule 2: writes "<level>\n" to the constant
     // /proc/sys/vm/drop_caches; returns errno or 0.
     [[nodiscard]] virtual int dropCaches(int level);
@@ -51,6 +57,8 @@ struct Caller {
 };
 
 struct HelperContext {
+    // How long drop-caches waits for sync() (SystemCalls::syncAll).
+    int syncDeadlineMs = 60 * 1000;
     SystemCalls *system = nullptr;
     // Where the helper reads and keeps things. The helper executable keeps
     // these defaults; only in-process tests point them elsewhere.

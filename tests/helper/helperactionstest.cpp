@@ -382,6 +382,47 @@ private Q_SLOTS:
         QCOMPARE(m_log, QStringList{QStringLiteral("cachescope-helper: action=dropcaches uid=4201 target=level=2 result=ok code=0")});
     }
 
+    // docs/helper-security.md rule 14: sync() runs in a child with a
+    // deadline. Past it (here at once) the child is killed or abandoned and
+    // the caches are dropped anyway; nothing waits for the writeback.
+    void syncEndsAtItsDeadline()
+    {
+        // The real sync, a recorded drop.
+        class RealSyncOnly : public SystemCalls
+        {
+        public:
+            int dropCaches(int level) override
+            {
+                dropped = level;
+                return 0;
+            }
+            int dropped = 0;
+        } system;
+        HelperContext context = m_context;
+        context.system = &system;
+        context.syncDeadlineMs = 0;
+        // Dirty pages for sync() to write.
+        const std::string dirty = m_dir + "/sync-dirty";
+        {
+            std::ofstream out(dirty);
+            out << std::string(8 << 20, 'd');
+        }
+        QElapsedTimer timer;
+        timer.start();
+        const ActionReply reply = dropCachesAction({{QStringLiteral("level"), 1}}, Caller{4201}, context);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(system.dropped, 1);
+        QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+        // The child either ended at its kill or is kept to be reaped later:
+        // never a zombie nobody knows of.
+        for (const int pid : context.abandonedChildren) {
+            QVERIFY(pid > 0);
+        }
+        context.syncDeadlineMs = 60 * 1000;
+        QVERIFY(system.syncAll(context)); // without the deadline it ends
+        unlink(dirty.c_str());
+    }
+
     ActionReply residencyOf(const QList<QByteArray> &paths, int buckets = 8)
     {
         QVariantMap args{{QStringLiteral("count"), int(paths.size())}, {QStringLiteral("buckets"), buckets}};

@@ -32,9 +32,10 @@ using Helper::SystemCalls;
 class RecordingSystem : public SystemCalls
 {
 public:
-    void syncAll() override
+    bool syncAll(Helper::HelperContext &) override
     {
         calls << QStringLiteral("sync");
+        return true;
     }
     int dropCaches(int level) override
     {

@@ -28,8 +28,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 
 namespace Cachescope::Helper

@@ -211,6 +211,17 @@ AreaResult turnOnRecorded(HelperContext &context, const SwapRecord &record, cons
         result.message = QStringLiteral("Cannot open %1: %2.").arg(shownName, errnoQText(openError));
         return result;
     }
+    // A block device only through a node root owns: the identity (its
+    // device number) matched, but a node someone else made for the same
+    // device (in a folder of theirs, on a mount that allows device nodes)
+    // is not the administrator's area.
+    if (opened.identity.blockDevice && opened.st.st_uid != 0) {
+        result.code = NotPermitted;
+        result.message = QStringLiteral("The device node %1 belongs to uid %2, not root: the helper turns swap on only through a node root owns.")
+                             .arg(shownName)
+                             .arg(opened.st.st_uid);
+        return result;
+    }
     // Swap on a file others can read would expose other processes' memory.
     if (!opened.identity.blockDevice && (opened.st.st_uid != 0 || (opened.st.st_mode & 077) != 0)) {
         result.code = NotPermitted;

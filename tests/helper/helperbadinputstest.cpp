@@ -316,6 +316,8 @@ private Q_SLOTS:
             << QStringLiteral("readable") << false << int(NotPermitted) << QStringLiteral("let others read memory");
         QTest::newRow("recorded file now a user's") << QStringLiteral("users") << false << int(NotPermitted) << QStringLiteral("belongs to uid 4201");
         QTest::newRow("all: the only record fails") << QStringLiteral("users") << true << int(NotPermitted) << QStringLiteral("belongs to uid 4201");
+        QTest::newRow("recorded block device through a user's node")
+            << QStringLiteral("user-node") << false << int(NotPermitted) << QStringLiteral("belongs to uid 4201, not root");
     }
     void swapOnRefused()
     {
@@ -356,6 +358,17 @@ private Q_SLOTS:
             record = recordOf(m_userSwap, 5);
         } else if (kind == QLatin1String("active")) {
             writeSwaps(context, {m_rootSwap});
+        } else if (kind == QLatin1String("user-node")) {
+            // A block device's node a user made (where device nodes are
+            // allowed): the device number matches, the owner is not root.
+            asked = fresh("users-node");
+            QCOMPARE(mknod(asked.c_str(), S_IFBLK | 0600, makedev(7, 200)), 0);
+            QCOMPARE(chown(asked.c_str(), 4201, 4201), 0);
+            m_watched.push_back(asked);
+            struct stat node{};
+            QCOMPARE(lstat(asked.c_str(), &node), 0);
+            record.path = asked;
+            record.identity = *areaIdentity(node);
         }
         writeState(context, {record});
         if (kind == QLatin1String("owner")) {

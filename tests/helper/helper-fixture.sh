@@ -303,6 +303,102 @@ if [ -n "$attack_binary" ]; then
     fi
 fi
 
+# --- The helper killed in the middle of its work ----------------------------------
+# docs/helper-security.md rules 4, 16 and 17: kill -9 of the service during a
+# trace, a contained run and a swapoff leaves, at its next start, no tracefs
+# instance, no run cgroup and no swap area off and forgotten.
+if [ -n "$attack_binary" ]; then
+    helper_pid() {
+        dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+            org.freedesktop.DBus.GetConnectionUnixProcessID string:org.kde.cachescope.Helper1 2>/dev/null | awk '/uint32/ { print $2 }'
+    }
+    start_helper() {
+        dbus-send --system --print-reply --dest=org.kde.cachescope.Helper1 /org/kde/cachescope/Helper1 org.freedesktop.DBus.Peer.Ping >/dev/null
+    }
+    kill_helper() { # also its children (contain's watcher), as a crash of the whole unit would
+        local pid
+        pid=$(helper_pid)
+        [ -n "$pid" ] || { say "ERROR: no helper to kill"; return 1; }
+        pkill -KILL -P "$pid" 2>/dev/null || true
+        kill -KILL "$pid"
+        local end=$((SECONDS + 10))
+        while [ "$SECONDS" -lt "$end" ] && name_owned org.kde.cachescope.Helper1; do sleep 0.1; done
+        ! name_owned org.kde.cachescope.Helper1 || { say "ERROR: the killed helper still owns its name"; return 1; }
+        echo "$pid"
+    }
+    tracefs=/sys/kernel/tracing
+    say "kill -9: during a trace"
+    rm -f "$scratch/user/trace-ready"
+    attack_as cachescope-user hold-trace "$scratch/user/trace-ready" 20 &
+    holder=$!
+    if wait_for_file "$scratch/user/trace-ready" 30; then
+        instances=$(ls "$tracefs/instances" 2>/dev/null | grep '^cachescope-' || true)
+        [ -n "$instances" ] || { say "ERROR: no tracefs instance during the trace: the test proves nothing"; status=1; }
+        kill_helper >/dev/null || status=1
+        start_helper
+        left=""
+        for instance in $instances; do
+            [ -e "$tracefs/instances/$instance" ] && left="$left $instance"
+        done
+        if [ -n "$left" ]; then
+            say "ERROR: the killed helper's tracefs instances are still there after the next start:$left"
+            status=1
+        else
+            say "the killed helper's tracefs instance ($(echo $instances)) was removed at the next start"
+        fi
+    else
+        say "ERROR: the trace to kill did not start"
+        status=1
+    fi
+    wait "$holder" || true # its job died with the helper
+
+    say "kill -9: during a contained run"
+    rm -f "$scratch/user/contain-ready" "$scratch/stop-contain"
+    attack_as cachescope-user hold-contain "$scratch/user/contain-ready" "$scratch/stop-contain" &
+    holder=$!
+    if wait_for_file "$scratch/user/contain-ready" 30; then
+        cgroup=$(head -n 1 "$scratch/user/contain-ready")
+        kill_helper >/dev/null || status=1
+        touch "$scratch/stop-contain"
+        wait "$holder" || status=1
+        [ -d "$cgroup" ] || { say "ERROR: the run cgroup $cgroup went before the next start: the test proves nothing"; status=1; }
+        start_helper
+        end=$((SECONDS + 10))
+        while [ "$SECONDS" -lt "$end" ] && [ -d "$cgroup" ]; do sleep 0.1; done
+        if [ -d "$cgroup" ]; then
+            say "ERROR: the killed helper's run cgroup $cgroup is still there after the next start"
+            status=1
+        else
+            say "the killed helper's run cgroup was removed at the next start"
+        fi
+    else
+        say "ERROR: the contained run to kill did not start"
+        touch "$scratch/stop-contain"
+        wait "$holder" || true
+        status=1
+    fi
+
+    say "kill -9: during a swapoff"
+    area_bytes=$(printf '%s' "$scratch/active.swap" | od -An -tu1 -v | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+    dbus-send --system --print-reply --dest=org.kde.cachescope.Helper1 /org/kde/cachescope/Helper1 \
+        org.kde.cachescope.Helper1.SwapOff "array:byte:$area_bytes" >/dev/null 2>&1 &
+    swapoff_call=$!
+    sleep 0.05
+    kill_helper >/dev/null || status=1
+    wait "$swapoff_call" || true
+    start_helper
+    if awk -v f="$scratch/active.swap" '$1 == f { found = 1 } END { exit !found }' /proc/swaps; then
+        say "swap on $scratch/active.swap was still on when the helper died"
+    elif grep -qF "$scratch/active.swap" /run/cachescope/swap-state 2>/dev/null || grep -q "active.swap" /run/cachescope/swap-state 2>/dev/null; then
+        say "swap on $scratch/active.swap was off and recorded when the helper died; turning it on again"
+        dbus-send --system --print-reply --dest=org.kde.cachescope.Helper1 /org/kde/cachescope/Helper1 \
+            org.kde.cachescope.Helper1.SwapOnAll >/dev/null || { say "ERROR: swap on again failed"; status=1; }
+    else
+        say "ERROR: the killed helper left swap on $scratch/active.swap off and unrecorded"
+        status=1
+    fi
+fi
+
 # --- The tests through Cachescope's client, as each user -------------------------
 run_as() { # USER ROLE
     timeout --kill-after=10 600 runuser -u "$1" -- $(user_env "$1") \

@@ -668,6 +668,83 @@ int badInputs(const char *setUidProgram)
     return failures == 0 ? 0 : 1;
 }
 
+// A child of its own, held on a pipe until the role ends.
+pid_t heldChild()
+{
+    const pid_t child = fork();
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    return child;
+}
+
+// Starts a trace of a held child of its own, writes "tracing" to readyFile
+// once the events are being recorded, then waits (the fixture kills the
+// helper meanwhile) until the job ends or `seconds` pass.
+int holdTrace(const char *readyFile, int seconds)
+{
+    const pid_t child = heldChild();
+    sd_bus *bus = openBus();
+    JobSignals signals;
+    watchJobs(bus, &signals);
+    sd_bus_message *call = newCall(bus, "Trace");
+    sd_bus_message_append(call, "uu", uint32_t(child), uint32_t(30));
+    Outcome started = send(bus, call);
+    sd_bus_message_unref(call);
+    const std::string job = jobPathOf(started);
+    check(!job.empty(), "Trace returned no job: " + started.error + ": " + started.message);
+    const bool tracing = !job.empty()
+        && waitFor(
+            bus,
+            [&] {
+                return !signals.members[job].empty();
+            },
+            20);
+    check(tracing, "no Tracing signal within 20 s");
+    if (tracing) {
+        std::ofstream(readyFile) << "tracing\n";
+    }
+    waitFor(
+        bus,
+        [&] {
+            return signals.members[job].size() > 1;
+        },
+        seconds);
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    sd_bus_flush_close_unref(bus);
+    return failures == 0 ? 0 : 1;
+}
+
+// Moves a held child of its own into a contained run, writes the cgroup's
+// folder to readyFile, waits for stopFile, then ends the child.
+int holdContain(const char *readyFile, const char *stopFile)
+{
+    const pid_t child = heldChild();
+    sd_bus *bus = openBus();
+    sd_bus_message *call = newCall(bus, "Contain");
+    sd_bus_message_append(call, "ut", uint32_t(child), uint64_t(64) << 20);
+    Outcome outcome = send(bus, call);
+    sd_bus_message_unref(call);
+    const void *path = nullptr;
+    size_t size = 0;
+    uint32_t version = 0;
+    if (!outcome.error.empty() || sd_bus_message_read_array(outcome.reply, 'y', &path, &size) < 0 || sd_bus_message_read(outcome.reply, "u", &version) < 0) {
+        check(false, "Contain failed: " + outcome.error + ": " + outcome.message);
+    } else {
+        std::ofstream(readyFile) << std::string(static_cast<const char *>(path), size) << "\n";
+    }
+    const auto start = std::chrono::steady_clock::now();
+    while (access(stopFile, F_OK) != 0 && millisecondsSince(start) < 60'000) {
+        usleep(50'000);
+    }
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    sd_bus_flush_close_unref(bus);
+    return failures == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -695,6 +772,12 @@ int main(int argc, char **argv)
     }
     if (role == "residency-of-hanging-file") {
         return residencyOfHangingFile(arg(2), arg(3));
+    }
+    if (role == "hold-trace") {
+        return holdTrace(arg(2), atoi(arg(3)));
+    }
+    if (role == "hold-contain") {
+        return holdContain(arg(2), arg(3));
     }
     if (role == "bad-inputs") {
         return badInputs(arg(2));

@@ -34,6 +34,12 @@ namespace Cachescope::Helper
 
 using namespace HelperProtocol;
 
+std::unique_lock<std::mutex> lockSwapState()
+{
+    static std::mutex swapState;
+    return std::unique_lock(swapState);
+}
+
 void announceStart(HelperContext &context)
 {
     if (context.started) {
@@ -72,9 +78,7 @@ void logArea(HelperContext &context, const char *action, const Caller &caller, c
 std::optional<ActionReply> refuseUnknownCaller(const Caller &caller)
 {
     if (!caller.uid) {
-        return refuse(CallerUnknown,
-                      QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses. (Root is not served either: "
-                                     "it can do this without the helper.)"));
+        return refuse(CallerUnknown, QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses."));
     }
     return std::nullopt;
 }

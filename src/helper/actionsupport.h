@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <initializer_list>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ namespace Cachescope::Helper
 // The /proc that numbers pids as the initial namespace does (tracefs's
 // pids): context.procRoot, or context.hostProcRoot inside a PID namespace.
 [[nodiscard]] std::string initialProcRoot(const HelperContext &context);
+
+// docs/helper-security.md rule 4: the swap actions (off, on, the
+// experiment file) run one at a time in the process, so that two callers
+// side by side never both load the state file and one save lose the
+// other's record.
+[[nodiscard]] std::unique_lock<std::mutex> lockSwapState();
 
 // Calls context.started, if set (helperactions.h).
 void announceStart(HelperContext &context);

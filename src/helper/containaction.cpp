@@ -15,6 +15,7 @@
 #include "helperlogic.h"
 #include "helperprotocol.h"
 
+#include "cgroups/cgroupfs.h"
 #include "cgroups/memorycgroup.h"
 #include "format.h"
 #include "procfs.h"
@@ -280,9 +281,38 @@ ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperC
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error) + QLatin1Char('.')));
     }
     target += QStringLiteral(",cgroup=%1,v%2").arg(QString::fromStdString(name)).arg(hierarchy->version);
+    // Where the process is now, to move it back should it stop being the
+    // caller's between the check above and the move (an exec of a
+    // set-user-ID program).
+    const std::optional<Cgroups::ProcessCgroup> origin = Cgroups::processCgroup(int(*pid.value), context.procRoot);
+    if (!origin) {
+        (void)removeCgroup(*path, nullptr);
+        return finish(context,
+                      action,
+                      caller,
+                      target,
+                      refuse(NotPermitted, QStringLiteral("Cannot tell which cgroup process %1 is in: the helper does not move it.").arg(*pid.value)));
+    }
     if (!moveIntoCgroup(*path, int(*pid.value), &error)) {
         (void)removeCgroup(*path, nullptr);
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error) + QLatin1Char('.')));
+    }
+    // docs/helper-security.md rule 17: checked again after the move, on the
+    // same pidfd: a process that became another user's meanwhile goes back
+    // where it was, and the cgroup goes.
+    const std::optional<ProcessCredentials> after = credentialsOf(pidfd.get(), *pid.value, context.procRoot);
+    if (!after || !ownedByCaller(*after, *caller.uid)) {
+        std::string ignored;
+        (void)moveIntoCgroup(hierarchy->root + (origin->path == "/" ? std::string() : origin->path), int(*pid.value), &ignored);
+        (void)removeCgroup(*path, nullptr);
+        return finish(
+            context,
+            action,
+            caller,
+            target,
+            refuse(NotPermitted,
+                   after ? QStringLiteral("Process %1 stopped being yours while it was moved (a set-user-ID program?): it was put back.").arg(*pid.value)
+                         : QStringLiteral("Process %1 ended while it was moved.").arg(*pid.value)));
     }
     // The watcher removes the cgroup once it is empty, whatever happens next.
     const WatchJob job{*path, hierarchy->parent(), *path + (hierarchy->version == 2 ? "/cgroup.events" : "/cgroup.procs"), hierarchy->version};

@@ -15,6 +15,7 @@
 
 #include <systemd/sd-bus.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -620,6 +621,7 @@ int HelperService::handleCall(sd_bus_message *message, Operation operation)
     // The whole service's bound first: a flood of calls never grows the
     // requests kept, whoever sends them.
     if (int(m_requests.size()) >= m_limits.total) {
+        m_base.log(auditLine(QLatin1String(spec.auditName), Caller{}, QString(), ActionReply::HelperErrorReply(Busy)));
         return sd_bus_reply_method_errorf(message,
                                           errorName(Busy),
                                           "The Cachescope helper is busy with %d operations; try again when some have finished.",
@@ -771,10 +773,14 @@ void HelperService::run(const std::shared_ptr<Request> &request)
     const OperationSpec &spec = *request->spec;
     // Its own copy of the context: operations run side by side.
     HelperContext context = m_base;
+    // Every operation sees all the children abandoned so far (their cap
+    // counts them all) and gives back what it reaped and abandoned.
+    std::vector<int> abandonedBefore;
     {
         const std::lock_guard lock(m_abandonedMutex);
-        context.abandonedChildren.swap(m_abandoned);
+        abandonedBefore = m_abandoned;
     }
+    context.abandonedChildren = abandonedBefore;
     const uint64_t id = request->id;
     context.progress = [this, id](const QVariantMap &data) {
         QMetaObject::invokeMethod(
@@ -801,11 +807,28 @@ void HelperService::run(const std::shared_ptr<Request> &request)
     QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(spec.deadline), this, [this, id] {
         deadlinePassed(id);
     });
-    std::thread([this, id, action = spec.action, args = request->arguments, caller = request->caller(), context = std::move(context)]() mutable {
+    std::thread([this,
+                 id,
+                 action = spec.action,
+                 args = request->arguments,
+                 caller = request->caller(),
+                 context = std::move(context),
+                 before = std::move(abandonedBefore)]() mutable {
         const ActionReply reply = action(args, caller, context);
         {
             const std::lock_guard lock(m_abandonedMutex);
-            m_abandoned.insert(m_abandoned.end(), context.abandonedChildren.begin(), context.abandonedChildren.end());
+            const auto in = [](const std::vector<int> &list, int pid) {
+                return std::find(list.begin(), list.end(), pid) != list.end();
+            };
+            // Reaped by this operation: in its list before, not after.
+            std::erase_if(m_abandoned, [&](int pid) {
+                return in(before, pid) && !in(context.abandonedChildren, pid);
+            });
+            for (const int pid : context.abandonedChildren) {
+                if (!in(m_abandoned, pid) && !in(before, pid)) {
+                    m_abandoned.push_back(pid);
+                }
+            }
         }
         QMetaObject::invokeMethod(
             this,

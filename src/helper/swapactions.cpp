@@ -255,6 +255,7 @@ QVariantMap areaReport(const SwapRecord &record, const AreaResult &result)
 
 ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
+    const std::unique_lock swapState = lockSwapState();
     static const char *action = "swapoff";
     if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
         return *refused;
@@ -376,6 +377,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
 
 ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
+    const std::unique_lock swapState = lockSwapState();
     static const char *action = "swapon";
     if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
         return *refused;

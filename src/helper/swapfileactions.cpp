@@ -90,6 +90,7 @@ int writeSwapFile(int fd, uint64_t bytes, uint64_t page)
 
 ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
+    const std::unique_lock swapState = lockSwapState();
     static const char *action = "swapfilecreate";
     if (auto refused = refuseUnknownCaller(caller)) {
         return finish(context, action, caller, {}, *refused);
@@ -173,6 +174,7 @@ ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, 
 
 ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
+    const std::unique_lock swapState = lockSwapState();
     static const char *action = "swapfileremove";
     if (auto refused = refuseUnknownCaller(caller)) {
         return finish(context, action, caller, {}, *refused);

@@ -20,12 +20,14 @@
 namespace Cachescope::HelperProtocol
 {
 
-// The D-Bus name of the helper and the prefix of every polkit action.
+// The prefix of every polkit action (the service's bus name is busName,
+// below).
 inline constexpr QLatin1StringView helperId{"org.kde.cachescope"};
 
 // docs/helper-security.md rule 1: each of these is its own polkit action in
-// polkit/org.kde.cachescope.actions and its own slot in the helper. There is
-// no generic "run" or "write" action.
+// polkit/org.kde.cachescope.policy and its own method (or pair of methods:
+// one area, or all) of the service. There is no generic "run" or "write"
+// action.
 inline constexpr QLatin1StringView actionDropCaches{"org.kde.cachescope.dropcaches"};
 inline constexpr QLatin1StringView actionSwapOff{"org.kde.cachescope.swapoff"};
 inline constexpr QLatin1StringView actionSwapOn{"org.kde.cachescope.swapon"};

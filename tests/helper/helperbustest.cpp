@@ -442,7 +442,8 @@ private Q_SLOTS:
     }
 
     // The allowed user traces its own process through the bus: the pages of
-    // an evicted file it reads come back (sealed, opened by the client).
+    // an evicted file it reads come back (in the job's signal, to this
+    // caller alone).
     void traceOwnProcess()
     {
         REQUIRE_ROLE("allowed");
@@ -473,8 +474,8 @@ private Q_SLOTS:
     }
 
     // Cancel over the bus: the client stops waiting at once and the helper
-    // stops tracing (KAuth's stopAction), so that it serves the next
-    // request instead of answering "busy" until the deadline.
+    // stops tracing (the job's Cancel), so that the trace no longer counts
+    // against this user's operations and the next request is served.
     void traceCancelledOverTheBus()
     {
         REQUIRE_ROLE("allowed");

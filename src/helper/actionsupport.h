@@ -9,6 +9,7 @@
 
 #include "helperactions.h"
 #include "helperlogic.h"
+#include "trace/tracereport.h"
 #include "uniquefd.h"
 
 #include "procfs.h"
@@ -24,6 +25,7 @@
 #include <initializer_list>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,13 @@ namespace Cachescope::Helper
 
 // Calls context.started, if set (helperactions.h).
 void announceStart(HelperContext &context);
+
+// docs/helper-security.md rule 16: removes from a trace's capture the
+// evictions of inodes the traced tasks never read, mapped or faulted (the
+// reclaim that runs in their context drops pages of other people's files),
+// and every event of foreignTasks (tasks that stopped being the caller's).
+// Returns how many it removed.
+size_t dropEventsNotTheCallers(Trace::Capture &capture, const std::set<int64_t> &foreignTasks);
 
 // A HelperError reply with a sentence for people.
 [[nodiscard]] ActionReply refuse(int code, const QString &message);

@@ -25,11 +25,15 @@
 
 #include <poll.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <set>
 #include <string_view>
+#include <tuple>
 
 namespace Cachescope::Helper
 {
@@ -100,9 +104,44 @@ struct PipeReader {
     }
 };
 
-// Records until the process exits, the deadline passes, the client stops
-// or the cap is reached; then turns tracing off and reads the rest.
-void record(HelperContext &context, const TraceInstance &instance, int pipe, int pidfd, int seconds, Trace::Capture &capture)
+// docs/helper-security.md rule 16: a traced task that is no longer wholly
+// the caller's (an exec of a set-user-ID program) or no longer dumpable.
+// Read from the initial namespace's /proc (tracefs's pids); a task that has
+// ended meanwhile is passed over. Returns the first such task.
+std::optional<int64_t> taskNoLongerCallers(const TraceInstance &instance, const std::string &initialProc, uint32_t callerUid)
+{
+    for (const int64_t pid : instance.tracedPids()) {
+        const std::string folder = initialProc + "/" + std::to_string(pid);
+        const std::optional<std::string> status = readProcFile(folder + "/status");
+        const size_t line = status ? status->find("\nUid:") : std::string::npos;
+        if (line == std::string::npos) {
+            continue; // ended
+        }
+        char *next = nullptr;
+        const unsigned long realUid = std::strtoul(status->c_str() + line + 5, &next, 10);
+        const unsigned long effectiveUid = std::strtoul(next, &next, 10);
+        const unsigned long savedUid = std::strtoul(next, &next, 10);
+        struct stat st{};
+        // Not dumpable: the kernel makes its /proc folder root's.
+        const bool dumpable = stat(folder.c_str(), &st) == 0 && st.st_uid == effectiveUid;
+        if (realUid != callerUid || effectiveUid != callerUid || savedUid != callerUid || !dumpable) {
+            return pid;
+        }
+    }
+    return std::nullopt;
+}
+
+// Records until the process exits, the deadline passes, the client stops,
+// the cap is reached or a traced task stops being the caller's; then turns
+// tracing off and reads the rest.
+void record(HelperContext &context,
+            const TraceInstance &instance,
+            int pipe,
+            int pidfd,
+            int seconds,
+            Trace::Capture &capture,
+            const std::optional<uint32_t> &checkedUid,
+            std::set<int64_t> &foreignTasks)
 {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(seconds);
@@ -136,6 +175,13 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
             capture.endReason = "cancelled";
             break;
         }
+        if (checkedUid) {
+            if (const std::optional<int64_t> task = taskNoLongerCallers(instance, initialProcRoot(context), *checkedUid)) {
+                foreignTasks.insert(*task);
+                capture.endReason = "credentials";
+                break;
+            }
+        }
         if (Clock::now() >= deadline) {
             capture.endReason = "deadline";
             break;
@@ -152,6 +198,26 @@ void record(HelperContext &context, const TraceInstance &instance, int pipe, int
 }
 
 } // namespace
+
+// docs/helper-security.md rule 16: the reclaim that runs in a traced task's
+// context drops pages of other people's files; those evictions, of inodes
+// the traced tasks never read, mapped or faulted, are not the caller's to
+// see, and are dropped. So are all events of a task that stopped being the
+// caller's. Returns how many were dropped.
+size_t dropEventsNotTheCallers(Trace::Capture &capture, const std::set<int64_t> &foreignTasks)
+{
+    std::set<std::tuple<uint32_t, uint32_t, uint64_t>> used;
+    for (const Trace::RawEvent &event : capture.events) {
+        if (event.kind != Trace::EventKind::Deleted && event.kind != Trace::EventKind::BlockIssue && !foreignTasks.contains(event.pid)) {
+            used.insert({event.major, event.minor, event.inode});
+        }
+    }
+    const size_t before = capture.events.size();
+    std::erase_if(capture.events, [&](const Trace::RawEvent &event) {
+        return foreignTasks.contains(event.pid) || (event.kind == Trace::EventKind::Deleted && !used.contains({event.major, event.minor, event.inode}));
+    });
+    return before - capture.events.size();
+}
 
 std::string initialProcRoot(const HelperContext &context)
 {
@@ -281,10 +347,15 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
     // events tell asked-for pages from readahead.
     capture.usageEvents = present.size() == 6 && present[2] && present[3] && present[4];
     capture.blockEvents = present.size() == 6 && present[5];
-    record(context, *instance, pipe.get(), pidfd.get(), int(*seconds.value), capture);
-    target += QStringLiteral(",events=%1,lost=%2,end=%3")
+    // Root may see everything: its tasks are not checked.
+    std::set<int64_t> foreignTasks;
+    const std::optional<uint32_t> checkedUid = *caller.uid != 0 ? caller.uid : std::nullopt;
+    record(context, *instance, pipe.get(), pidfd.get(), int(*seconds.value), capture, checkedUid, foreignTasks);
+    const size_t dropped = dropEventsNotTheCallers(capture, foreignTasks);
+    target += QStringLiteral(",events=%1,lost=%2,withheld=%3,end=%4")
                   .arg(capture.events.size())
                   .arg(capture.lostEvents)
+                  .arg(dropped)
                   .arg(QString::fromStdString(capture.endReason).replace(QLatin1Char(' '), QLatin1Char('-')));
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "instance" << QString::fromStdString(instance->name()) << target;
     ActionReply reply = ActionReply::SuccessReply();

@@ -276,4 +276,27 @@ uint64_t TraceInstance::fullestCpuBytes() const
     return fullest;
 }
 
+std::vector<int64_t> TraceInstance::tracedPids() const
+{
+    std::vector<int64_t> pids;
+    const std::optional<std::string> text = readProcFile(m_path + "/set_event_pid");
+    if (!text) {
+        return pids;
+    }
+    const char *cursor = text->c_str();
+    while (*cursor) {
+        char *end = nullptr;
+        const long long pid = std::strtoll(cursor, &end, 10);
+        if (end == cursor) {
+            ++cursor;
+            continue;
+        }
+        if (pid > 0) {
+            pids.push_back(pid);
+        }
+        cursor = end;
+    }
+    return pids;
+}
+
 } // namespace Cachescope::Helper

@@ -67,6 +67,9 @@ public:
     [[nodiscard]] uint64_t lostEvents() const;
     // The most unread bytes any one CPU's buffer holds now (per_cpu/cpuN/stats "bytes:").
     [[nodiscard]] uint64_t fullestCpuBytes() const;
+    // The tasks traced now (set_event_pid: the process and, through
+    // event-fork, every task it started), as the initial namespace numbers them.
+    [[nodiscard]] std::vector<int64_t> tracedPids() const;
 
 private:
     explicit TraceInstance(std::string path, std::string name);

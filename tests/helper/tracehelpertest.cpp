@@ -9,6 +9,7 @@
 // looks at tracefs through a mount of its own (tracefs has one tree
 // however often it is mounted), removed at the end.
 
+#include "actionsupport.h"
 #include "heldprocess.h"
 #include "helperactions.h"
 #include "helperprotocol.h"
@@ -22,6 +23,7 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -34,6 +36,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 using namespace Cachescope;
@@ -244,6 +247,130 @@ private Q_SLOTS:
         QVERIFY2(childAdded, "the held shell's child dd read the file, but no page of it was traced for it");
         QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 0));
         QVERIFY(!addedCovers(*capture, m_fileStat.st_ino, 2 * MiB / 4096)); // the other's read
+        verifyNothingLeft();
+    }
+
+    // docs/helper-security.md rule 16: evictions a traced task causes of a
+    // file it never read (here dd's fadvise of another file; in life the
+    // reclaim that runs in its context) are withheld: they tell which files
+    // others have cached.
+    void evictionsOfFilesItNeverReadAreWithheld()
+    {
+        TestUtil::evictRaw(m_file);
+        const std::string other = m_dir + "/other-cached.bin";
+        TestUtil::makeColdFile(other, 256 * 1024);
+        {
+            std::ifstream in(other, std::ios::binary);
+            std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        }
+        QVERIFY(TestUtil::pagesNow(other).resident > 0);
+        struct stat otherStat{};
+        QCOMPARE(stat(other.c_str(), &otherStat), 0);
+        HeldProcess held({m_sh,
+                          QStringLiteral("-c"),
+                          QStringLiteral("%1 if=\"$0\" of=/dev/null bs=64k count=1 status=none; %1 if=\"$1\" iflag=nocache count=0 status=none").arg(m_dd),
+                          QString::fromStdString(m_file),
+                          QString::fromStdString(other)});
+        m_context.progress = [&](const QVariantMap &) {
+            held.release();
+        };
+        const ActionReply reply = trace(arguments(held.pid(), 20));
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QCOMPARE(held.wait(), 0);
+        // The traced process did evict it: there was something to withhold.
+        QCOMPARE(TestUtil::pagesNow(other).resident, uint64_t(0));
+        const std::optional<Trace::Capture> capture = captureOf(reply);
+        QVERIFY(capture);
+        for (const Trace::RawEvent &event : capture->events) {
+            QVERIFY2(event.inode != uint64_t(otherStat.st_ino) || event.kind == Trace::EventKind::BlockIssue, "an event of a file the task never read");
+        }
+        QVERIFY(addedCovers(*capture, m_fileStat.st_ino, 0));
+        unlink(other.c_str());
+        verifyNothingLeft();
+    }
+
+    // The same rule on a capture made up here (this kernel records no
+    // eviction an fadvise causes, so the real one above may have none to
+    // withhold): evictions of an inode only evicted go, those of an inode
+    // read stay, and a foreign task's events all go.
+    void withheldEventsOfACapture()
+    {
+        const auto event = [](Trace::EventKind kind, int pid, uint64_t inode) {
+            Trace::RawEvent e;
+            e.kind = kind;
+            e.pid = pid;
+            e.major = 8;
+            e.minor = 1;
+            e.inode = inode;
+            e.pageCount = 1;
+            return e;
+        };
+        Trace::Capture capture;
+        capture.events = {event(Trace::EventKind::Added, 10, 1),
+                          event(Trace::EventKind::Deleted, 10, 1),
+                          event(Trace::EventKind::Deleted, 10, 2),
+                          event(Trace::EventKind::Deleted, 11, 3),
+                          event(Trace::EventKind::Added, 12, 4),
+                          event(Trace::EventKind::GetPages, 12, 4),
+                          event(Trace::EventKind::Deleted, 10, 4)};
+        QCOMPARE(dropEventsNotTheCallers(capture, {12}), size_t(5));
+        QCOMPARE(capture.events.size(), size_t(2));
+        for (const Trace::RawEvent &kept : capture.events) {
+            QCOMPARE(kept.inode, uint64_t(1));
+            QCOMPARE(kept.pid, 10);
+        }
+    }
+
+    // docs/helper-security.md rule 16: a traced task that execs a
+    // set-user-ID program stops being the caller's: the trace ends
+    // ("credentials") and none of that task's events are returned.
+    void aTaskThatBecomesRootsEndsTheTrace()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user || access("/usr/bin/passwd", X_OK) != 0) {
+            QSKIP("needs cachescope-user and /usr/bin/passwd (tools/dev's root has both)");
+        }
+        int go[2];
+        int prompt[2];
+        QVERIFY(pipe(go) == 0 && pipe(prompt) == 0);
+        const uid_t uid = *user;
+        const pid_t child = fork();
+        if (child == 0) {
+            close(go[1]);
+            close(prompt[1]);
+            if (!TestUtil::becomeUser(uid)) {
+                _exit(126);
+            }
+            char byte = 0;
+            if (read(go[0], &byte, 1) != 1) {
+                _exit(125);
+            }
+            dup2(prompt[0], 0); // held at its password prompt
+            const int quiet = open("/dev/null", O_WRONLY);
+            dup2(quiet, 1);
+            dup2(quiet, 2);
+            execl("/usr/bin/passwd", "passwd", static_cast<char *>(nullptr));
+            _exit(127);
+        }
+        close(go[0]);
+        close(prompt[0]);
+        const std::optional<int> hostPid = hostPidOf(child).pid;
+        m_context.progress = [&](const QVariantMap &) {
+            (void)!write(go[1], "g", 1);
+        };
+        const ActionReply reply = trace(arguments(child, 20), int(uid));
+        close(go[1]);
+        close(prompt[1]);
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const std::optional<Trace::Capture> capture = captureOf(reply);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("credentials"));
+        QVERIFY(hostPid);
+        for (const Trace::RawEvent &event : capture->events) {
+            QVERIFY2(event.pid != *hostPid, "an event of the task that became root's was returned");
+        }
         verifyNothingLeft();
     }
 

@@ -596,6 +596,20 @@ bool HelperService::start(QString *error)
     return true;
 }
 
+int HelperService::placesTaken() const
+{
+    int count = 0;
+    for (const auto &[id, request] : m_requests) {
+        count += request->uid ? 1 : 0;
+    }
+    return count;
+}
+
+int HelperService::lookingUp() const
+{
+    return int(m_requests.size()) - placesTaken();
+}
+
 int HelperService::underWay(uint32_t uid) const
 {
     int count = 0;
@@ -618,9 +632,9 @@ int HelperService::handleCall(sd_bus_message *message, Operation operation)
         m_base.log(auditLine(QLatin1String(spec.auditName), Caller{}, QString(), ActionReply::HelperErrorReply(InvalidArgument)));
         return sd_bus_reply_method_errorf(message, errorName(InvalidArgument), "%s", problem.toUtf8().constData());
     }
-    // The whole service's bound first: a flood of calls never grows the
-    // requests kept, whoever sends them.
-    if (int(m_requests.size()) >= m_limits.total) {
+    // A flood of calls never grows the requests kept, whoever sends them:
+    // those waiting for their uid have a bound of their own.
+    if (lookingUp() >= m_limits.lookups || placesTaken() >= m_limits.total) {
         m_base.log(auditLine(QLatin1String(spec.auditName), Caller{}, QString(), ActionReply::HelperErrorReply(Busy)));
         return sd_bus_reply_method_errorf(message,
                                           errorName(Busy),
@@ -680,6 +694,10 @@ void HelperService::lookedUpUid(uint64_t id, sd_bus_message *reply)
         answerError(request,
                     Busy,
                     QStringLiteral("You have %1 operations of the Cachescope helper under way; try again when one has finished.").arg(m_limits.perUser));
+        return;
+    }
+    if (placesTaken() > m_limits.total) {
+        answerError(request, Busy, QStringLiteral("The Cachescope helper is busy with %1 operations; try again when some have finished.").arg(m_limits.total));
         return;
     }
 

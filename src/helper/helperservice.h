@@ -51,9 +51,13 @@ enum class Operation {
 
 struct ServiceLimits {
     // Operations under way (being authorized or running) for one uid, and
-    // for the whole service; more are refused with Busy.
+    // for the whole service; more are refused with Busy. Calls still
+    // waiting for the bus to name their caller's uid (a few milliseconds)
+    // are counted apart, so that one user's flood of calls never takes the
+    // places of others.
     int perUser = 4;
     int total = 16;
+    int lookups = 65536; // a bound for memory only: the bus bounds each caller's pending calls
     // How long polkit may take (the person types a password).
     std::chrono::seconds authorization{300};
     // The service ends after this long without a call or a job (D-Bus
@@ -97,6 +101,9 @@ private:
     void forget(uint64_t id);
     void updateIdleTimer();
     [[nodiscard]] int underWay(uint32_t uid) const;
+    // Requests whose caller is known (past the uid lookup), and those not yet.
+    [[nodiscard]] int placesTaken() const;
+    [[nodiscard]] int lookingUp() const;
 
     BusConnection &m_bus;
     HelperContext m_base;

@@ -276,6 +276,19 @@ if [ -n "$attack_binary" ]; then
     say "attack: bad calls of every method"
     bad_calls=$(attack_as cachescope-user bad-inputs /usr/bin/passwd) || status=1
     say "bad calls refused over the bus: ${bad_calls:-none}"
+    # A refused user floods the helper with calls; the allowed user's call
+    # meanwhile is served, not told the helper is busy.
+    say "attack: a flood of calls beside the allowed user's"
+    rm -f "$scratch/other/flood-ready"
+    attack_as cachescope-other flood-calls 100 "$scratch/other/flood-ready" 8 &
+    flooder=$!
+    if wait_for_file "$scratch/other/flood-ready" 30; then
+        attack_as cachescope-user drop-caches-within 3000 || status=1
+    else
+        say "ERROR: the flood did not start"
+        status=1
+    fi
+    wait "$flooder" || status=1
     # A refused user calls Cancel on the allowed user's trace job every 50 ms.
     say "attack: Cancel on another user's trace job every 50 ms"
     install -m 0644 -o cachescope-user "$scratch/rootfile" "$scratch/user/attack-traced.bin"

@@ -668,6 +668,61 @@ int badInputs(const char *setUidProgram)
     return failures == 0 ? 0 : 1;
 }
 
+// For `seconds`, keeps `count` drop-caches calls under way at all times
+// (each answered one replaced at once), writing readyFile after the first
+// batch: the allowed user's call meanwhile must not be told the helper is
+// busy.
+int floodCalls(int count, const char *readyFile, int seconds)
+{
+    sd_bus *bus = openBus();
+    activatedHelper(bus);
+    struct Flood {
+        sd_bus *bus;
+        int underWay = 0;
+        int sent = 0;
+        int answered = 0;
+    } flood{bus};
+    const auto sendOne = [](Flood &f) {
+        sd_bus_message *call = newCall(f.bus, "DropCaches");
+        sd_bus_message_append(call, "u", uint32_t(1));
+        const int r = sd_bus_call_async(
+            f.bus,
+            nullptr,
+            call,
+            [](sd_bus_message *, void *userdata, sd_bus_error *) {
+                auto *f = static_cast<Flood *>(userdata);
+                --f->underWay;
+                ++f->answered;
+                return 0;
+            },
+            &f,
+            60'000'000);
+        sd_bus_message_unref(call);
+        if (r >= 0) {
+            ++f.underWay;
+            ++f.sent;
+        }
+    };
+    const auto start = std::chrono::steady_clock::now();
+    bool ready = false;
+    while (millisecondsSince(start) < seconds * 1000.0) {
+        while (flood.underWay < count) {
+            sendOne(flood);
+        }
+        sd_bus_flush(bus);
+        if (!ready) {
+            std::ofstream(readyFile) << "flooding\n";
+            ready = true;
+        }
+        while (sd_bus_process(bus, nullptr) > 0) { }
+        sd_bus_wait(bus, 10'000);
+    }
+    say("kept " + std::to_string(count) + " calls under way for " + std::to_string(seconds) + " s: " + std::to_string(flood.sent) + " sent, "
+        + std::to_string(flood.answered) + " answered");
+    sd_bus_flush_close_unref(bus);
+    return flood.sent > 0 ? 0 : 1;
+}
+
 // A child of its own, held on a pipe until the role ends.
 pid_t heldChild()
 {
@@ -772,6 +827,9 @@ int main(int argc, char **argv)
     }
     if (role == "residency-of-hanging-file") {
         return residencyOfHangingFile(arg(2), arg(3));
+    }
+    if (role == "flood-calls") {
+        return floodCalls(atoi(arg(2)), arg(3), atoi(arg(4)));
     }
     if (role == "hold-trace") {
         return holdTrace(arg(2), atoi(arg(3)));

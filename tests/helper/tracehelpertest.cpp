@@ -332,15 +332,19 @@ private Q_SLOTS:
         }
         int go[2];
         int prompt[2];
-        QVERIFY(pipe(go) == 0 && pipe(prompt) == 0);
+        int became[2];
+        QVERIFY(pipe(go) == 0 && pipe(prompt) == 0 && pipe(became) == 0);
         const uid_t uid = *user;
         const pid_t child = fork();
         if (child == 0) {
             close(go[1]);
             close(prompt[1]);
+            close(became[0]);
             if (!TestUtil::becomeUser(uid)) {
                 _exit(126);
             }
+            (void)!write(became[1], "u", 1);
+            close(became[1]);
             char byte = 0;
             if (read(go[0], &byte, 1) != 1) {
                 _exit(125);
@@ -354,6 +358,11 @@ private Q_SLOTS:
         }
         close(go[0]);
         close(prompt[0]);
+        close(became[1]);
+        // The trace is asked for once the child is the user's.
+        char byte = 0;
+        QCOMPARE(read(became[0], &byte, 1), ssize_t(1));
+        close(became[0]);
         const std::optional<int> hostPid = hostPidOf(child).pid;
         m_context.progress = [&](const QVariantMap &) {
             (void)!write(go[1], "g", 1);

@@ -629,13 +629,13 @@ int HelperService::handleCall(sd_bus_message *message, Operation operation)
     QString problem;
     std::optional<QVariantMap> args = argumentsOf(operation, message, &problem);
     if (!args) {
-        m_base.log(auditLine(QLatin1String(spec.auditName), Caller{}, QString(), ActionReply::HelperErrorReply(InvalidArgument)));
+        auditRefusal(spec.auditName, Caller{}, InvalidArgument);
         return sd_bus_reply_method_errorf(message, errorName(InvalidArgument), "%s", problem.toUtf8().constData());
     }
     // A flood of calls never grows the requests kept, whoever sends them:
     // those waiting for their uid have a bound of their own.
     if (lookingUp() >= m_limits.lookups || placesTaken() >= m_limits.total) {
-        m_base.log(auditLine(QLatin1String(spec.auditName), Caller{}, QString(), ActionReply::HelperErrorReply(Busy)));
+        auditRefusal(spec.auditName, Caller{}, Busy);
         return sd_bus_reply_method_errorf(message,
                                           errorName(Busy),
                                           "The Cachescope helper is busy with %d operations; try again when some have finished.",
@@ -1076,8 +1076,7 @@ void HelperService::answerError(const std::shared_ptr<Request> &request, int cod
     // Refusals before the action ran get their audit line here; the
     // action writes its own.
     if (!request->running || code == Timeout || code == Cancelled) {
-        ActionReply reply = ActionReply::HelperErrorReply(code);
-        m_base.log(auditLine(QLatin1String(request->spec->auditName), request->caller(), QString(), reply));
+        auditRefusal(request->spec->auditName, request->caller(), code);
     }
     const char *name = errorName(code) ? errorName(code) : errorName(SystemFailure);
     const QByteArray text = message.toUtf8();
@@ -1088,6 +1087,35 @@ void HelperService::answerError(const std::shared_ptr<Request> &request, int cod
     }
     m_bus.wake();
     forget(request->id);
+}
+
+void HelperService::auditRefusal(const char *action, const Caller &caller, int code)
+{
+    // docs/helper-security.md rule 11: every refusal is audited, but a flood
+    // of calls must not flood the log: at most refusalLinesPerWindow lines a
+    // uid in each refusalWindow; the rest are counted, and the count is
+    // written as one line when the window ends.
+    constexpr int refusalLinesPerWindow = 20;
+    constexpr auto refusalWindow = std::chrono::seconds(10);
+    const auto now = std::chrono::steady_clock::now();
+    RefusalBudget &budget = m_refusalBudgets[caller.uid];
+    if (now - budget.windowStart >= refusalWindow) {
+        budget.windowStart = now;
+        budget.lines = 0;
+    }
+    if (budget.lines < refusalLinesPerWindow) {
+        ++budget.lines;
+        m_base.log(auditLine(QLatin1String(action), caller, QString(), ActionReply::HelperErrorReply(code)));
+        return;
+    }
+    if (budget.suppressed++ == 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(budget.windowStart + refusalWindow - now);
+        QTimer::singleShot(std::max(left, std::chrono::milliseconds(0)), this, [this, uid = caller.uid, name = QString::fromLatin1(action), code] {
+            RefusalBudget &ended = m_refusalBudgets[uid];
+            m_base.log(auditLine(name, Caller{uid}, QStringLiteral("unlogged-refusals=%1").arg(ended.suppressed), ActionReply::HelperErrorReply(code)));
+            ended.suppressed = 0;
+        });
+    }
 }
 
 void HelperService::forget(uint64_t id)

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 struct sd_bus_message;
@@ -99,6 +100,9 @@ private:
     void answer(const std::shared_ptr<Request> &request, const ActionReply &reply);
     void answerError(const std::shared_ptr<Request> &request, int code, const QString &message);
     void forget(uint64_t id);
+    // The audit line of a refusal made by the service, a bounded number a
+    // uid in a while (the rest counted).
+    void auditRefusal(const char *action, const Caller &caller, int code);
     void updateIdleTimer();
     [[nodiscard]] int underWay(uint32_t uid) const;
     // Requests whose caller is known (past the uid lookup), and those not yet.
@@ -117,6 +121,12 @@ private:
     std::mutex m_abandonedMutex;
     std::vector<int> m_abandoned;
     QTimer m_idle;
+    struct RefusalBudget {
+        std::chrono::steady_clock::time_point windowStart{};
+        int lines = 0;
+        int suppressed = 0;
+    };
+    std::map<std::optional<uint32_t>, RefusalBudget> m_refusalBudgets;
 };
 
 } // namespace Cachescope::Helper

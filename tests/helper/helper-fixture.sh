@@ -289,6 +289,15 @@ if [ -n "$attack_binary" ]; then
         status=1
     fi
     wait "$flooder" || status=1
+    # ... and does not flood the audit log: a bounded number of lines, the
+    # rest counted (rule 11).
+    flood_lines=$(grep -c '^cachescope-helper: action=dropcaches uid=4202 ' "$log" || true)
+    if [ "$flood_lines" -gt 200 ]; then
+        say "ERROR: the flood wrote $flood_lines audit lines"
+        status=1
+    else
+        say "the flood wrote $flood_lines audit lines"
+    fi
     # A refused user calls Cancel on the allowed user's trace job every 50 ms.
     say "attack: Cancel on another user's trace job every 50 ms"
     install -m 0644 -o cachescope-user "$scratch/rootfile" "$scratch/user/attack-traced.bin"

@@ -19,8 +19,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <thread>
 
+#include <pthread.h>
 #include <unistd.h>
 
 namespace Cachescope::Helper
@@ -821,17 +824,15 @@ void HelperService::run(const std::shared_ptr<Request> &request)
                 Qt::QueuedConnection);
         };
     }
-    request->running = true;
-    QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(spec.deadline), this, [this, id] {
-        deadlinePassed(id);
-    });
-    std::thread([this,
-                 id,
-                 action = spec.action,
-                 args = request->arguments,
-                 caller = request->caller(),
-                 context = std::move(context),
-                 before = std::move(abandonedBefore)]() mutable {
+    // A thread of its own (pthread_create, not std::thread: this code has no
+    // exceptions, and a thread that cannot be made is an answer, not an abort).
+    auto *work = new std::function<void()>([this,
+                                            id,
+                                            action = spec.action,
+                                            args = request->arguments,
+                                            caller = request->caller(),
+                                            context = std::move(context),
+                                            before = std::move(abandonedBefore)]() mutable {
         const ActionReply reply = action(args, caller, context);
         {
             const std::lock_guard lock(m_abandonedMutex);
@@ -854,7 +855,30 @@ void HelperService::run(const std::shared_ptr<Request> &request)
                 finished(id, reply);
             },
             Qt::QueuedConnection);
-    }).detach();
+    });
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    const int error = pthread_create(
+        &thread,
+        &attributes,
+        [](void *argument) -> void * {
+            const std::unique_ptr<std::function<void()>> run(static_cast<std::function<void()> *>(argument));
+            (*run)();
+            return nullptr;
+        },
+        work);
+    pthread_attr_destroy(&attributes);
+    if (error != 0) {
+        delete work;
+        answerError(request, SystemFailure, QStringLiteral("The helper cannot start the operation now: %1.").arg(errnoText(error)));
+        return;
+    }
+    request->running = true;
+    QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(spec.deadline), this, [this, id] {
+        deadlinePassed(id);
+    });
 }
 
 void HelperService::startJob(uint64_t id)
@@ -882,11 +906,14 @@ void HelperService::startJob(uint64_t id)
             &request->track,
             [](sd_bus_track *, void *userdata) {
                 s_service->ownerLeft(uint64_t(reinterpret_cast<uintptr_t>(userdata)));
-                return 0;
+                return 1;
             },
             reinterpret_cast<void *>(uintptr_t(id)))
         >= 0) {
-        sd_bus_track_add_name(request->track, request->sender.c_str());
+        if (sd_bus_track_add_name(request->track, request->sender.c_str()) < 0) {
+            // Gone already (or cannot be tracked): no empty track is kept.
+            request->track = sd_bus_track_unref(request->track);
+        }
     }
 }
 
@@ -964,6 +991,13 @@ void HelperService::ownerLeft(uint64_t id)
     std::shared_ptr<Request> request = found->second;
     request->cancelled->store(true);
     request->answered = true; // nobody to answer
+    // The track goes now, not when the thread ends: sd-bus would otherwise
+    // queue an empty track again and again, and the bus thread would spin
+    // on it for as long as the thread runs (sd-bus holds its own reference
+    // while it calls us).
+    if (request->track) {
+        request->track = sd_bus_track_unref(request->track);
+    }
     forget(id);
 }
 

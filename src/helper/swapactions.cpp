@@ -256,6 +256,11 @@ QVariantMap areaReport(const SwapRecord &record, const AreaResult &result)
 ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     const std::unique_lock swapState = lockSwapState();
+    // Waited for another swap operation past this one's deadline: its caller
+    // was answered already, and nothing may happen behind its back.
+    if (context.stopped && context.stopped()) {
+        return refuse(Timeout, QStringLiteral("Another swap operation took past this one's deadline; nothing was done."));
+    }
     static const char *action = "swapoff";
     if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
         return *refused;
@@ -378,6 +383,11 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
 ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     const std::unique_lock swapState = lockSwapState();
+    // Waited for another swap operation past this one's deadline: its caller
+    // was answered already, and nothing may happen behind its back.
+    if (context.stopped && context.stopped()) {
+        return refuse(Timeout, QStringLiteral("Another swap operation took past this one's deadline; nothing was done."));
+    }
     static const char *action = "swapon";
     if (auto refused = refuseBadSwapRequest(args, caller, context, action)) {
         return *refused;

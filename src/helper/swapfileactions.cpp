@@ -91,6 +91,11 @@ int writeSwapFile(int fd, uint64_t bytes, uint64_t page)
 ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     const std::unique_lock swapState = lockSwapState();
+    // Waited for another swap operation past this one's deadline: its caller
+    // was answered already, and nothing may happen behind its back.
+    if (context.stopped && context.stopped()) {
+        return refuse(Timeout, QStringLiteral("Another swap operation took past this one's deadline; nothing was done."));
+    }
     static const char *action = "swapfilecreate";
     if (auto refused = refuseUnknownCaller(caller)) {
         return finish(context, action, caller, {}, *refused);
@@ -175,6 +180,11 @@ ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, 
 ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     const std::unique_lock swapState = lockSwapState();
+    // Waited for another swap operation past this one's deadline: its caller
+    // was answered already, and nothing may happen behind its back.
+    if (context.stopped && context.stopped()) {
+        return refuse(Timeout, QStringLiteral("Another swap operation took past this one's deadline; nothing was done."));
+    }
     static const char *action = "swapfileremove";
     if (auto refused = refuseUnknownCaller(caller)) {
         return finish(context, action, caller, {}, *refused);

@@ -322,6 +322,12 @@ if [ -n "$attack_binary" ]; then
             status=1
         fi
         wait "$hanging" || status=1
+        # A caller that leaves the bus with its job under way: the job is
+        # cancelled and the helper goes on serving others.
+        say "attack: a caller leaves the bus during its job"
+        attack_as cachescope-user leave-during-job "$fuse_dir/file" || status=1
+        sleep 0.5
+        attack_as cachescope-user drop-caches-within 3000 || status=1
     fi
 fi
 

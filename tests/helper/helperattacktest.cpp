@@ -723,6 +723,25 @@ int floodCalls(int count, const char *readyFile, int seconds)
     return flood.sent > 0 ? 0 : 1;
 }
 
+// Starts a residency read of a file that never answers and leaves the bus
+// as soon as it has the job's path (Ctrl+C in the CLI): the helper must
+// cancel the job and go on serving others.
+int leaveDuringJob(const char *path)
+{
+    sd_bus *bus = openBus();
+    sd_bus_message *call = newCall(bus, "ReadResidency");
+    sd_bus_message_open_container(call, 'a', "ay");
+    sd_bus_message_append_array(call, 'y', path, strlen(path));
+    sd_bus_message_close_container(call);
+    sd_bus_message_append(call, "u", uint32_t(8));
+    Outcome started = send(bus, call);
+    sd_bus_message_unref(call);
+    check(!jobPathOf(started).empty(), "ReadResidency returned no job: " + started.error + ": " + started.message);
+    sd_bus_flush_close_unref(bus);
+    say("left the bus with its job under way");
+    return failures == 0 ? 0 : 1;
+}
+
 // A child of its own, held on a pipe until the role ends.
 pid_t heldChild()
 {
@@ -827,6 +846,9 @@ int main(int argc, char **argv)
     }
     if (role == "residency-of-hanging-file") {
         return residencyOfHangingFile(arg(2), arg(3));
+    }
+    if (role == "leave-during-job") {
+        return leaveDuringJob(arg(2));
     }
     if (role == "flood-calls") {
         return floodCalls(atoi(arg(2)), arg(3), atoi(arg(4)));

@@ -200,6 +200,35 @@ std::string jobPathOf(const Outcome &outcome)
     return path;
 }
 
+// Starts a job and returns its path; empty (and a failure said) when the
+// helper answered anything else.
+std::string startJob(sd_bus *bus, sd_bus_message *call, const char *method)
+{
+    Outcome started = send(bus, call);
+    sd_bus_message_unref(call);
+    const std::string job = jobPathOf(started);
+    check(!job.empty(), std::string(method) + " returned no job: " + started.error + ": " + started.message);
+    return job;
+}
+
+std::string startTrace(sd_bus *bus, pid_t pid, uint32_t seconds)
+{
+    sd_bus_message *call = newCall(bus, "Trace");
+    sd_bus_message_append(call, "uu", uint32_t(pid), seconds);
+    return startJob(bus, call, "Trace");
+}
+
+// The residency of one path, in 8 buckets.
+std::string startResidencyRead(sd_bus *bus, const char *path)
+{
+    sd_bus_message *call = newCall(bus, "ReadResidency");
+    sd_bus_message_open_container(call, 'a', "ay");
+    sd_bus_message_append_array(call, 'y', path, strlen(path));
+    sd_bus_message_close_container(call);
+    sd_bus_message_append(call, "u", uint32_t(8));
+    return startJob(bus, call, "ReadResidency");
+}
+
 // --- Roles ---------------------------------------------------------------------------
 
 // A refused user attaches a descriptor of the FUSE flush trap to calls and
@@ -337,12 +366,7 @@ int traceOwnChild(const char *file, const char *jobFile)
         }
     };
     watchJobs(bus, &signals);
-    sd_bus_message *call = newCall(bus, "Trace");
-    sd_bus_message_append(call, "uu", uint32_t(child), uint32_t(20));
-    Outcome started = send(bus, call);
-    sd_bus_message_unref(call);
-    const std::string job = jobPathOf(started);
-    check(!job.empty(), "Trace returned no job: " + started.error + ": " + started.message);
+    const std::string job = startTrace(bus, child, 20);
     if (job.empty()) {
         kill(child, SIGKILL);
         return 1;
@@ -436,15 +460,7 @@ int residencyOfHangingFile(const char *path, const char *readyFile)
         }
     };
     watchJobs(bus, &signals);
-    sd_bus_message *call = newCall(bus, "ReadResidency");
-    sd_bus_message_open_container(call, 'a', "ay");
-    sd_bus_message_append_array(call, 'y', path, strlen(path));
-    sd_bus_message_close_container(call);
-    sd_bus_message_append(call, "u", uint32_t(8));
-    Outcome started = send(bus, call);
-    sd_bus_message_unref(call);
-    const std::string job = jobPathOf(started);
-    check(!job.empty(), "ReadResidency returned no job: " + started.error + ": " + started.message);
+    const std::string job = startResidencyRead(bus, path);
     std::ofstream(readyFile) << job << "\n";
     check(waitFor(
               bus,
@@ -729,14 +745,7 @@ int floodCalls(int count, const char *readyFile, int seconds)
 int leaveDuringJob(const char *path)
 {
     sd_bus *bus = openBus();
-    sd_bus_message *call = newCall(bus, "ReadResidency");
-    sd_bus_message_open_container(call, 'a', "ay");
-    sd_bus_message_append_array(call, 'y', path, strlen(path));
-    sd_bus_message_close_container(call);
-    sd_bus_message_append(call, "u", uint32_t(8));
-    Outcome started = send(bus, call);
-    sd_bus_message_unref(call);
-    check(!jobPathOf(started).empty(), "ReadResidency returned no job: " + started.error + ": " + started.message);
+    (void)startResidencyRead(bus, path);
     sd_bus_flush_close_unref(bus);
     say("left the bus with its job under way");
     return failures == 0 ? 0 : 1;
@@ -762,12 +771,7 @@ int holdTrace(const char *readyFile, int seconds)
     sd_bus *bus = openBus();
     JobSignals signals;
     watchJobs(bus, &signals);
-    sd_bus_message *call = newCall(bus, "Trace");
-    sd_bus_message_append(call, "uu", uint32_t(child), uint32_t(30));
-    Outcome started = send(bus, call);
-    sd_bus_message_unref(call);
-    const std::string job = jobPathOf(started);
-    check(!job.empty(), "Trace returned no job: " + started.error + ": " + started.message);
+    const std::string job = startTrace(bus, child, 30);
     const bool tracing = !job.empty()
         && waitFor(
             bus,

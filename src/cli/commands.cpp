@@ -87,7 +87,7 @@ std::vector<Command> privilegedCommands()
 std::vector<Command> &commandTable()
 {
     static std::vector<Command> table = [] {
-        std::vector<Command> all = {statusCommand(), evictCommand(), loadCommand(), topCommand(), mapCommand(), lockCommand(), meminfoCommand(), appsCommand()};
+        std::vector<Command> all = {statusCommand(), evictCommand(), loadCommand(), topCommand(), mapCommand(), accountCommand(), lockCommand(), meminfoCommand(), appsCommand()};
         for (std::vector<Command> group : {snapshotCommands(), privilegedCommands()}) {
             all.insert(all.end(), group.begin(), group.end());
         }

@@ -31,6 +31,7 @@ struct Command {
 [[nodiscard]] Command loadCommand();
 [[nodiscard]] Command topCommand();
 [[nodiscard]] Command mapCommand();
+[[nodiscard]] Command accountCommand();
 [[nodiscard]] Command lockCommand();
 [[nodiscard]] Command meminfoCommand();
 [[nodiscard]] Command appsCommand();

@@ -164,7 +164,7 @@ int runCli(int argc, char **argv)
         return usageError({}, "unknown option '" + arg + "'");
     }
     if (next == args.size()) {
-        return usageError({}, "no command given (status, evict, load, top, map, lock, meminfo, snapshot, drop-caches, swap)");
+        return usageError({}, "no command given (status, evict, load, top, map, account, lock, meminfo, snapshot, drop-caches, swap)");
     }
     std::string name = args[next++];
     if (name == "help") {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 
 // A signal handler may call almost nothing, and Walker::cancel() is not
@@ -29,6 +30,7 @@ std::mutex scopeMutex;
 std::condition_variable interruptCondition;
 int activeScopes = 0;
 Walker *activeWalker = nullptr;
+std::function<void()> activeCancel;
 } // namespace
 
 namespace
@@ -58,6 +60,9 @@ void *takeSignals(void *argument)
         interruptedFlag = true;
         if (activeWalker) {
             activeWalker->cancel();
+        }
+        if (activeCancel) {
+            activeCancel();
         }
         lock.unlock();
         interruptCondition.notify_all();
@@ -129,11 +134,22 @@ CancelScope::CancelScope(Walker *walker)
     }
 }
 
+CancelScope::CancelScope(std::function<void()> cancel)
+{
+    const std::lock_guard lock(scopeMutex);
+    ++activeScopes;
+    activeCancel = std::move(cancel);
+    if (activeCancel && interruptedFlag.load()) {
+        activeCancel();
+    }
+}
+
 CancelScope::~CancelScope()
 {
     const std::lock_guard lock(scopeMutex);
     --activeScopes;
     activeWalker = nullptr;
+    activeCancel = nullptr;
 }
 
 } // namespace Cachescope::Cli

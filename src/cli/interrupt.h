@@ -7,6 +7,7 @@
 // process ends at once. A second signal always ends it.
 
 #include <atomic>
+#include <functional>
 
 namespace Cachescope
 {
@@ -29,6 +30,8 @@ class CancelScope
 {
 public:
     explicit CancelScope(Walker *walker = nullptr);
+    // The same with a function of its own (called on the signal thread).
+    explicit CancelScope(std::function<void()> cancel);
     ~CancelScope();
     CancelScope(const CancelScope &) = delete;
     CancelScope &operator=(const CancelScope &) = delete;

@@ -43,6 +43,8 @@ struct SwapArea {
 // (seq_file_path(..., " \t\n\\")): those four bytes become \ooo. Anything
 // else after a backslash is kept as is.
 [[nodiscard]] std::string decodeOctalEscapes(std::string_view text);
+// The fields of a line of a /proc table, split at runs of spaces and tabs.
+[[nodiscard]] std::vector<std::string_view> splitFields(std::string_view line);
 
 // One line of /proc/PID/mountinfo (proc(5)): which part (root) of which
 // file system (device, fsType) is mounted where (mountPoint), paths with

@@ -5,6 +5,7 @@
 #include "helperprotocol.h"
 
 #include "format.h"
+#include "procfs.h"
 
 #include <QByteArray>
 #include <QStringList>
@@ -22,25 +23,6 @@ namespace Cachescope::Helper
 
 namespace
 {
-std::vector<std::string_view> splitWhitespace(std::string_view line)
-{
-    std::vector<std::string_view> fields;
-    size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
-            ++i;
-        }
-        const size_t start = i;
-        while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
-            ++i;
-        }
-        if (i > start) {
-            fields.push_back(line.substr(start, i - start));
-        }
-    }
-    return fields;
-}
-
 template<typename T>
 std::optional<T> parseNumber(std::string_view text)
 {
@@ -281,7 +263,7 @@ std::optional<std::vector<SwapRecord>> parseSwapState(std::string_view text, QSt
             }
             continue;
         }
-        const std::vector<std::string_view> fields = splitWhitespace(line);
+        const std::vector<std::string_view> fields = splitFields(line);
         SwapRecord record;
         const std::optional<uint64_t> device = fields.size() == 5 ? parseNumber<uint64_t>(fields[1]) : std::nullopt;
         const std::optional<uint64_t> inode = fields.size() == 5 ? parseNumber<uint64_t>(fields[2]) : std::nullopt;

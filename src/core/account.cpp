@@ -671,33 +671,64 @@ WalkResult CacheAccountant::walkRoots(const std::vector<std::string> &roots, Wal
     return result;
 }
 
+namespace
+{
+
+// How the account walks: as the cache map does (each page once, no
+// file system that keeps no page cache).
+WalkOptions accountWalkOptions(const AccountOptions &options)
+{
+    WalkOptions walkOptions;
+    walkOptions.threads = options.threads;
+    walkOptions.residencyOptions = options.residencyOptions;
+    walkOptions.skipNoPageCache = true;
+    walkOptions.countMountsOnce = true;
+    return walkOptions;
+}
+
+} // namespace
+
 CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
 {
     const auto started = std::chrono::steady_clock::now();
     CacheAccount account;
+    account.memInfoBefore = readMemInfo(m_options.procRoot).value_or(MemInfo());
+    // 1. The files reachable by path, as the cache map of the root counts them.
+    if (m_step) {
+        m_step("walking " + m_options.root);
+    }
+    CacheMapTree tree;
+    account.walk = walkRoots({m_options.root}, accountWalkOptions(m_options), problems, &tree);
+    accountFor(account, tree, problems);
+    account.complete = !m_cancelled && !account.walk.cancelled && tree.complete;
+    account.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return account;
+}
+
+CacheAccount CacheAccountant::runFromMap(const CacheMapTree &tree, Walker::ProblemCallback problems)
+{
+    const auto started = std::chrono::steady_clock::now();
+    CacheAccount account;
+    account.memInfoBefore = readMemInfo(m_options.procRoot).value_or(MemInfo());
+    accountFor(account, tree, problems);
+    account.complete = !m_cancelled && tree.complete;
+    account.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return account;
+}
+
+void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree, const Walker::ProblemCallback &problems)
+{
     const auto step = [this](const std::string &text) {
         if (m_step) {
             m_step(text);
         }
     };
     const std::string &procRoot = m_options.procRoot;
-    if (std::optional<MemInfo> info = readMemInfo(procRoot)) {
-        account.memInfoBefore = std::move(*info);
-    }
     const std::vector<MountInfoEntry> mounts = readMountInfo("/proc").value_or(std::vector<MountInfoEntry>());
     const VisibleMounts visible = visibleMounts(mounts);
-
-    // 1. The files reachable by path, as the cache map of the root counts them.
-    step("walking " + m_options.root);
-    WalkOptions walkOptions;
-    walkOptions.threads = m_options.threads;
-    walkOptions.residencyOptions = m_options.residencyOptions;
-    walkOptions.skipNoPageCache = true;
-    walkOptions.countMountsOnce = true;
-    CacheMapTree tree;
-    account.walk = walkRoots({m_options.root}, walkOptions, problems, &tree);
-    account.hidden.files = account.walk.total.hiddenFiles;
-    account.hidden.fileBytes = account.walk.total.hiddenPages * pageSize();
+    const WalkOptions walkOptions = accountWalkOptions(m_options);
+    account.hidden.files = tree.total.hiddenFiles;
+    account.hidden.fileBytes = tree.total.hiddenBytes;
     {
         // Each folder's tree on its own file system, cut at mount points.
         const size_t count = tree.folders.size();
@@ -1024,9 +1055,6 @@ CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
         return a.bytes > b.bytes;
     });
     account.unexplained = int64_t(account.cached) - int64_t(account.partsBytes());
-    account.complete = !m_cancelled && !account.walk.cancelled;
-    account.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return account;
 }
 
 CacheAccount accountCache(const AccountOptions &options, Walker::ProblemCallback problems)

@@ -194,10 +194,15 @@ public:
     void setStepCallback(StepCallback callback);
 
     [[nodiscard]] CacheAccount run(Walker::ProblemCallback problems = {});
+    // The same from a cache map of AccountOptions::root made already (the
+    // window's Cache Map): every part but the walk of the root, whose
+    // folders the map holds (CacheAccount::walk stays empty).
+    [[nodiscard]] CacheAccount runFromMap(const CacheMapTree &tree, Walker::ProblemCallback problems = {});
     void cancel();
     [[nodiscard]] uint64_t entriesSeen() const;
 
 private:
+    void accountFor(CacheAccount &account, const CacheMapTree &tree, const Walker::ProblemCallback &problems);
     [[nodiscard]] WalkResult walkRoots(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems, CacheMapTree *tree);
     AccountOptions m_options;
     StepCallback m_step;

@@ -9,6 +9,7 @@
 // (<build>/screenshots/cachemap*.png).
 
 #include "cachemap/cachemapview.h"
+#include "cachemap/accountpartsdialog.h"
 #include "cachemap/cachemapwidget.h"
 #include "cachemap/treemaplayout.h"
 #include "files/filespanel.h"
@@ -31,9 +32,14 @@
 #include <QTest>
 #include <QTimer>
 #include <QToolTip>
+#include <QTreeWidget>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <memory>
@@ -538,6 +544,72 @@ private Q_SLOTS:
     // Not a timed assertion: the figures for the README, and a screenshot of a
     // real tree. The longest stretch the event loop did not run is measured
     // with a 10 ms timer while / is walked.
+    void wholeSystemAccount()
+    {
+        // A process holding a memfd that no folder shows: the account names it.
+        int ready[2];
+        QCOMPARE(pipe2(ready, O_CLOEXEC), 0);
+        const uint64_t size = 3 * 1024 * 1024;
+        const pid_t holder = fork();
+        if (holder == 0) {
+            const int fd = memfd_create("cachescope-map-account", 0);
+            static char block[65536];
+            uint64_t done = 0;
+            while (fd >= 0 && done < size && write(fd, block, sizeof block) == ssize_t(sizeof block)) {
+                done += sizeof block;
+            }
+            (void)!write(ready[1], done == size ? "r" : "f", 1);
+            for (;;) {
+                pause();
+            }
+        }
+        close(ready[1]);
+        const auto reap = qScopeGuard([holder] {
+            kill(holder, SIGKILL);
+            waitpid(holder, nullptr, 0);
+        });
+        char answer = 0;
+        QVERIFY(read(ready[0], &answer, 1) == 1 && answer == 'r');
+        close(ready[0]);
+
+        CacheMapView view;
+        view.resize(1100, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.mapFolder(QStringLiteral("/"));
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isMapping() && !view.isAccounting() && view.account(), 300000);
+        const QString text = view.accountText();
+        QVERIFY2(text.contains(QStringLiteral("unexplained")) && text.startsWith(QStringLiteral("Cached ")), qPrintable(text));
+        const QString sharedLink = QStringLiteral("<a href=\"%1\">").arg(int(AccountGroup::SharedMemory));
+        QVERIFY2(text.contains(sharedLink), qPrintable(text));
+        Screenshots::save(view, "cachemap-account.png");
+
+        // The link lists the memfd with its size and its holder.
+        auto *label = view.findChild<QLabel *>(QStringLiteral("cacheMapAccount"));
+        QVERIFY(label && label->isVisible());
+        Q_EMIT label->linkActivated(QString::number(int(AccountGroup::SharedMemory)));
+        AccountPartsDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = view.findChild<AccountPartsDialog *>()) != nullptr);
+        QTreeWidget *list = dialog->partsList();
+        QTreeWidgetItem *found = nullptr;
+        for (int i = 0; i < list->topLevelItemCount(); ++i) {
+            if (list->topLevelItem(i)->text(2).contains(QStringLiteral("cachescope-map-account"))) {
+                found = list->topLevelItem(i);
+            }
+        }
+        QVERIFY(found);
+        QCOMPARE(found->text(0), formatBytes(size, ByteStyle::OneDecimal, QLocale()));
+        QVERIFY2(found->text(3).contains(QString::number(holder)), qPrintable(found->text(3)));
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        Screenshots::save(*dialog, "cachemap-account-shared-memory.png");
+        dialog->close();
+
+        // A folder's map is no account of Cached: the line goes.
+        view.mapFolder(QString::fromStdString(TestUtil::scratchDir("cachemap-account")));
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isMapping(), 60000);
+        QVERIFY(view.accountText().isEmpty());
+    }
+
     void wholeSystemFigures()
     {
         CacheMapView view;

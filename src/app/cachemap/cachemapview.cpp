@@ -3,6 +3,8 @@
 
 #include "cachemapview.h"
 
+#include "accountpartsdialog.h"
+#include "accountscan.h"
 #include "cachemapscan.h"
 #include "cachemapwidget.h"
 #include "experiments/figuretext.h"
@@ -45,6 +47,10 @@ struct CacheMapView::Private {
     QLabel *progress = nullptr;
     QPushButton *cancelButton = nullptr;
     QLabel *summary = nullptr;
+    // The account of Cached under the map of / (AccountScan), its parts as links.
+    QLabel *account = nullptr;
+    AccountScan *accountScan = nullptr;
+    std::shared_ptr<const CacheAccount> lastAccount;
     QTimer *progressTimer = nullptr;
 
     std::shared_ptr<const CacheMapTree> tree;
@@ -120,6 +126,27 @@ CacheMapView::CacheMapView(QWidget *parent)
     // A line even while empty (a walk's start, before its first figures): the map keeps its place.
     d->summary->setMinimumHeight(d->summary->fontMetrics().lineSpacing());
 
+    d->accountScan = new AccountScan(this);
+    d->account = new QLabel(this);
+    d->account->setObjectName(QStringLiteral("cacheMapAccount"));
+    d->account->setWordWrap(true);
+    d->account->setTextFormat(Qt::RichText);
+    d->account->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    // A line even while empty (the map of a folder, not of /): the map keeps its place.
+    d->account->setMinimumHeight(d->account->fontMetrics().lineSpacing());
+    connect(d->account, &QLabel::linkActivated, this, [this](const QString &link) {
+        bool ok = false;
+        const int group = link.toInt(&ok);
+        if (ok) {
+            showAccountGroup(AccountGroup(group));
+        }
+    });
+    connect(d->accountScan, &AccountScan::finished, this, [this](std::shared_ptr<const CacheAccount> account) {
+        d->lastAccount = std::move(account);
+        updateAccount();
+        Q_EMIT accountChanged();
+    });
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
@@ -132,6 +159,7 @@ CacheMapView::CacheMapView(QWidget *parent)
     legend->setWordWrap(true);
     legend->setEnabled(false); // the secondary colour of the style, as hints are
     layout->addWidget(d->summary);
+    layout->addWidget(d->account);
     layout->addWidget(legend);
 
     d->progressTimer = new QTimer(this);
@@ -163,7 +191,13 @@ CacheMapView::CacheMapView(QWidget *parent)
         const QString took = formatDuration(double(d->walkTime.elapsed()) / 1000.0);
         d->progress->setText(complete ? i18nc("@info:status %1 a date and time, %2 a duration (0.65 s)", "Mapped on %1 (took %2)", at, took)
                                       : i18nc("@info:status %1 a date and time, %2 a duration (0.65 s)", "Walk cancelled on %1 after %2", at, took));
+        // The map of the whole system starts the account of Cached: the
+        // parts that no folder shows.
+        if (complete && d->root == QLatin1String("/")) {
+            d->accountScan->start(tree);
+        }
         setTree(std::move(tree));
+        updateAccount();
         Q_EMIT mappingChanged(false);
         QTimer::singleShot(0, this, [this] {
             d->retired.reset();
@@ -226,6 +260,7 @@ void CacheMapView::mapFolder(const QString &root)
     d->retired = std::move(d->tree);
     d->shown = CacheMapFolder::NoParent;
     d->map->setTree(nullptr, CacheMapFolder::NoParent);
+    d->accountScan->cancel();
     WalkOptions options;
     options.oneFileSystem = d->oneFileSystem;
     options.skipNoPageCache = !d->walkKernelFileSystems;
@@ -235,6 +270,7 @@ void CacheMapView::mapFolder(const QString &root)
     d->progress->setText(i18nc("@info:progress", "Walking %1…", root));
     Q_EMIT mappingChanged(true);
     updateHeader();
+    updateAccount();
 }
 
 void CacheMapView::refresh()
@@ -309,6 +345,99 @@ CacheMapWidget *CacheMapView::mapWidget() const
 QString CacheMapView::summaryText() const
 {
     return d->summary->text();
+}
+
+QString CacheMapView::accountText() const
+{
+    return d->account->text();
+}
+
+bool CacheMapView::isAccounting() const
+{
+    return d->accountScan->isRunning();
+}
+
+std::shared_ptr<const CacheAccount> CacheMapView::account() const
+{
+    return d->lastAccount;
+}
+
+AccountPartsDialog *CacheMapView::showAccountGroup(AccountGroup group)
+{
+    if (!d->lastAccount) {
+        return nullptr;
+    }
+    auto *dialog = new AccountPartsDialog(d->lastAccount, group, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+}
+
+void CacheMapView::updateAccount()
+{
+    // Only for the whole system: a folder's map is not an account of Cached.
+    if (d->root != QLatin1String("/")) {
+        d->account->clear();
+        return;
+    }
+    if (d->accountScan->isRunning() || (d->scan->isRunning() && !d->lastAccount)) {
+        d->account->setText(i18nc("@info:progress", "Accounting for the rest of Cached: shared memory, deleted files, other mount namespaces…"));
+        return;
+    }
+    if (!d->lastAccount) {
+        d->account->clear();
+        return;
+    }
+    const CacheAccount &account = *d->lastAccount;
+    const QLocale locale;
+    const auto bytes = [&locale](uint64_t value) {
+        return formatBytes(value, ByteStyle::OneDecimal, locale);
+    };
+    QStringList parts;
+    for (const AccountGroupTotal &group : accountGroups(account)) {
+        QString text;
+        switch (group.group) {
+        case AccountGroup::FilesByPath:
+            text = i18nc("@info %1 bytes", "%1 files under /", bytes(group.bytes));
+            break;
+        case AccountGroup::SharedMemory:
+            text = i18nc("@info %1 bytes", "%1 tmpfs and shared memory", bytes(group.bytes));
+            break;
+        case AccountGroup::DeletedFiles:
+            text =
+                i18ncp("@info %2 bytes", "%2 in %1 deleted file still open", "%2 in %1 deleted files still open", qulonglong(group.parts), bytes(group.bytes));
+            break;
+        case AccountGroup::OtherNamespaces:
+            text = i18nc("@info %1 bytes", "%1 in other mount namespaces", bytes(group.bytes));
+            break;
+        case AccountGroup::CoveredFolders:
+            text = i18nc("@info %1 bytes", "%1 in folders under mount points", bytes(group.bytes));
+            break;
+        }
+        parts.append(QStringLiteral("<a href=\"%1\">%2</a>").arg(int(group.group)).arg(text.toHtmlEscaped()));
+    }
+    const QString unexplained = account.unexplained >= 0
+        ? bytes(uint64_t(account.unexplained))
+        : i18nc("@info %1 bytes", "−%1 (the parts grew while they were counted)", bytes(uint64_t(-account.unexplained)));
+    parts.append(i18nc("@info %1 bytes", "%1 unexplained", unexplained).toHtmlEscaped());
+    QString text = i18nc("@info %1 bytes, %2 the parts, separated by commas", "Cached %1: %2", bytes(account.cached), parts.join(QStringLiteral(", ")));
+    if (account.hidden.processes > 0) {
+        text += QStringLiteral("; ")
+            + i18ncp("@info",
+                     "the open files of %1 process are hidden from you (run cachescope-cli account as root to see them)",
+                     "the open files of %1 processes are hidden from you (run cachescope-cli account as root to see them)",
+                     qulonglong(account.hidden.processes))
+                  .toHtmlEscaped();
+    }
+    if (account.hidden.coveredMountPoints > 0) {
+        text += QStringLiteral("; ")
+            + i18ncp("@info",
+                     "the folder under %1 mount point is hidden from you",
+                     "the folders under %1 mount points are hidden from you",
+                     qulonglong(account.hidden.coveredMountPoints))
+                  .toHtmlEscaped();
+    }
+    d->account->setText(text);
 }
 
 size_t CacheMapView::mapMemoryBytes() const

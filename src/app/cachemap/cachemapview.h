@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "account.h"
 #include "cachemap.h"
 
 #include <QUrl>
@@ -17,6 +18,7 @@ class QToolButton;
 namespace Cachescope::App
 {
 
+class AccountPartsDialog;
 class CacheMapScan;
 class CacheMapWidget;
 
@@ -51,6 +53,12 @@ public:
     [[nodiscard]] bool isComplete() const;
     [[nodiscard]] CacheMapWidget *mapWidget() const;
     [[nodiscard]] QString summaryText() const;
+    // The account of Cached under a map of / (empty for another folder's map).
+    [[nodiscard]] QString accountText() const;
+    [[nodiscard]] bool isAccounting() const;
+    [[nodiscard]] std::shared_ptr<const CacheAccount> account() const;
+    // A link of the account line: the parts of that group in a dialog.
+    AccountPartsDialog *showAccountGroup(AccountGroup group);
     // The bytes the map holds for its folders (it holds nothing a file).
     [[nodiscard]] size_t mapMemoryBytes() const;
 
@@ -71,6 +79,7 @@ Q_SIGNALS:
     void evictRequested(const QList<QUrl> &urls);
     void inspectRequested(const QList<QUrl> &urls);
     void mappingChanged(bool mapping);
+    void accountChanged();
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -79,6 +88,7 @@ private:
     void setTree(std::shared_ptr<const CacheMapTree> tree);
     void showFolder(uint32_t index, bool remember);
     void updateHeader();
+    void updateAccount();
     void contextMenuFor(quint32 folder, const QPoint &globalPos);
     void chooseFolder();
     [[nodiscard]] uint32_t indexOf(const QString &path) const;

@@ -63,7 +63,10 @@ const Table<AccountPart> &partsTable()
                      [](const AccountPart &p) {
                          return countCell(p.bytes);
                      },
-                 .spanned = true},
+                 .text =
+                     [](const AccountPart &p, bool raw) {
+                         return p.hidden ? std::string("hidden") : sizeText(p.bytes, raw);
+                     }},
                 {.header = "SIZE",
                  .key = "size",
                  .width = 10,
@@ -72,8 +75,7 @@ const Table<AccountPart> &partsTable()
                  .value =
                      [](const AccountPart &p) {
                          return countCell(p.sizeBytes);
-                     },
-                 .spanned = true},
+                     }},
                 {.header = "KIND",
                  .key = "kind",
                  .align = Align::Left,
@@ -111,7 +113,7 @@ const Table<AccountPart> &partsTable()
                  .help = "false for shared memory, whose pages can only be swapped out",
                  .value =
                      [](const AccountPart &p) {
-                         return boolCell(accountKindEvictable(p.kind));
+                         return boolCell(p.evictable());
                      }},
                 {.key = "hidden",
                  .format = Format::Bool,
@@ -269,10 +271,13 @@ void appendText(std::string &out, const CacheAccount &account, bool raw)
     }
     out += std::string(first ? " " : ", ") + signedBytesText(account.unexplained, raw) + " unexplained";
     if (account.unexplained < 0) {
-        out += " (the parts grew while they were counted)";
+        out += " (pages counted in a part left the cache before Cached was read)";
     }
     out += '\n';
     const AccountHidden &hidden = account.hidden;
+    if (account.inChroot) {
+        out += "Note: / is a chroot here: the files of its file systems outside it are in unexplained\n";
+    }
     if (hidden.processes > 0) {
         out += "Hidden: the open files, maps and mount namespaces of " + std::to_string(hidden.processes)
             + " processes that the kernel does not let you read (run as root to see them)\n";
@@ -342,7 +347,9 @@ void appendJson(std::string &out, const CacheAccount &account)
     appendJsonNumber(out, "file_bytes", account.hidden.fileBytes);
     out += ',';
     appendJsonNumber(out, "covered_mount_points", account.hidden.coveredMountPoints);
-    out += "},\"buffers\":[";
+    out += "},";
+    appendJsonBool(out, "in_chroot", account.inChroot);
+    out += ",\"buffers\":[";
     for (size_t i = 0; i < account.buffersByDevice.size(); ++i) {
         const BlockDeviceBuffers &device = account.buffersByDevice[i];
         out += i ? ",{" : "{";

@@ -70,6 +70,11 @@ bool accountKindEvictable(AccountKind kind)
     }
 }
 
+bool AccountPart::evictable() const
+{
+    return accountKindEvictable(kind) && fileSystem != "tmpfs" && fileSystem != "ramfs";
+}
+
 uint64_t CacheAccount::partsBytes() const
 {
     uint64_t sum = 0;
@@ -480,7 +485,7 @@ private:
         }
         AccountPart part = measure(name, key, opener);
         if (part.kind == AccountKind::Files) {
-            return; // huge pages: not in Cached
+            return; // huge pages (not in Cached), or a file a path reaches
         }
         addProcess(part, process);
         m_known.emplace(key, m_parts.size());
@@ -528,13 +533,18 @@ private:
             part.hiddenReason = "the file changed while it was looked at";
             return part;
         }
+        if (part.kind == AccountKind::DeletedFile && st.st_nlink > 0) {
+            part.kind = AccountKind::Files; // another name still reaches it (maps said deleted): left out by the caller
+            return part;
+        }
         if (fstatfs(fd.get(), &sfs) == 0) {
             if (sfs.f_type == HUGETLBFS_MAGIC) {
-                part.kind = AccountKind::Files; // left out by the caller
+                part.kind = AccountKind::Files; // huge pages, not in Cached: left out by the caller
                 return part;
             }
-            if (isSharedMemoryFileSystem(int64_t(sfs.f_type))) {
-                part.fileSystem = sfs.f_type == RAMFS_MAGIC ? "ramfs" : "tmpfs";
+            const std::string name = fileSystemName(int64_t(sfs.f_type));
+            if (!name.empty()) {
+                part.fileSystem = name;
             }
         }
         part.sizeBytes = uint64_t(st.st_size);
@@ -729,6 +739,7 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
     const WalkOptions walkOptions = accountWalkOptions(m_options);
     account.hidden.files = tree.total.hiddenFiles;
     account.hidden.fileBytes = tree.total.hiddenBytes;
+    account.inChroot = m_options.root == "/" && !mounts.empty() && !mountShowing(visible, "/");
     {
         // Each folder's tree on its own file system, cut at mount points.
         const size_t count = tree.folders.size();
@@ -844,10 +855,12 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
             int error = 0;
             const std::optional<std::string> space = readLink(procRoot + '/' + std::to_string(pid) + "/ns/mnt", &error);
             if (!space) {
-                if (error == EACCES || error == EPERM) {
+                // A kernel thread's namespace is hidden from users too: it
+                // has no command line, and no files of its own.
+                if ((error == EACCES || error == EPERM) && !readProcFile(procRoot + '/' + std::to_string(pid) + "/cmdline").value_or(std::string()).empty()) {
                     ++account.hidden.processes;
                 }
-                continue; // gone, or a kernel thread (no namespace of its own)
+                continue; // gone, or a kernel thread
             }
             const std::string &command = commandOfPid(pid);
             if (!unreachable.scan(pid, command)) {

@@ -80,6 +80,10 @@ struct AccountPart {
     bool hidden = false;
     std::string hiddenReason;
     static constexpr size_t maxProcessesNamed = 16;
+
+    // Whether eviction can free its pages: not for a kind of shared memory,
+    // nor for a file on tmpfs or ramfs (a deleted one, a namespace's).
+    [[nodiscard]] bool evictable() const;
 };
 
 // What the kernel hid from this user (AccountOptions: not root).
@@ -110,6 +114,10 @@ struct CacheAccount {
     AccountHidden hidden;
     std::vector<BlockDeviceBuffers> buffersByDevice;
     WalkResult walk; // the walk of /
+    // The root walked is not the root of its file system's mount (mountinfo
+    // lists no mount at /): a chroot, whose file systems' files outside it
+    // no path reaches; their pages are in unexplained.
+    bool inChroot = false;
     bool complete = false; // not cancelled
     double seconds = 0;
 

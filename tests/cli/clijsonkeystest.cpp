@@ -390,6 +390,7 @@ private Q_SLOTS:
         add("top-filtered", QStringLiteral("top --json --include *.none {tree}"));
         // map
         add("map", QStringLiteral("map --json -d 3 {tree}"));
+        add("account", QStringLiteral("account --json"));
         add("map-file", QStringLiteral("map --json {file} {tree}"));
         add("map-hidden", QStringLiteral("map --json {roottree}"), RunAs::TestUser);
         // lock (refused: a lock that succeeds holds until killed)

@@ -270,7 +270,7 @@ private Q_SLOTS:
         QVERIFY2(!part->hidden, part->hiddenReason.c_str());
         QVERIFY2(nearly(part->bytes, size), qPrintable(QString::number(part->bytes)));
         QCOMPARE(part->sizeBytes, size);
-        QVERIFY(accountKindEvictable(part->kind));
+        QVERIFY(part->evictable());
     }
 
     void tmpfsMount()
@@ -298,7 +298,7 @@ private Q_SLOTS:
         QVERIFY2(part, qPrintable(describe(account)));
         QVERIFY2(nearly(part->bytes, size), qPrintable(QString::number(part->bytes)));
         QCOMPARE(part->fileSystem, std::string("tmpfs"));
-        QVERIFY(!accountKindEvictable(part->kind));
+        QVERIFY(!part->evictable());
         QCOMPARE(part->files, uint64_t(1));
     }
 

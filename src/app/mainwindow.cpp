@@ -125,6 +125,9 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
         }
     });
     connect(m_cacheMapView, &CacheMapView::evictRequested, m_filesPanel, &FilesPanel::evictUrls);
+    connect(m_cacheMapView, &CacheMapView::accountChanged, m_applicationsView, [this] {
+        m_applicationsView->setCacheAccount(m_cacheMapView->account());
+    });
     connect(m_cacheMapView, &CacheMapView::inspectRequested, m_filesPanel, &FilesPanel::inspectUrls);
 
     // What needs root (drop caches, swap, hidden residency) goes through the

@@ -198,6 +198,16 @@ private Q_SLOTS:
                  QStringLiteral("/proc/meminfo counts 700.0 MiB as cached, the rows 541.0 MiB. The other 159.0 MiB are charged elsewhere: 59.0 MiB charged "
                                 "to the root cgroup itself (kernel threads, processes in no cgroup below it); pages of 3 removed cgroups still "
                                 "charged to them; 10.0 MiB of shared memory and tmpfs, charged to whoever touched them first."));
+        // With the Cache Map's account (on the real kernel): where the rest is.
+        AccountOptions options;
+        options.root = m_scratch;
+        options.buffers = false;
+        const auto account = std::make_shared<const CacheAccount>(accountCache(options));
+        view.setCacheAccount(account);
+        const QString tip = view.accountingLabel()->toolTip();
+        QVERIFY2(tip.startsWith(QStringLiteral("/proc/meminfo counts 700.0 MiB")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("The Cache Map's account of the whole system")) && tip.contains(QStringLiteral(" unexplained")), qPrintable(tip));
+        QVERIFY2(!tip.contains(QLatin1Char('<')), qPrintable(tip)); // a tooltip in plain text, no links
     }
 
     void readOnlyWhileShown()

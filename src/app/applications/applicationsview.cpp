@@ -3,6 +3,8 @@
 
 #include "applicationsview.h"
 
+#include "cachemap/accounttext.h"
+
 #include "applicationsmodel.h"
 #include "format.h"
 #include "helperprotocol.h"
@@ -245,13 +247,33 @@ void ApplicationsView::setReport(const Cgroups::ApplicationsReport &report)
                                          bytesText(*a.meminfoCached),
                                          bytesText(a.rowsFile),
                                          elsewhere >= 0 ? bytesText(uint64_t(elsewhere)) : QStringLiteral("−") + bytesText(uint64_t(-elsewhere))));
-        m_accountingLabel->setToolTip(accountingText(a));
+        m_accountingText = accountingText(a);
     } else {
         m_accountingLabel->clear();
-        m_accountingLabel->setToolTip(QString());
+        m_accountingText.clear();
     }
+    updateAccountingToolTip();
     updateReclaimAction();
 }
+
+void ApplicationsView::setCacheAccount(std::shared_ptr<const CacheAccount> account)
+{
+    m_cacheAccount = std::move(account);
+    updateAccountingToolTip();
+}
+
+void ApplicationsView::updateAccountingToolTip()
+{
+    QString tip = m_accountingText;
+    if (!tip.isEmpty() && m_cacheAccount && m_cacheAccount->complete) {
+        tip += QStringLiteral("\n\n")
+            + i18nc("@info:tooltip %1 the account of Cached",
+                    "The Cache Map's account of the whole system (Cache Map tab, Whole System): %1.",
+                    accountSummaryText(*m_cacheAccount, AccountLinks::None));
+    }
+    m_accountingLabel->setToolTip(tip);
+}
+
 
 void ApplicationsView::updateVisibility()
 {

@@ -2,11 +2,13 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 #pragma once
 
+#include "account.h"
 #include "cgroups/applications.h"
 
 #include <QWidget>
 
 #include <functional>
+#include <memory>
 
 class KMessageWidget;
 class QAction;
@@ -58,6 +60,9 @@ public:
 
 public Q_SLOTS:
     void setReport(const Cachescope::Cgroups::ApplicationsReport &report);
+    // The Cache Map's account of Cached (made with its map of /): where the
+    // cache the rows leave out is, said in the accounting line's tooltip.
+    void setCacheAccount(std::shared_ptr<const Cachescope::CacheAccount> account);
     // The window calls this when it is minimised or restored.
     void updateVisibility();
     // Reclaims the selected application's page cache (asks first where the
@@ -76,6 +81,7 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    void updateAccountingToolTip();
     struct ReclaimRequest {
         QString folder;
         QString name;
@@ -95,6 +101,8 @@ private:
     QTreeView *m_view = nullptr;
     KMessageWidget *m_messageWidget = nullptr;
     QLabel *m_accountingLabel = nullptr;
+    std::shared_ptr<const Cachescope::CacheAccount> m_cacheAccount;
+    QString m_accountingText; // the tooltip without the account
     QAction *m_reclaimAction = nullptr;
     HelperReclaim m_helperReclaim;
     QString m_helperUnavailableReason;

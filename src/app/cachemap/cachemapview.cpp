@@ -5,6 +5,7 @@
 
 #include "accountpartsdialog.h"
 #include "accountscan.h"
+#include "accounttext.h"
 #include "cachemapscan.h"
 #include "cachemapwidget.h"
 #include "experiments/figuretext.h"
@@ -388,56 +389,7 @@ void CacheMapView::updateAccount()
         d->account->clear();
         return;
     }
-    const CacheAccount &account = *d->lastAccount;
-    const QLocale locale;
-    const auto bytes = [&locale](uint64_t value) {
-        return formatBytes(value, ByteStyle::OneDecimal, locale);
-    };
-    QStringList parts;
-    for (const AccountGroupTotal &group : accountGroups(account)) {
-        QString text;
-        switch (group.group) {
-        case AccountGroup::FilesByPath:
-            text = i18nc("@info %1 bytes", "%1 files under /", bytes(group.bytes));
-            break;
-        case AccountGroup::SharedMemory:
-            text = i18nc("@info %1 bytes", "%1 tmpfs and shared memory", bytes(group.bytes));
-            break;
-        case AccountGroup::DeletedFiles:
-            text =
-                i18ncp("@info %2 bytes", "%2 in %1 deleted file still open", "%2 in %1 deleted files still open", qulonglong(group.parts), bytes(group.bytes));
-            break;
-        case AccountGroup::OtherNamespaces:
-            text = i18nc("@info %1 bytes", "%1 in other mount namespaces", bytes(group.bytes));
-            break;
-        case AccountGroup::CoveredFolders:
-            text = i18nc("@info %1 bytes", "%1 in folders under mount points", bytes(group.bytes));
-            break;
-        }
-        parts.append(QStringLiteral("<a href=\"%1\">%2</a>").arg(int(group.group)).arg(text.toHtmlEscaped()));
-    }
-    const QString unexplained = account.unexplained >= 0
-        ? bytes(uint64_t(account.unexplained))
-        : i18nc("@info %1 bytes", "−%1 (the parts grew while they were counted)", bytes(uint64_t(-account.unexplained)));
-    parts.append(i18nc("@info %1 bytes", "%1 unexplained", unexplained).toHtmlEscaped());
-    QString text = i18nc("@info %1 bytes, %2 the parts, separated by commas", "Cached %1: %2", bytes(account.cached), parts.join(QStringLiteral(", ")));
-    if (account.hidden.processes > 0) {
-        text += QStringLiteral("; ")
-            + i18ncp("@info",
-                     "the open files of %1 process are hidden from you (run cachescope-cli account as root to see them)",
-                     "the open files of %1 processes are hidden from you (run cachescope-cli account as root to see them)",
-                     qulonglong(account.hidden.processes))
-                  .toHtmlEscaped();
-    }
-    if (account.hidden.coveredMountPoints > 0) {
-        text += QStringLiteral("; ")
-            + i18ncp("@info",
-                     "the folder under %1 mount point is hidden from you",
-                     "the folders under %1 mount points are hidden from you",
-                     qulonglong(account.hidden.coveredMountPoints))
-                  .toHtmlEscaped();
-    }
-    d->account->setText(text);
+    d->account->setText(accountSummaryText(*d->lastAccount, AccountLinks::Groups));
 }
 
 size_t CacheMapView::mapMemoryBytes() const

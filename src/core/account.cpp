@@ -242,6 +242,23 @@ std::vector<MapsEntry> parseMapsFiles(std::string_view text)
     return entries;
 }
 
+std::string flatpakApplication(std::string_view flatpakInfo)
+{
+    bool inApplication = false;
+    std::string name;
+    forEachLine(flatpakInfo, [&](std::string_view line) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) {
+            line.remove_suffix(1);
+        }
+        if (line.starts_with('[')) {
+            inApplication = line == "[Application]";
+        } else if (inApplication && name.empty() && line.starts_with("name=")) {
+            name = std::string(line.substr(5));
+        }
+    });
+    return name;
+}
+
 std::optional<UnreachableName> unreachableName(std::string_view path)
 {
     if (!path.ends_with(deletedSuffix)) {
@@ -379,6 +396,21 @@ std::vector<int> processIds(const std::string &procRoot)
     closedir(dir);
     std::sort(pids.begin(), pids.end());
     return pids;
+}
+
+// A sandbox's /.flatpak-info, read through /proc/PID/root: a symlink there
+// would be followed in this process's root, not the sandbox's, so none is.
+std::string flatpakInfoOf(const std::string &path)
+{
+    const UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    struct stat st = {};
+    if (!fd.isValid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        return {};
+    }
+    std::string text(65536, '\0');
+    const ssize_t n = read(fd.get(), text.data(), text.size());
+    text.resize(n > 0 ? size_t(n) : 0);
+    return text;
 }
 
 void addProcess(AccountPart &part, const AccountProcess &process)
@@ -913,6 +945,10 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
             const NamespaceMount &mount = elsewhere[i];
             part.path = mount.mount.mountPoint;
             part.name = "pid " + std::to_string(mount.pid) + " (" + commandOfPid(mount.pid) + ")";
+            const std::string app = flatpakApplication(flatpakInfoOf(procRoot + '/' + std::to_string(mount.pid) + "/root/.flatpak-info"));
+            if (!app.empty()) {
+                part.name = "Flatpak app " + app + ", " + part.name;
+            }
             part.fileSystem = mount.mount.fsType;
             part.device = mount.mount.device;
             for (const auto &[space, pid] : otherNamespaces) {

@@ -63,7 +63,8 @@ struct AccountPart {
     // path the file had; OtherNamespace: as the namespace names it.
     std::string path;
     // Memfd: its name; SysvShm: "key 0x..., id N"; OtherNamespace: the
-    // namespace's first process ("pid 4321 (flatpak-app)").
+    // namespace's first process ("pid 4321 (bash)"), or the Flatpak app it
+    // runs ("Flatpak app org.kde.kate, pid 4321 (kate)").
     std::string name;
     uint64_t bytes = 0; // in the page cache (0 when hidden)
     uint64_t sizeBytes = 0; // the file's (segment's, the tree's) size
@@ -176,6 +177,10 @@ struct MapsEntry {
 };
 // The lines of /proc/PID/maps that name a file (inode not 0).
 [[nodiscard]] std::vector<MapsEntry> parseMapsFiles(std::string_view text);
+
+// The application a Flatpak sandbox runs, from its /.flatpak-info (the
+// name= of its [Application] group); empty when the text names none.
+[[nodiscard]] std::string flatpakApplication(std::string_view flatpakInfo);
 
 // How a path from /proc/PID/fd or maps names a file no path reaches:
 // "/memfd:NAME (deleted)", "/dev/zero (deleted)", "/SYSV0000002a (deleted)",

@@ -229,6 +229,16 @@ private Q_SLOTS:
         QVERIFY(!unreachableName("socket:[1234] (deleted)"));
     }
 
+    void namesFlatpakApps()
+    {
+        // /.flatpak-info as flatpak 1.16 writes it into a sandbox.
+        const std::string info =
+            "[Application]\nname=org.kde.kate\nruntime=runtime/org.kde.Platform/x86_64/6.8\n\n[Instance]\ninstance-id=1234\nname=not-this\n";
+        QCOMPARE(flatpakApplication(info), std::string("org.kde.kate"));
+        QCOMPARE(flatpakApplication("[Instance]\nname=not-this\n"), std::string());
+        QCOMPARE(flatpakApplication(""), std::string());
+    }
+
     void deletedFileHeldOpen_data()
     {
         QTest::addColumn<bool>("keepDescriptor");

@@ -55,7 +55,8 @@ QString heldByOf(const AccountPart &part)
 {
     QStringList names;
     for (const AccountProcess &process : part.processes) {
-        names.append(i18nc("@item %1 a command, %2 its process id", "%1, pid %2", QString::fromStdString(process.command), process.pid));
+        // A pid is an identifier, not an amount: no digit grouping.
+        names.append(i18nc("@item %1 a command, %2 its process id", "%1, pid %2", QString::fromStdString(process.command), QString::number(process.pid)));
     }
     if (part.processCount > part.processes.size()) {
         names.append(i18ncp("@item", "%1 more", "%1 more", qulonglong(part.processCount - part.processes.size())));

@@ -278,6 +278,10 @@ void appendText(std::string &out, const CacheAccount &account, bool raw)
     if (account.inChroot) {
         out += "Note: / is a chroot here: the files of its file systems outside it are in unexplained\n";
     }
+    if (account.fuseMountsNotWalked > 0) {
+        out += "Note: " + std::to_string(account.fuseMountsNotWalked)
+            + " FUSE mounts not walked (a daemon that does not answer would stall the account): their pages are in unexplained\n";
+    }
     if (hidden.processes > 0) {
         out += "Hidden: the open files, maps and mount namespaces of " + std::to_string(hidden.processes)
             + " processes that the kernel does not let you read (run as root to see them)\n";
@@ -349,6 +353,8 @@ void appendJson(std::string &out, const CacheAccount &account)
     appendJsonNumber(out, "covered_mount_points", account.hidden.coveredMountPoints);
     out += "},";
     appendJsonBool(out, "in_chroot", account.inChroot);
+    out += ',';
+    appendJsonNumber(out, "fuse_mounts_not_walked", account.fuseMountsNotWalked);
     out += ",\"buffers\":[";
     for (size_t i = 0; i < account.buffersByDevice.size(); ++i) {
         const BlockDeviceBuffers &device = account.buffersByDevice[i];
@@ -381,17 +387,30 @@ int runAccount(Context &context, const ParsedArgs &args)
     if (!walkOptionsFrom(args, walkOptions, exitCode) || !countOption(args, "depth", 0, 64, depth, exitCode)) {
         return exitCode;
     }
-    AccountOptions options;
-    options.depth = int(depth);
-    options.threads = walkOptions.threads;
-    options.residencyOptions = walkOptions.residencyOptions;
-    CacheAccountant accountant(options);
-    const CancelScope cancelScope([&accountant] {
-        accountant.cancel();
-    });
-    const CacheAccount account = accountant.run([&context](const WalkProblem &problem) {
-        context.addWalkProblem(problem);
-    });
+    CacheAccount account;
+    if (args.has("privileged")) {
+        // The helper walks as root with its own options: --depth and the rest are this process's.
+        if (depth != 0 || args.has("threads") || args.has("mincore")) {
+            return usageError(args.command, "--privileged takes no other option: the helper makes the account with its own");
+        }
+        std::string error;
+        if (!accountFromHelper(account, error)) {
+            printError("account: " + error);
+            return ExitFailures;
+        }
+    } else {
+        AccountOptions options;
+        options.depth = int(depth);
+        options.threads = walkOptions.threads;
+        options.residencyOptions = walkOptions.residencyOptions;
+        CacheAccountant accountant(options);
+        const CancelScope cancelScope([&accountant] {
+            accountant.cancel();
+        });
+        account = accountant.run([&context](const WalkProblem &problem) {
+            context.addWalkProblem(problem);
+        });
+    }
     std::string &out = context.out.buffer;
     if (context.json) {
         appendJson(out, account);
@@ -427,11 +446,13 @@ Command accountCommand()
              "devices' own cache, beside Cached) follow per device. What the kernel\n"
              "hides from you (other users' processes, the folders under mount\n"
              "points, a file only mapped) is said to be hidden, without a figure;\n"
-             "run as root to see it.",
+             "run as root, or with --privileged, to see it.",
              withCommonOptions({{'d', "depth", "N", "the files by path in folders down to N levels below each mount (default 0: one part a mount)"},
+                                {0, "privileged", nullptr, "the account made by the privileged helper as root (polkit asks for the administrator's password)"},
                                 threadsOption,
                                 mincoreOption}),
              "  cachescope-cli account\n"
+             "  cachescope-cli account --privileged\n"
              "  sudo cachescope-cli account --json | jq '.parts[] | select(.kind == \"deleted\")'\n",
              0,
              0},

@@ -18,6 +18,7 @@ namespace
 {
 
 PrivilegedResidency privilegedResidencyFunction = nullptr;
+PrivilegedAccount privilegedAccountFunction = nullptr;
 
 // Their specs only: the runners are in cachescope-cli-privileged (see setRunner).
 std::vector<Command> privilegedCommands()
@@ -87,7 +88,8 @@ std::vector<Command> privilegedCommands()
 std::vector<Command> &commandTable()
 {
     static std::vector<Command> table = [] {
-        std::vector<Command> all = {statusCommand(), evictCommand(), loadCommand(), topCommand(), mapCommand(), accountCommand(), lockCommand(), meminfoCommand(), appsCommand()};
+        std::vector<Command> all =
+            {statusCommand(), evictCommand(), loadCommand(), topCommand(), mapCommand(), accountCommand(), lockCommand(), meminfoCommand(), appsCommand()};
         for (std::vector<Command> group : {snapshotCommands(), privilegedCommands()}) {
             all.insert(all.end(), group.begin(), group.end());
         }
@@ -143,9 +145,25 @@ bool residencyFromHelper(const std::vector<std::string> &paths,
     return privilegedResidencyFunction(paths, buckets, residencies, histograms, error);
 }
 
+void setPrivilegedAccount(PrivilegedAccount function)
+{
+    privilegedAccountFunction = function;
+}
+
+bool accountFromHelper(CacheAccount &account, std::string &error)
+{
+    if (!privilegedAccountFunction) {
+        error = "the privileged helper is not reachable from this program";
+        return false;
+    }
+    return privilegedAccountFunction(account, error);
+}
+
 bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args)
 {
-    return !command.run || (std::string_view(command.spec.name) == "status" && args.has("privileged") && !privilegedResidencyFunction);
+    const std::string_view name = command.spec.name;
+    return !command.run || (name == "status" && args.has("privileged") && !privilegedResidencyFunction)
+        || (name == "account" && args.has("privileged") && !privilegedAccountFunction);
 }
 
 const std::vector<Command> &commands()

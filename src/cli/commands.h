@@ -5,6 +5,7 @@
 // The subcommands of cachescope-cli: what each one is (its spec and its
 // runner, from a file of its own) and which program runs it.
 
+#include "account.h"
 #include "options.h"
 #include "output.h"
 
@@ -61,6 +62,13 @@ void setPrivilegedResidency(PrivilegedResidency function);
                                        std::vector<Residency> &residencies,
                                        std::vector<Histogram> &histograms,
                                        std::string &error);
+
+// account --privileged: the account of Cached made by the helper as root.
+// Fills account, or returns false with a sentence in error. Set only in
+// cachescope-cli-privileged.
+using PrivilegedAccount = bool (*)(CacheAccount &account, std::string &error);
+void setPrivilegedAccount(PrivilegedAccount function);
+[[nodiscard]] bool accountFromHelper(CacheAccount &account, std::string &error);
 
 // Whether this command line must run in cachescope-cli-privileged.
 [[nodiscard]] bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args);

@@ -205,6 +205,22 @@ int runSwapRemoveFile(Context &context, const ParsedArgs &)
     return reportDone(context, "swap remove-file", Privileged::removeExperimentSwapFile(), "Turned off and removed the experiment swap file.");
 }
 
+bool privilegedAccount(Cachescope::CacheAccount &account, std::string &error)
+{
+    QString reason;
+    if (!Privileged::helperAvailable(&reason)) {
+        error = "the privileged helper is not available: " + reason.toStdString();
+        return false;
+    }
+    Privileged::AccountResult result = Privileged::accountOfSystem();
+    if (!result.ok()) {
+        error = result.message.toStdString();
+        return false;
+    }
+    account = std::move(result.account);
+    return true;
+}
+
 bool privilegedResidency(const std::vector<std::string> &paths,
                          int buckets,
                          std::vector<Cachescope::Residency> &residencies,
@@ -333,6 +349,7 @@ int main(int argc, char **argv)
     setRunner("swap create-file", runSwapCreateFile);
     setRunner("swap remove-file", runSwapRemoveFile);
     setPrivilegedResidency(privilegedResidency);
+    setPrivilegedAccount(privilegedAccount);
     const Cachescope::Experiments::PrivilegedSteps steps = experimentSteps();
     setExperimentPrivilegedSteps(steps);
     setRunner("run", runContainedCommand);

@@ -325,6 +325,14 @@ std::string fileSystemName(int64_t type)
     return {};
 }
 
+// A FUSE file system ("fuse", "fuse.sshfs", "fuseblk"): its daemon answers
+// every open, stat and read of its files, and one that never answers would
+// stall whoever asks. The account asks it nothing.
+bool isFuseType(std::string_view type)
+{
+    return type == "fuse" || type == "fuseblk" || type.starts_with("fuse.");
+}
+
 bool isSharedMemoryFileSystem(int64_t type)
 {
     return type == TMPFS_MAGIC || type == RAMFS_MAGIC;
@@ -462,6 +470,17 @@ public:
             }
         }
         closedir(dir);
+        // The process's mounts, read once it holds a file worth a look: no
+        // file of a FUSE mount is stat()ed or opened.
+        std::optional<std::vector<MountInfoEntry>> mounts;
+        const auto onFuse = [&](auto matches) {
+            if (!mounts) {
+                mounts = parseMountInfo(readProcFile(base + "/mountinfo").value_or(std::string()));
+            }
+            return std::any_of(mounts->begin(), mounts->end(), [&](const MountInfoEntry &mount) {
+                return matches(mount) && isFuseType(mount.fsType);
+            });
+        };
         for (const std::string &descriptor : descriptors) {
             const std::string link = base + "/fd/" + descriptor;
             const std::optional<std::string> target = readLink(link);
@@ -470,6 +489,19 @@ public:
             }
             const std::optional<UnreachableName> name = unreachableName(*target);
             if (!name || name->kind == UnreachableName::Kind::SysvShm) {
+                continue;
+            }
+            // fdinfo names the descriptor's mount without asking its file system.
+            uint32_t mountId = 0;
+            const std::string info = readProcFile(base + "/fdinfo/" + descriptor).value_or(std::string());
+            const size_t at = info.find("mnt_id:");
+            if (at != std::string::npos) {
+                mountId = uint32_t(std::strtoul(info.c_str() + at + 7, nullptr, 10));
+            }
+            if (mountId != 0 && onFuse([mountId](const MountInfoEntry &mount) {
+                    return mount.id == mountId;
+                })) {
+                addOnFuse(*name, process);
                 continue;
             }
             struct stat st = {};
@@ -487,6 +519,12 @@ public:
             if (!name || name->kind == UnreachableName::Kind::SysvShm) {
                 continue;
             }
+            if (onFuse([&entry](const MountInfoEntry &mount) {
+                    return mount.device == entry.device;
+                })) {
+                addOnFuse(*name, process);
+                continue;
+            }
             char range[64];
             std::snprintf(range, sizeof range, "%llx-%llx", static_cast<unsigned long long>(entry.start), static_cast<unsigned long long>(entry.end));
             add(*name, FileKey{entry.device, entry.inode}, base + "/map_files/" + range, process);
@@ -495,6 +533,25 @@ public:
     }
 
 private:
+    // A deleted file on FUSE: named, hidden, never asked about (isFuseType).
+    void addOnFuse(const UnreachableName &name, const AccountProcess &process)
+    {
+        for (AccountPart &part : m_parts) {
+            if (part.hidden && part.kind == AccountKind::DeletedFile && part.path == name.name && part.fileSystem == "fuse") {
+                addProcess(part, process);
+                return;
+            }
+        }
+        AccountPart part;
+        part.kind = AccountKind::DeletedFile;
+        part.path = name.name;
+        part.fileSystem = "fuse";
+        part.hidden = true;
+        part.hiddenReason = "on a FUSE mount: not opened, so that a daemon that does not answer cannot stall the account";
+        addProcess(part, process);
+        m_parts.push_back(std::move(part));
+    }
+
     void add(const UnreachableName &name, const FileKey &key, const std::string &opener, const AccountProcess &process)
     {
         if (const auto it = m_known.find(key); it != m_known.end()) {
@@ -605,7 +662,7 @@ struct NamespaceMount {
 // tmpfs, an overlay whose layers are out of reach). Each file system folder
 // once, the outermost.
 std::vector<NamespaceMount>
-mountsOnlyElsewhere(const std::vector<MountInfoEntry> &ours, const std::map<std::string, int> &namespaces, const std::string &procRoot)
+mountsOnlyElsewhere(const std::vector<MountInfoEntry> &ours, const std::map<std::string, int> &namespaces, const std::string &procRoot, uint64_t *fuseNotWalked)
 {
     std::vector<NamespaceMount> found;
     const auto reachableHere = [&](const MountInfoEntry &theirs) {
@@ -630,6 +687,10 @@ mountsOnlyElsewhere(const std::vector<MountInfoEntry> &ours, const std::map<std:
         }
         for (MountInfoEntry &mount : parseMountInfo(*text)) {
             if (fileSystemTypeKeepsNoPageCache(mount.fsType) || reachableHere(mount)) {
+                continue;
+            }
+            if (isFuseType(mount.fsType)) {
+                ++*fuseNotWalked;
                 continue;
             }
             found.push_back({pid, std::move(mount)});
@@ -716,6 +777,19 @@ WalkResult CacheAccountant::walkRoots(const std::vector<std::string> &roots, Wal
 namespace
 {
 
+// A path as a glob that matches only it (PathFilter: fnmatch(3)).
+std::string globOfPath(std::string_view path)
+{
+    std::string glob;
+    for (const char c : path) {
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+            glob += '\\';
+        }
+        glob += c;
+    }
+    return glob;
+}
+
 // How the account walks: as the cache map does (each page once, no
 // file system that keeps no page cache).
 WalkOptions accountWalkOptions(const AccountOptions &options)
@@ -739,8 +813,16 @@ CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
     if (m_step) {
         m_step("walking " + m_options.root);
     }
+    // FUSE mounts below the root are named and left out (CacheAccount::fuseMountsNotWalked).
+    WalkOptions options = accountWalkOptions(m_options);
+    for (const MountInfoEntry &mount : readMountInfo("/proc").value_or(std::vector<MountInfoEntry>())) {
+        if (isFuseType(mount.fsType) && pathWithin(mount.mountPoint, m_options.root) && mount.mountPoint != m_options.root) {
+            options.filter.exclude.push_back(globOfPath(mount.mountPoint));
+            ++account.fuseMountsNotWalked;
+        }
+    }
     CacheMapTree tree;
-    account.walk = walkRoots({m_options.root}, accountWalkOptions(m_options), problems, &tree);
+    account.walk = walkRoots({m_options.root}, options, problems, &tree);
     accountFor(account, tree, problems);
     account.complete = !m_cancelled && !account.walk.cancelled && tree.complete;
     account.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -936,7 +1018,7 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
     // 4. Mounts of other namespaces that this one does not show.
     if (!m_cancelled && !otherNamespaces.empty()) {
         step("other mount namespaces");
-        const std::vector<NamespaceMount> elsewhere = mountsOnlyElsewhere(mounts, otherNamespaces, procRoot);
+        const std::vector<NamespaceMount> elsewhere = mountsOnlyElsewhere(mounts, otherNamespaces, procRoot, &account.fuseMountsNotWalked);
         std::vector<std::string> roots;
         for (const NamespaceMount &mount : elsewhere) {
             roots.push_back(joinPath(procRoot + '/' + std::to_string(mount.pid) + "/root", mount.mount.mountPoint));
@@ -967,6 +1049,7 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
         struct Covered {
             std::string mountPoint;
             std::string below; // the parent's mount point, whose clone shows the folder
+            bool coverIsFuse = false; // never stat()ed (isFuseType)
         };
         std::vector<Covered> covered;
         std::map<uint32_t, const MountInfoEntry *> byId;
@@ -981,12 +1064,16 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
             std::string below = "/";
             if (parent != byId.end()) {
                 const MountInfoEntry *shown = visible.count(parent->second->mountPoint) ? visible.at(parent->second->mountPoint) : nullptr;
+                if (isFuseType(parent->second->fsType)) {
+                    ++account.fuseMountsNotWalked;
+                    continue;
+                }
                 if (parent->second->mountPoint == mount.mountPoint || shown != parent->second || fileSystemTypeKeepsNoPageCache(parent->second->fsType)) {
                     continue; // stacked on another mount, itself covered, or nothing to cache
                 }
                 below = parent->second->mountPoint;
             }
-            covered.push_back({mount.mountPoint, below});
+            covered.push_back({mount.mountPoint, below, isFuseType(mount.fsType)});
         }
         std::map<std::string, UniqueFd> clones;
         std::vector<std::string> roots;
@@ -1006,7 +1093,7 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
             struct stat under = {};
             struct stat over = {};
             if (lstat(path.c_str(), &under) != 0
-                || (stat(folder.mountPoint.c_str(), &over) == 0 && over.st_dev == under.st_dev && over.st_ino == under.st_ino)) {
+                || (!folder.coverIsFuse && stat(folder.mountPoint.c_str(), &over) == 0 && over.st_dev == under.st_dev && over.st_ino == under.st_ino)) {
                 continue;
             }
             if (S_ISDIR(under.st_mode) && under.st_nlink <= 2) {

@@ -119,6 +119,10 @@ struct CacheAccount {
     // lists no mount at /): a chroot, whose file systems' files outside it
     // no path reaches; their pages are in unexplained.
     bool inChroot = false;
+    // FUSE mounts not walked (below the root, in other namespaces, under a
+    // covered folder): their daemon answers each open, and one that never
+    // answers would stall the account. Their pages are in unexplained.
+    uint64_t fuseMountsNotWalked = 0;
     bool complete = false; // not cancelled
     double seconds = 0;
 

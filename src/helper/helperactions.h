@@ -110,6 +110,11 @@ struct HelperContext {
     // its page budget.
     bool forceMincore = false;
     unsigned long long mincorePageBudget = HelperProtocol::maxMincorePages;
+    // docs/helper-security.md rule 18: the program account runs in its child
+    // (the helper's own, started afresh with --account-child), and how long
+    // it waits for it.
+    std::string accountChildProgram = "/proc/self/exe";
+    int accountDeadlineSeconds = HelperProtocol::accountDeadlineSeconds;
 };
 
 // The fixed-format audit line (docs/helper-security.md rule 11): numbers and helper-chosen words
@@ -128,7 +133,7 @@ void writeAuditLine(const QString &line);
 // One function per polkit action (docs/helper-security.md rule 1):
 // dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
 // swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp,
-// contain and reclaim in containaction.cpp.
+// contain and reclaim in containaction.cpp, account in accountaction.cpp.
 [[nodiscard]] ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
@@ -138,5 +143,9 @@ void writeAuditLine(const QString &line);
 [[nodiscard]] ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply accountAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+// The account child's main (accountaction.cpp): the account of Cached as
+// this process sees it, written to descriptor 3. Returns the exit status.
+[[nodiscard]] int runAccountChild();
 
 } // namespace Cachescope::Helper

@@ -14,6 +14,7 @@
 
 #include <QCoreApplication>
 
+#include <cstring>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -39,6 +40,11 @@ void removeLeftoversOfEarlierRuns(const HelperContext &context)
 
 int main(int argc, char **argv)
 {
+    // docs/helper-security.md rule 18: the account's child, started by the
+    // helper itself (any user may start it: it then accounts as that user).
+    if (argc == 2 && strcmp(argv[1], "--account-child") == 0) {
+        return runAccountChild();
+    }
     if (geteuid() != 0) {
         fprintf(stderr, "cachescope-helper: must run as root (it is started by the system bus)\n");
         return 1;

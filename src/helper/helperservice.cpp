@@ -3,6 +3,7 @@
 
 #include "helperservice.h"
 
+#include "accountanswer.h"
 #include "busconnection.h"
 #include "cachescope_helper_debug.h"
 #include "helperprotocol.h"
@@ -72,6 +73,7 @@ const OperationSpec operationSpecs[] = {
     {Operation::Trace, actionTrace, "trace", true, true, seconds(maxTraceSeconds + 30), traceAction},
     {Operation::Contain, actionContain, "contain", false, false, seconds(60), containAction},
     {Operation::Reclaim, actionReclaim, "reclaim", true, true, seconds(reclaimDeadlineSeconds + 20), reclaimAction},
+    {Operation::Account, actionAccount, "account", true, false, seconds(accountDeadlineSeconds + 20), accountAction},
 };
 
 const OperationSpec &specOf(Operation operation)
@@ -206,6 +208,8 @@ std::optional<QVariantMap> argumentsOf(Operation operation, sd_bus_message *mess
         args.insert(keyCgroup, QString::fromUtf8(cgroup));
         break;
     }
+    case Operation::Account:
+        break;
     }
     return args;
 }
@@ -309,6 +313,124 @@ int appendReturn(Operation operation, sd_bus_message *message, const QVariantMap
     }
 }
 
+// Text for a D-Bus string: valid UTF-8 (sd-bus refuses anything else), a
+// byte that is not shown as U+FFFD.
+std::string busText(const std::string &text)
+{
+    return QString::fromUtf8(text.data(), qsizetype(text.size())).toStdString();
+}
+
+// AccountCompleted's values (org.kde.cachescope.Helper1.xml).
+int appendAccount(sd_bus_message *signal, const CacheAccount &account)
+{
+    int r = sd_bus_message_open_container(signal, 'a', "{st}");
+    const std::pair<const char *, uint64_t> figures[] = {
+        {"Cached", account.cached},
+        {"CachedAtStart", account.memInfoBefore.value("Cached")},
+        {"Buffers", account.buffers},
+        {"Shmem", account.shmem},
+        {"FuseMountsNotWalked", account.fuseMountsNotWalked},
+    };
+    for (const auto &[name, value] : figures) {
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "{st}", name, value);
+        }
+    }
+    if (r >= 0) {
+        r = sd_bus_message_close_container(signal);
+    }
+    if (r >= 0) {
+        r = sd_bus_message_open_container(signal, 'a', "(yayaytttttsbsa(iay)t)");
+    }
+    for (const AccountPart &part : account.parts) {
+        if (r >= 0) {
+            r = sd_bus_message_open_container(signal, 'r', "yayaytttttsbsa(iay)t");
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "y", uint8_t(part.kind));
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append_array(signal, 'y', part.path.data(), part.path.size());
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append_array(signal, 'y', part.name.data(), part.name.size());
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal,
+                                      "tttttsbs",
+                                      uint64_t(part.bytes),
+                                      uint64_t(part.sizeBytes),
+                                      uint64_t(part.files),
+                                      uint64_t(part.device),
+                                      uint64_t(part.inode),
+                                      busText(part.fileSystem).c_str(),
+                                      int(part.hidden),
+                                      busText(part.hiddenReason).c_str());
+        }
+        if (r >= 0) {
+            r = sd_bus_message_open_container(signal, 'a', "(iay)");
+        }
+        for (const AccountProcess &process : part.processes) {
+            if (r >= 0) {
+                r = sd_bus_message_open_container(signal, 'r', "iay");
+            }
+            if (r >= 0) {
+                r = sd_bus_message_append(signal, "i", int32_t(process.pid));
+            }
+            if (r >= 0) {
+                r = sd_bus_message_append_array(signal, 'y', process.command.data(), process.command.size());
+            }
+            if (r >= 0) {
+                r = sd_bus_message_close_container(signal);
+            }
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(signal);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "t", uint64_t(part.processCount));
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(signal);
+        }
+    }
+    if (r >= 0) {
+        r = sd_bus_message_close_container(signal);
+    }
+    if (r >= 0) {
+        r = sd_bus_message_append(signal,
+                                  "(tttt)",
+                                  uint64_t(account.hidden.processes),
+                                  uint64_t(account.hidden.files),
+                                  uint64_t(account.hidden.fileBytes),
+                                  uint64_t(account.hidden.coveredMountPoints));
+    }
+    if (r >= 0) {
+        r = sd_bus_message_open_container(signal, 'a', "(aytbs)");
+    }
+    for (const BlockDeviceBuffers &device : account.buffersByDevice) {
+        if (r >= 0) {
+            r = sd_bus_message_open_container(signal, 'r', "aytbs");
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append_array(signal, 'y', device.name.data(), device.name.size());
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "tbs", uint64_t(device.bytes), int(device.hidden), busText(device.hiddenReason).c_str());
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(signal);
+        }
+    }
+    if (r >= 0) {
+        r = sd_bus_message_close_container(signal);
+    }
+    if (r >= 0) {
+        r = sd_bus_message_append(signal, "bbd", int(account.complete), int(account.inChroot), account.seconds);
+    }
+    return r;
+}
+
 // A job's Completed signal: its member and values. -EBADMSG when the
 // action's data does not parse (never expected: the helper wrote it).
 int appendCompleted(Operation operation, sd_bus_message *signal, const QVariantMap &data)
@@ -399,6 +521,10 @@ int appendCompleted(Operation operation, sd_bus_message *signal, const QVariantM
         }
         return r;
     }
+    case Operation::Account: {
+        const std::optional<CacheAccount> account = parseAccount(data.value(replyAccount).toByteArray());
+        return account ? appendAccount(signal, *account) : -EBADMSG;
+    }
     case Operation::Reclaim:
         return sd_bus_message_append(signal,
                                      "ttb",
@@ -422,6 +548,8 @@ const char *completedSignalOf(Operation operation)
         return "TraceCompleted";
     case Operation::Reclaim:
         return "ReclaimCompleted";
+    case Operation::Account:
+        return "AccountCompleted";
     default:
         return nullptr;
     }
@@ -497,6 +625,7 @@ const sd_bus_vtable helperVtable[] = {
                             onMethod<Operation::Contain>,
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Reclaim", SD_BUS_ARGS("ay", cgroup), SD_BUS_RESULT("o", job), onMethod<Operation::Reclaim>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Account", SD_BUS_NO_ARGS, SD_BUS_RESULT("o", job), onMethod<Operation::Account>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 

@@ -48,6 +48,7 @@ enum class Operation {
     Trace,
     Contain,
     Reclaim,
+    Account,
 };
 
 struct ServiceLimits {

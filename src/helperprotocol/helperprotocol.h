@@ -37,6 +37,7 @@ inline constexpr QLatin1StringView actionResidency{"org.kde.cachescope.residency
 inline constexpr QLatin1StringView actionTrace{"org.kde.cachescope.trace"};
 inline constexpr QLatin1StringView actionContain{"org.kde.cachescope.contain"};
 inline constexpr QLatin1StringView actionReclaim{"org.kde.cachescope.reclaim"};
+inline constexpr QLatin1StringView actionAccount{"org.kde.cachescope.account"};
 
 // --- Argument keys ------------------------------------------------------------
 inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or 3
@@ -101,6 +102,8 @@ inline constexpr QLatin1StringView replyWasActive{"wasActive"};
 // to the caller alone.
 inline constexpr QLatin1StringView replyFiles{"files"};
 inline constexpr QLatin1StringView replyCapture{"capture"};
+// account: the account of Cached, as accountanswer.h's serializeAccount() writes it.
+inline constexpr QLatin1StringView replyAccount{"account"};
 
 // contain: the cgroup made (its folder: no secret), its version (1 or 2) and
 // limit (bytes, as keyLimitBytes).
@@ -148,6 +151,10 @@ inline constexpr unsigned long long maxMincorePages = 1ULL << 28;
 inline constexpr int maxBuckets = 4096;
 inline constexpr int maxPathBytes = 4095;
 inline constexpr int maxArguments = 70;
+// account: how long the helper waits for its account child (a walk of /
+// and of every process), and the most bytes it reads from it.
+inline constexpr int accountDeadlineSeconds = 300;
+inline constexpr qsizetype maxAccountAnswerBytes = 64 * 1024 * 1024;
 // trace (docs/helper-security.md rules 14 and 16): a trace holds the helper
 // at most this long; at most this many events are kept (more count as
 // lost); the ring buffer of the helper's instance has this many KiB a CPU.
@@ -248,6 +255,7 @@ inline constexpr QLatin1StringView methodReadResidency{"ReadResidency"};
 inline constexpr QLatin1StringView methodTrace{"Trace"};
 inline constexpr QLatin1StringView methodContain{"Contain"};
 inline constexpr QLatin1StringView methodReclaim{"Reclaim"};
+inline constexpr QLatin1StringView methodAccount{"Account"};
 
 // The method and the signals of busJobInterface, each signal with its
 // D-Bus signature.
@@ -266,6 +274,8 @@ inline constexpr QLatin1StringView signalTraceCompleted{"TraceCompleted"};
 inline constexpr QLatin1StringView signatureTraceCompleted{"a(ytiuuttttus)tbbs"};
 inline constexpr QLatin1StringView signalReclaimCompleted{"ReclaimCompleted"};
 inline constexpr QLatin1StringView signatureReclaimCompleted{"ttb"};
+inline constexpr QLatin1StringView signalAccountCompleted{"AccountCompleted"};
+inline constexpr QLatin1StringView signatureAccountCompleted{"a{st}a(yayaytttttsbsa(iay)t)(tttt)a(aytbs)bbd"};
 
 // The D-Bus errors of the service: errorPrefix followed by the name.
 inline constexpr QLatin1StringView errorPrefix{"org.kde.cachescope.Helper1.Error."};

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 #include "helperbus.h"
+#include "accountanswer.h"
 #include "cachescope_privileged_debug.h"
 #include "helperprotocol.h"
 #include "tracecapture.h"
@@ -163,6 +164,7 @@ std::optional<QVariantMap> dataOfReply(const Request &request, const QDBusMessag
     case Operation::Residency:
     case Operation::Trace:
     case Operation::Reclaim:
+    case Operation::Account:
         break; // jobs
     }
     return std::nullopt;
@@ -287,6 +289,110 @@ std::optional<Trace::Capture> captureOf(const QDBusMessage &message, QString &pr
     return capture;
 }
 
+// AccountCompleted's account, within the limits of accountanswer.h.
+std::optional<CacheAccount> accountOf(const QDBusMessage &message, QString &problem)
+{
+    if (message.signature() != signatureAccountCompleted) {
+        problem = QStringLiteral("AccountCompleted with the signature ") + message.signature();
+        return std::nullopt;
+    }
+    const auto text = [](const QByteArray &bytes) {
+        return std::string(bytes.constData(), size_t(bytes.size()));
+    };
+    CacheAccount account;
+    QMap<QString, qulonglong> figures;
+    argumentAt(message, 0) >> figures;
+    account.cached = figures.value(QStringLiteral("Cached"));
+    account.memInfoBefore.fields.emplace_back("Cached", figures.value(QStringLiteral("CachedAtStart")));
+    account.buffers = figures.value(QStringLiteral("Buffers"));
+    account.shmem = figures.value(QStringLiteral("Shmem"));
+    account.fuseMountsNotWalked = figures.value(QStringLiteral("FuseMountsNotWalked"));
+    const QDBusArgument parts = argumentAt(message, 1);
+    parts.beginArray();
+    while (!parts.atEnd()) {
+        if (qsizetype(account.parts.size()) == maxAccountParts) {
+            problem = QStringLiteral("more than %1 parts").arg(maxAccountParts);
+            return std::nullopt;
+        }
+        uchar kind = 0;
+        QByteArray path, name;
+        qulonglong bytes = 0, size = 0, files = 0, device = 0, inode = 0, processCount = 0;
+        QString fileSystem, hiddenReason;
+        bool hidden = false;
+        AccountPart part;
+        parts.beginStructure();
+        parts >> kind >> path >> name >> bytes >> size >> files >> device >> inode >> fileSystem >> hidden >> hiddenReason;
+        parts.beginArray();
+        while (!parts.atEnd()) {
+            int pid = 0;
+            QByteArray command;
+            parts.beginStructure();
+            parts >> pid >> command;
+            parts.endStructure();
+            if (part.processes.size() == AccountPart::maxProcessesNamed) {
+                problem = QStringLiteral("a part with more than %1 processes named").arg(AccountPart::maxProcessesNamed);
+                return std::nullopt;
+            }
+            part.processes.push_back({pid, text(command)});
+        }
+        parts.endArray();
+        parts >> processCount;
+        parts.endStructure();
+        if (kind > uchar(AccountKind::CoveredFolder)) {
+            problem = QStringLiteral("a part of kind %1").arg(kind);
+            return std::nullopt;
+        }
+        part.kind = AccountKind(kind);
+        part.path = text(path);
+        part.name = text(name);
+        part.bytes = bytes;
+        part.sizeBytes = size;
+        part.files = files;
+        part.device = device;
+        part.inode = inode;
+        part.fileSystem = fileSystem.toStdString();
+        part.hidden = hidden;
+        part.hiddenReason = hiddenReason.toStdString();
+        part.processCount = processCount;
+        account.parts.push_back(std::move(part));
+    }
+    parts.endArray();
+    const QDBusArgument hidden = argumentAt(message, 2);
+    qulonglong processes = 0, files = 0, fileBytes = 0, covered = 0;
+    hidden.beginStructure();
+    hidden >> processes >> files >> fileBytes >> covered;
+    hidden.endStructure();
+    account.hidden = {processes, files, fileBytes, covered};
+    const QDBusArgument devices = argumentAt(message, 3);
+    devices.beginArray();
+    while (!devices.atEnd()) {
+        if (qsizetype(account.buffersByDevice.size()) == maxAccountDevices) {
+            problem = QStringLiteral("more than %1 block devices").arg(maxAccountDevices);
+            return std::nullopt;
+        }
+        QByteArray name;
+        qulonglong bytes = 0;
+        bool deviceHidden = false;
+        QString reason;
+        devices.beginStructure();
+        devices >> name >> bytes >> deviceHidden >> reason;
+        devices.endStructure();
+        BlockDeviceBuffers device;
+        device.name = text(name);
+        device.bytes = bytes;
+        device.hidden = deviceHidden;
+        device.hiddenReason = reason.toStdString();
+        account.buffersByDevice.push_back(std::move(device));
+    }
+    devices.endArray();
+    const QList<QVariant> arguments = message.arguments();
+    account.complete = arguments.at(4).toBool();
+    account.inChroot = arguments.at(5).toBool();
+    account.seconds = arguments.at(6).toDouble();
+    account.unexplained = int64_t(account.cached) - int64_t(account.partsBytes());
+    return account;
+}
+
 // The signals each job sends (Failed besides).
 QList<QLatin1StringView> signalsOf(Operation operation)
 {
@@ -299,6 +405,8 @@ QList<QLatin1StringView> signalsOf(Operation operation)
         return {signalTracing, signalTraceCompleted};
     case Operation::Reclaim:
         return {signalReclaimCompleted};
+    case Operation::Account:
+        return {signalAccountCompleted};
     default:
         return {};
     }
@@ -387,6 +495,9 @@ QDBusMessage methodCallOf(const Request &request)
     case Operation::Reclaim:
         message = call(methodReclaim);
         message << QFile::encodeName(arguments.value(keyCgroup).toString());
+        break;
+    case Operation::Account:
+        message = call(methodAccount);
         break;
     }
     // polkit may show its password dialog for this call; the call's timeout
@@ -760,6 +871,14 @@ void BusCall::handleJobSignal(const QDBusMessage &message)
             return;
         }
         reply.capture = std::move(*capture);
+    } else if (member == signalAccountCompleted) {
+        QString problem;
+        std::optional<CacheAccount> account = accountOf(message, problem);
+        if (!account) {
+            finish(malformed(problem));
+            return;
+        }
+        reply.account = std::move(*account);
     } else if (member == signalReclaimCompleted) {
         if (!expect(signatureReclaimCompleted)) {
             return;

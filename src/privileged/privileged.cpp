@@ -112,6 +112,8 @@ HelperAction helperActionFor(Operation operation)
         return Helper::containAction;
     case Operation::Reclaim:
         return Helper::reclaimAction;
+    case Operation::Account:
+        return Helper::accountAction;
     }
     return nullptr;
 }
@@ -149,6 +151,13 @@ Reply unreadable(const char *what)
 // progress keys; stopped stands for a Cancel of the job.
 Reply performDirectly(const Request &request, const std::function<void(const QVariantMap &)> &progress, const std::function<bool()> &stopped = {})
 {
+    if (request.operation == Operation::Account) {
+        // Root sees everything itself: the account is this process's own
+        // (the helper's action would start the helper's program for it).
+        Reply out;
+        out.account = accountCache();
+        return out;
+    }
     const HelperAction perform = helperActionFor(request.operation);
     qCDebug(CACHESCOPE_PRIVILEGED) << "running as root: operation" << int(request.operation) << "in this process, without the helper";
     Helper::SystemCalls system;
@@ -372,6 +381,13 @@ Request reclaimRequest(const QString &cgroup)
     return {Operation::Reclaim, {{QString(keyCgroup), cgroup}}, std::chrono::minutes(2)};
 }
 
+Request accountRequest()
+{
+    // The walk of / and of every process as root, the password dialog
+    // included: the helper's own deadline and a minute more.
+    return {Operation::Account, {}, std::chrono::seconds(accountDeadlineSeconds + 60)};
+}
+
 DropCachesResult toDropCachesResult(const Result &result)
 {
     DropCachesResult out;
@@ -450,6 +466,17 @@ Result createExperimentSwapFile(qint64 sizeBytes)
 Result removeExperimentSwapFile()
 {
     return runSynchronously(removeExperimentSwapFileRequest());
+}
+
+AccountResult accountOfSystem()
+{
+    const Reply reply = runSynchronously(accountRequest());
+    AccountResult out;
+    static_cast<Result &>(out) = reply;
+    if (out.ok()) {
+        out.account = reply.account;
+    }
+    return out;
 }
 
 ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets)

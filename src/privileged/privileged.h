@@ -18,6 +18,7 @@
 // event loop of their own until the helper answers. The window uses
 // RequestQueue, which runs one request at a time and reports asynchronously.
 
+#include "account.h"
 #include "trace/tracereport.h"
 
 #include <QList>
@@ -116,6 +117,10 @@ struct ResidencyResult : Result {
     std::vector<FileResidency> files; // in the order of the paths
 };
 
+struct AccountResult : Result {
+    CacheAccount account; // made as root: nothing hidden but what root cannot see
+};
+
 struct TraceResult : Result {
     Trace::Capture capture; // the events, lost events, why it ended
 };
@@ -150,6 +155,11 @@ struct TraceResult : Result {
 // path once. A file the helper could not read has its own error; the result
 // fails only when a call does. buckets: 1 to 4096.
 [[nodiscard]] ResidencyResult residencyOfPaths(const QList<QByteArray> &paths, int buckets);
+
+// The account of Cached made by the helper as root (account.h), so that
+// other users' processes, files only mapped, the folders under mount points
+// and the block devices are no longer hidden. As root: made in this process.
+[[nodiscard]] AccountResult accountOfSystem();
 // The page-cache events of process `pid` (this user's own, as this process
 // numbers it; held before exec) and its children, recorded by the helper's
 // trace action (docs/helper-security.md rule 16) for at most maxSeconds
@@ -208,6 +218,7 @@ enum class Operation {
     Trace,
     Contain,
     Reclaim,
+    Account,
 };
 
 // One request: its operation, its arguments keyed as helperprotocol.h names
@@ -229,6 +240,7 @@ struct Request {
 [[nodiscard]] Request traceRequest(int pid, int maxSeconds);
 [[nodiscard]] Request containRequest(int pid, qint64 limitBytes);
 [[nodiscard]] Request reclaimRequest(const QString &cgroup);
+[[nodiscard]] Request accountRequest();
 
 // The answer to one request. data holds the figures keyed as
 // helperprotocol.h's reply keys (the same from the bus and from the
@@ -237,6 +249,7 @@ struct Request {
 struct Reply : Result {
     std::vector<FileResidency> files; // residency: one a path, in their order
     Trace::Capture capture; // trace
+    CacheAccount account; // account
 };
 
 // The Result of a D-Bus error (a method's error reply, or a job's Failed

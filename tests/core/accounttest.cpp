@@ -13,8 +13,11 @@
 
 #include "testutil.h"
 
+#include <QCoreApplication>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTest>
 
 #include <fcntl.h>
@@ -481,6 +484,41 @@ private Q_SLOTS:
         QVERIFY2(part && !part->hidden, qPrintable(describe(account)));
         QVERIFY2(nearly(part->bytes, size), qPrintable(QString::number(part->bytes)));
         QCOMPARE(account.hidden.processes, uint64_t(0));
+    }
+
+    // A FUSE mount whose daemon never answers an open (the helper's hang
+    // test's): the account names it and walks on, rather than waiting for good.
+    void fuseMountIsNotAsked()
+    {
+        const QString daemon = QCoreApplication::applicationDirPath() + QStringLiteral("/fuse-never-answers");
+        if (!TestUtil::isRoot() || !QFile::exists(daemon) || access("/dev/fuse", R_OK | W_OK) != 0) {
+            QSKIP("needs root, /dev/fuse and tests/helper/fuse-never-answers (libfuse3)");
+        }
+        const std::string mountPoint = m_scratch + "/fuse";
+        mkdir(mountPoint.c_str(), 0755);
+        QProcess fuse;
+        fuse.start(daemon, {QString::fromStdString(mountPoint)});
+        QVERIFY(fuse.waitForStarted());
+        const auto unmount = qScopeGuard([&] {
+            fuse.kill();
+            fuse.waitForFinished();
+            umount2(mountPoint.c_str(), MNT_DETACH);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(
+            TestUtil::run(
+                QStringLiteral("grep"),
+                {QStringLiteral("-q"), QStringLiteral(" ") + QString::fromStdString(mountPoint) + QStringLiteral(" "), QStringLiteral("/proc/self/mountinfo")})
+                    .exitCode
+                == 0,
+            10000);
+        const TestUtil::RunResult result = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account"), QStringLiteral("--json")}, 120000);
+        QVERIFY2(!result.timedOut, "the account waited for the FUSE daemon");
+        QVERIFY2(result.exitCode == 0 || result.exitCode == 1, result.err.constData());
+        const QJsonObject json = TestUtil::jsonObjectOf(result);
+        QVERIFY(json.value(QStringLiteral("fuse_mounts_not_walked")).toInt() >= 1);
+        QVERIFY(json.value(QStringLiteral("complete")).toBool());
+        const TestUtil::RunResult text = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account")}, 120000);
+        QVERIFY2(text.out.contains("FUSE mounts not walked"), text.out.constData());
     }
 
     void cliAddsUpToCached()

@@ -64,6 +64,7 @@ scratch="$build/test-scratch/helper-fixture"
 dbus_pid=
 polkit_pid=
 fuse_pid=
+holder_pid=
 fuse_dir=
 monitor_pid=
 
@@ -86,6 +87,7 @@ cleanup() {
         swapoff "$area" || say "ERROR: swapoff $area failed"
     done < <(our_swaps)
     [ -n "$monitor_pid" ] && kill "$monitor_pid" 2>/dev/null
+    [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
     # The FUSE daemon first: its death ends every request still waiting on
     # it (a reader the helper abandoned), then the mount goes. SIGKILL: on
     # SIGTERM libfuse waits for its worker, which never returns from open.
@@ -189,6 +191,19 @@ make_swap "$scratch/inactive.swap" 16
 swapon -p 7 "$scratch/active.swap"
 dd if=/dev/urandom of="$scratch/rootfile" bs=1M count=8 status=none
 chmod 0644 "$scratch/rootfile"
+# A file of root's deleted while root's process still holds it, mapped
+# (4 MiB, every page touched): hidden from the users' own account, shown by
+# the helper's (docs/helper-security.md rule 18).
+dd if=/dev/urandom of="$scratch/root-deleted.bin" bs=1M count=4 status=none
+python3 -c '
+import mmap, sys, time
+f = open(sys.argv[1], "rb"); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+while True:
+    [m[i] for i in range(0, len(m), 4096)]
+    time.sleep(5)' "$scratch/root-deleted.bin" &
+holder_pid=$!
+for _ in $(seq 100); do grep -q "root-deleted.bin" "/proc/$holder_pid/maps" 2>/dev/null && break; sleep 0.1; done
+rm "$scratch/root-deleted.bin"
 # Root may read it, the allowed user may not: the helper opens paths as the caller.
 mkdir -m 0700 "$scratch/private"
 printf 'secret\n' >"$scratch/private/secret"

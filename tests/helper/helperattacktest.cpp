@@ -611,6 +611,8 @@ int badInputs(const char *setUidProgram)
          invalidArgs},
         {"Contain with uint32 limit", "Contain", uu(self, 64 << 20), invalidArgs},
         {"Reclaim as a string", "Reclaim", str("/user.slice"), invalidArgs},
+        {"Account with a number", "Account", u(1), invalidArgs},
+        {"Account with a path", "Account", bytes("/"), invalidArgs},
         {"a method it does not have", "RunAsRoot", str("/bin/sh"), unknownMethod},
         // Values the helper's checks refuse.
         {"DropCaches level 0", "DropCaches", u(0), invalid},

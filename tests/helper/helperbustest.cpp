@@ -13,6 +13,7 @@
 // user, the allowed user's own process traced, another user's refused.
 // (Longer than 800 lines: one fixture, every action in both roles.)
 
+#include "account.h"
 #include "heldprocess.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
@@ -596,6 +597,66 @@ private Q_SLOTS:
         // Root's cgroup of this namespace's first process is not the user's.
         const Privileged::ReclaimResult others = Privileged::reclaimCgroup(QString::fromStdString(memoryCgroupOf(1)));
         QVERIFY2(others.failure == Privileged::Failure::Refused || others.failure == Privileged::Failure::InvalidRequest, qPrintable(others.message));
+    }
+
+    // The account as the refused user: not authorized, nothing made.
+    void refusedUserAccount()
+    {
+        REQUIRE_ROLE("refused");
+        const Privileged::AccountResult result = Privileged::accountOfSystem();
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QVERIFY(result.account.parts.empty());
+    }
+
+    // The account: root's process and its deleted file are hidden from the
+    // user's own, shown by the helper's with the file's size; the FUSE mount
+    // whose daemon never answers is named, not walked (the helper answers).
+    void accountThroughHelper()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string deleted = fixture("root-deleted.bin");
+        const auto isDeletedFile = [&deleted](const AccountPart &part) {
+            return part.kind == AccountKind::DeletedFile && part.path == deleted;
+        };
+        AccountOptions options;
+        options.root = fixture("user");
+        options.buffers = false;
+        const CacheAccount own = accountCache(options);
+        QVERIFY(own.hidden.processes > 0);
+        QVERIFY(std::none_of(own.parts.begin(), own.parts.end(), isDeletedFile));
+
+        QElapsedTimer clock;
+        clock.start();
+        const Privileged::AccountResult result = Privileged::accountOfSystem();
+        QVERIFY2(result.ok(), qPrintable(result.message));
+        qInfo("the helper's account: %zu parts in %lld ms", result.account.parts.size(), clock.elapsed());
+        const CacheAccount &account = result.account;
+        QCOMPARE(account.hidden.processes, uint64_t(0));
+        QCOMPARE(account.hidden.coveredMountPoints, uint64_t(0));
+        QVERIFY(account.complete);
+        const auto found = std::find_if(account.parts.begin(), account.parts.end(), isDeletedFile);
+        QVERIFY2(found != account.parts.end(), "root's deleted file is not in the helper's account");
+        QVERIFY2(!found->hidden, found->hiddenReason.c_str());
+        const uint64_t size = 4 << 20;
+        QVERIFY2(found->bytes + 2 * pageSize() >= size && found->bytes <= size, qPrintable(QString::number(found->bytes)));
+        QVERIFY(!found->processes.empty() && found->processes.front().command == "python3");
+        QCOMPARE(account.unexplained, int64_t(account.cached) - int64_t(account.partsBytes()));
+        if (!qEnvironmentVariableIsEmpty("CACHESCOPE_FUSE_DIR")) {
+            QVERIFY(account.fuseMountsNotWalked >= 1);
+        }
+        // The CLI's way (cachescope-cli-privileged): the same file, in its JSON.
+        const TestUtil::RunResult cli =
+            TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account"), QStringLiteral("--privileged"), QStringLiteral("--json")}, 400000);
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        bool listed = false;
+        for (const QJsonValue &part : TestUtil::jsonObjectOf(cli).value(QStringLiteral("parts")).toArray()) {
+            listed = listed || part.toObject().value(QStringLiteral("path")).toString() == QString::fromStdString(deleted);
+        }
+        QVERIFY2(listed, cli.out.left(2000).constData());
+        const TestUtil::RunResult mixed =
+            TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account"), QStringLiteral("--privileged"), QStringLiteral("--depth"), QStringLiteral("2")});
+        QCOMPARE(mixed.exitCode, 2);
+        QVERIFY2(mixed.err.contains("--privileged takes no other option"), mixed.err.constData());
     }
 
     // Residency by path: the user cannot see it (the kernel would lie), the

@@ -298,7 +298,8 @@ private Q_SLOTS:
     // docs/helper-security.md rule 7 on the policy: allow_any absent or no, allow_inactive
     // no, auth_admin_keep for dropcaches, contain and reclaim, auth_admin otherwise (residency
     // too: each query reveals what others read, so each is asked for; trace until all of
-    // rule 16 holds), never auth_self or yes; every action has a message.
+    // rule 16 holds; account: it names every user's files), never auth_self or yes; every
+    // action has a message.
     void policyDefaults()
     {
         QFile file(QStringLiteral(CACHESCOPE_POLICY_FILE));
@@ -328,6 +329,7 @@ private Q_SLOTS:
             {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.contain"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.reclaim"), QStringLiteral("auth_admin_keep")},
+            {QStringLiteral("org.kde.cachescope.account"), QStringLiteral("auth_admin")},
         };
         QCOMPARE(actions.keys(), expected.keys());
         for (auto it = expected.cbegin(); it != expected.cend(); ++it) {

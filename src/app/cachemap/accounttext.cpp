@@ -53,6 +53,13 @@ QString accountSummaryText(const CacheAccount &account, AccountLinks links)
     if (account.inChroot) {
         text += QStringLiteral("; ") + escaped(i18nc("@info", "/ is a chroot here: the files outside it are in unexplained"));
     }
+    if (account.fuseMountsNotWalked > 0) {
+        text += QStringLiteral("; ")
+            + escaped(i18ncp("@info",
+                             "%1 FUSE mount not walked (a daemon that does not answer would stall the account)",
+                             "%1 FUSE mounts not walked (a daemon that does not answer would stall the account)",
+                             qulonglong(account.fuseMountsNotWalked)));
+    }
     if (account.hidden.processes > 0) {
         text += QStringLiteral("; ")
             + escaped(i18ncp("@info",

@@ -171,6 +171,24 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     };
     connect(m_privileged, &PrivilegedActions::availabilityChanged, this, setHelperReclaim);
     setHelperReclaim(m_privileged->isAvailable(), m_privileged->unavailableReason());
+    // The account's hidden parts: the helper's account made as root.
+    const auto setHelperAccount = [this](bool available, const QString &reason) {
+        if (!available) {
+            m_cacheMapView->setHelperAccount({}, reason);
+            return;
+        }
+        m_cacheMapView->setHelperAccount([this](const CacheMapView::AccountDone &done) {
+            m_privileged->accountWithHelper([done](const Privileged::AccountResult &result) {
+                if (result.ok()) {
+                    done(std::make_shared<const CacheAccount>(result.account), QString());
+                } else {
+                    done(nullptr, result.message);
+                }
+            });
+        });
+    };
+    connect(m_privileged, &PrivilegedActions::availabilityChanged, this, setHelperAccount);
+    setHelperAccount(m_privileged->isAvailable(), m_privileged->unavailableReason());
 
     setUpActions();
     // No status bar: messages go to the bar on top, figures to the panels.

@@ -184,11 +184,12 @@ void PrivilegedActions::setUpActions(KActionCollection *collection)
 
     // drop_caches drops only clean pages no program maps: mapped and dirty
     // pages stay (Documentation/admin-guide/sysctl/vm.rst).
-    QAction *pageCache = make(Request::DropPageCache,
-                              "memory_drop_pagecache",
-                              "edit-clear-history",
-                              i18nc("@action", "Drop Page Cache"),
-                              i18nc("@info:tooltip", "Write unsaved data to disk, then drop the clean pages of the page cache that no program maps (drop_caches level 1)"));
+    QAction *pageCache =
+        make(Request::DropPageCache,
+             "memory_drop_pagecache",
+             "edit-clear-history",
+             i18nc("@action", "Drop Page Cache"),
+             i18nc("@info:tooltip", "Write unsaved data to disk, then drop the clean pages of the page cache that no program maps (drop_caches level 1)"));
     QAction *slab = make(Request::DropDentriesAndInodes,
                          "memory_drop_slab",
                          "edit-clear",
@@ -521,6 +522,22 @@ void PrivilegedActions::reclaimCgroup(const QString &cgroup, const std::function
     d->queue->enqueue(Privileged::reclaimRequest(cgroup), [this, done](const Privileged::Reply &reply) {
         if (done) {
             done(Privileged::toReclaimResult(reply));
+        }
+        requestDone();
+    });
+}
+
+void PrivilegedActions::accountWithHelper(const std::function<void(const Privileged::AccountResult &)> &done)
+{
+    requestStarted();
+    d->queue->enqueue(Privileged::accountRequest(), [this, done](const Privileged::Reply &reply) {
+        if (done) {
+            Privileged::AccountResult result;
+            static_cast<Privileged::Result &>(result) = reply;
+            if (result.ok()) {
+                result.account = reply.account;
+            }
+            done(result);
         }
         requestDone();
     });

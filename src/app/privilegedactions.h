@@ -22,6 +22,7 @@ namespace Cachescope::Privileged
 struct Result;
 struct FileResidency;
 struct ReclaimResult;
+struct AccountResult;
 class RequestQueue;
 enum class Operation;
 }
@@ -91,6 +92,9 @@ public:
     // (Privileged::reclaimRequest), queued as the other requests; done gets
     // the result on this thread.
     void reclaimCgroup(const QString &cgroup, const std::function<void(const Cachescope::Privileged::ReclaimResult &)> &done);
+    // The account of Cached made by the helper as root
+    // (Privileged::accountRequest), queued as the other requests.
+    void accountWithHelper(const std::function<void(const Cachescope::Privileged::AccountResult &)> &done);
 
     // The helper's answer for one file as the heatmap's histogram over the
     // whole file (its buckets: the cells asked for, at most one per page). A

@@ -13,6 +13,8 @@
 #include "cachemap/cachemapwidget.h"
 #include "cachemap/treemaplayout.h"
 #include "files/filespanel.h"
+#include "privileged.h"
+#include "privilegedactions.h"
 
 #include "accessibleevents.h"
 #include "format.h"
@@ -603,6 +605,26 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(dialog));
         Screenshots::save(*dialog, "cachemap-account-shared-memory.png");
         dialog->close();
+
+        // Show with Administrator Rights: the window's privileged actions
+        // (as root: the account made in this process, as the helper's would be).
+        PrivilegedActions privileged;
+        view.setHelperAccount([&privileged](const CacheMapView::AccountDone &done) {
+            privileged.accountWithHelper([done](const Privileged::AccountResult &result) {
+                done(result.ok() ? std::make_shared<const CacheAccount>(result.account) : nullptr, result.message);
+            });
+        });
+        view.showAccountWithAdministratorRights();
+        QVERIFY2(view.accountText().contains(QStringLiteral("asking the privileged helper")), qPrintable(view.accountText()));
+        QTRY_VERIFY_WITH_TIMEOUT(view.accountText().contains(QStringLiteral("made by the administrator's helper")), 120000);
+        QVERIFY2(view.accountText().contains(QStringLiteral("unexplained")), qPrintable(view.accountText()));
+        // A failure says why, and the account on show stays.
+        view.setHelperAccount([](const CacheMapView::AccountDone &done) {
+            done(nullptr, QStringLiteral("Not authorized."));
+        });
+        view.showAccountWithAdministratorRights();
+        QVERIFY2(view.accountText().contains(QStringLiteral("The administrator's account failed: Not authorized.")), qPrintable(view.accountText()));
+        QVERIFY(view.account());
 
         // A folder's map is no account of Cached: the line goes.
         view.mapFolder(QString::fromStdString(TestUtil::scratchDir("cachemap-account")));

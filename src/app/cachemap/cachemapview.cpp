@@ -26,6 +26,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QPointer>
 #include <QPushButton>
 #include <QTimer>
 #include <QToolButton>
@@ -52,6 +53,12 @@ struct CacheMapView::Private {
     QLabel *account = nullptr;
     AccountScan *accountScan = nullptr;
     std::shared_ptr<const CacheAccount> lastAccount;
+    // The account on show was made by the helper as root (until the next map).
+    bool accountPrivileged = false;
+    bool askingHelper = false;
+    QString helperFailure;
+    CacheMapView::HelperAccount helperAccount;
+    QString helperUnavailable;
     QTimer *progressTimer = nullptr;
 
     std::shared_ptr<const CacheMapTree> tree;
@@ -136,6 +143,10 @@ CacheMapView::CacheMapView(QWidget *parent)
     // A line even while empty (the map of a folder, not of /): the map keeps its place.
     d->account->setMinimumHeight(d->account->fontMetrics().lineSpacing());
     connect(d->account, &QLabel::linkActivated, this, [this](const QString &link) {
+        if (link == QLatin1String("privileged")) {
+            showAccountWithAdministratorRights();
+            return;
+        }
         bool ok = false;
         const int group = link.toInt(&ok);
         if (ok) {
@@ -144,6 +155,8 @@ CacheMapView::CacheMapView(QWidget *parent)
     });
     connect(d->accountScan, &AccountScan::finished, this, [this](std::shared_ptr<const CacheAccount> account) {
         d->lastAccount = std::move(account);
+        d->accountPrivileged = false;
+        d->helperFailure.clear();
         updateAccount();
         Q_EMIT accountChanged();
     });
@@ -374,6 +387,38 @@ AccountPartsDialog *CacheMapView::showAccountGroup(AccountGroup group)
     return dialog;
 }
 
+void CacheMapView::setHelperAccount(HelperAccount ask, const QString &unavailableReason)
+{
+    d->helperAccount = std::move(ask);
+    d->helperUnavailable = unavailableReason;
+    updateAccount();
+}
+
+void CacheMapView::showAccountWithAdministratorRights()
+{
+    if (!d->helperAccount || d->askingHelper) {
+        return;
+    }
+    d->askingHelper = true;
+    d->helperFailure.clear();
+    updateAccount();
+    const QPointer<CacheMapView> self(this);
+    d->helperAccount([self](std::shared_ptr<const CacheAccount> account, const QString &failure) {
+        if (!self) {
+            return;
+        }
+        self->d->askingHelper = false;
+        if (account) {
+            self->d->lastAccount = std::move(account);
+            self->d->accountPrivileged = true;
+        } else {
+            self->d->helperFailure = i18nc("@info %1 why", "The administrator's account failed: %1", failure);
+        }
+        self->updateAccount();
+        Q_EMIT self->accountChanged();
+    });
+}
+
 void CacheMapView::updateAccount()
 {
     // Only for the whole system: a folder's map is not an account of Cached.
@@ -389,7 +434,25 @@ void CacheMapView::updateAccount()
         d->account->clear();
         return;
     }
-    d->account->setText(accountSummaryText(*d->lastAccount, AccountLinks::Groups));
+    QString text = accountSummaryText(*d->lastAccount, AccountLinks::Groups);
+    const CacheAccount &account = *d->lastAccount;
+    const bool hidden = account.hidden.processes > 0 || account.hidden.coveredMountPoints > 0 || account.hidden.files > 0
+        || std::any_of(account.parts.begin(), account.parts.end(), [](const AccountPart &part) {
+                            return part.hidden;
+                        });
+    if (d->accountPrivileged) {
+        text += QStringLiteral(" ") + i18nc("@info", "(made by the administrator's helper)").toHtmlEscaped();
+    } else if (d->askingHelper) {
+        text += QStringLiteral(" — ") + i18nc("@info:progress", "asking the privileged helper…").toHtmlEscaped();
+    } else if (hidden && d->helperAccount) {
+        text += QStringLiteral(" — <a href=\"privileged\">%1</a>").arg(i18nc("@action", "Show with Administrator Rights").toHtmlEscaped());
+    } else if (hidden && !d->helperUnavailable.isEmpty()) {
+        text += QStringLiteral(" — ") + i18nc("@info %1 why not", "the privileged helper cannot show the rest: %1", d->helperUnavailable).toHtmlEscaped();
+    }
+    if (!d->helperFailure.isEmpty()) {
+        text += QStringLiteral(" — ") + d->helperFailure.toHtmlEscaped();
+    }
+    d->account->setText(text);
 }
 
 size_t CacheMapView::mapMemoryBytes() const

@@ -8,6 +8,7 @@
 #include <QUrl>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class QLabel;
@@ -59,6 +60,16 @@ public:
     [[nodiscard]] std::shared_ptr<const CacheAccount> account() const;
     // A link of the account line: the parts of that group in a dialog.
     AccountPartsDialog *showAccountGroup(AccountGroup group);
+    // "Show with Administrator Rights" on the account line, where the
+    // account has hidden parts: ask(done) asks the helper for the account
+    // made as root and calls done with it, or with why not (the window
+    // passes PrivilegedActions::accountWithHelper). Without it, the line
+    // says why (unavailableReason) instead of offering the link.
+    using AccountDone = std::function<void(std::shared_ptr<const CacheAccount> account, const QString &failure)>;
+    using HelperAccount = std::function<void(const AccountDone &done)>;
+    void setHelperAccount(HelperAccount ask, const QString &unavailableReason = {});
+    // What the link does.
+    void showAccountWithAdministratorRights();
     // The bytes the map holds for its folders (it holds nothing a file).
     [[nodiscard]] size_t mapMemoryBytes() const;
 

@@ -443,6 +443,46 @@ private Q_SLOTS:
         }
     }
 
+    // Buffers: the page cache of a block device, read through its node (a
+    // loop device over a file of the test; the disk itself may be closed to
+    // even root, as on this project's machines).
+    void blockDeviceBuffers()
+    {
+        if (!TestUtil::isRoot() || !TestUtil::haveProgram("losetup")) {
+            QSKIP("needs root and losetup");
+        }
+        const std::string backing = m_scratch + "/loop-backing.bin";
+        const uint64_t size = 8 * MiB;
+        TestUtil::makeColdFile(backing, size);
+        const TestUtil::RunResult attached =
+            TestUtil::run(QStringLiteral("losetup"), {QStringLiteral("--find"), QStringLiteral("--show"), QString::fromStdString(backing)});
+        if (attached.exitCode != 0) {
+            QSKIP(qPrintable(QStringLiteral("no loop device here: ") + QString::fromUtf8(attached.err.trimmed())));
+        }
+        const QString device = QString::fromUtf8(attached.out.trimmed());
+        const auto detach = qScopeGuard([&device] {
+            (void)TestUtil::run(QStringLiteral("losetup"), {QStringLiteral("--detach"), device});
+        });
+        // Reading the device fills its own page cache (Buffers), not the file's.
+        const int fd = open(device.toLocal8Bit().constData(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        std::vector<char> block(1 << 20);
+        for (uint64_t done = 0; done < size; done += block.size()) {
+            QCOMPARE(pread(fd, block.data(), block.size(), off_t(done)), ssize_t(block.size()));
+        }
+        AccountOptions options;
+        options.root = m_scratch;
+        const CacheAccount account = accountCache(options);
+        close(fd);
+        const std::string name = device.section(QLatin1Char('/'), -1).toStdString();
+        const auto found = std::find_if(account.buffersByDevice.begin(), account.buffersByDevice.end(), [&name](const BlockDeviceBuffers &buffers) {
+            return buffers.name == name;
+        });
+        QVERIFY2(found != account.buffersByDevice.end(), name.c_str());
+        QVERIFY2(!found->hidden, found->hiddenReason.c_str());
+        QVERIFY2(nearly(found->bytes, size), qPrintable(QString::number(found->bytes)));
+    }
+
     void hiddenFromAnotherUser()
     {
         const std::optional<uint32_t> uid = TestUtil::testUserUid();

@@ -16,6 +16,21 @@ namespace Cachescope::Cli
 namespace
 {
 
+// Names come from other people's processes (memfd names, commands, paths):
+// in a terminal, none of their control characters is sent as such.
+std::string printable(std::string text)
+{
+    for (size_t i = 0; i < text.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) {
+            text[i] = '?';
+        } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+            text.replace(i, 2, "?"); // a C1 control (U+0080 to U+009F)
+        }
+    }
+    return text;
+}
+
 std::string processesText(const AccountPart &part)
 {
     std::string text;
@@ -181,7 +196,7 @@ const Table<AccountPart> &partsTable()
                  .help = "who holds it",
                  .value =
                      [](const AccountPart &p) {
-                         std::string text = processesText(p);
+                         std::string text = printable(processesText(p));
                          if (text.size() > 24) {
                              text = text.substr(0, 21) + "...";
                          }
@@ -193,7 +208,7 @@ const Table<AccountPart> &partsTable()
                  .help = "the folder, file, segment or namespace",
                  .value =
                      [](const AccountPart &p) {
-                         const std::string text = whatText(p);
+                         const std::string text = printable(whatText(p));
                          return textCell(isValidUtf8(text) ? text : toDisplayUtf8(text));
                      }},
             },
@@ -206,7 +221,7 @@ const Table<AccountPart> &partsTable()
         .linesBelow =
             [](std::string &out, const AccountPart &p) {
                 if (p.hidden) {
-                    out += "    hidden: " + p.hiddenReason + '\n';
+                    out += "    hidden: " + printable(p.hiddenReason) + '\n';
                 }
             },
     };
@@ -278,9 +293,12 @@ void appendText(std::string &out, const CacheAccount &account, bool raw)
     if (account.inChroot) {
         out += "Note: / is a chroot here: the files of its file systems outside it are in unexplained\n";
     }
-    if (account.fuseMountsNotWalked > 0) {
-        out += "Note: " + std::to_string(account.fuseMountsNotWalked)
-            + " FUSE mounts not walked (a daemon that does not answer would stall the account): their pages are in unexplained\n";
+    if (account.ownIpcNamespace) {
+        out += "Note: this process has an IPC namespace of its own: the system's System V segments are not seen, their pages are in unexplained\n";
+    }
+    if (account.mountsNotWalked > 0) {
+        out += "Note: " + std::to_string(account.mountsNotWalked)
+            + " FUSE or stacked mounts not walked (a daemon that does not answer would stall the account): their pages are in unexplained\n";
     }
     if (hidden.processes > 0) {
         out += "Hidden: the open files, maps and mount namespaces of " + std::to_string(hidden.processes)
@@ -354,7 +372,9 @@ void appendJson(std::string &out, const CacheAccount &account)
     out += "},";
     appendJsonBool(out, "in_chroot", account.inChroot);
     out += ',';
-    appendJsonNumber(out, "fuse_mounts_not_walked", account.fuseMountsNotWalked);
+    appendJsonNumber(out, "mounts_not_walked", account.mountsNotWalked);
+    out += ',';
+    appendJsonBool(out, "own_ipc_namespace", account.ownIpcNamespace);
     out += ",\"buffers\":[";
     for (size_t i = 0; i < account.buffersByDevice.size(); ++i) {
         const BlockDeviceBuffers &device = account.buffersByDevice[i];

@@ -16,8 +16,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <map>
 #include <set>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -333,6 +335,17 @@ bool isFuseType(std::string_view type)
     return type == "fuse" || type == "fuseblk" || type.starts_with("fuse.");
 }
 
+// File systems whose files the kernel serves itself, from a disk or from
+// memory: asking them never waits for a process. Anything else found in a
+// tree someone else controls (overlay and other stacking file systems,
+// which may sit on a FUSE daemon; network file systems) is not asked.
+bool fileSystemSafeToAsk(std::string_view type)
+{
+    static constexpr std::string_view types[] = {"tmpfs", "ramfs",    "devtmpfs", "ext2",    "ext3", "ext4", "xfs",    "btrfs",    "f2fs",    "vfat", "exfat",
+                                                 "ntfs3", "squashfs", "erofs",    "iso9660", "udf",  "jfs",  "nilfs2", "bcachefs", "hfsplus", "zfs"};
+    return std::find(std::begin(types), std::end(types), type) != std::end(types);
+}
+
 bool isSharedMemoryFileSystem(int64_t type)
 {
     return type == TMPFS_MAGIC || type == RAMFS_MAGIC;
@@ -345,22 +358,6 @@ bool pathWithin(std::string_view path, std::string_view parent)
         return true;
     }
     return path.starts_with(parent) && (path.size() == parent.size() || path[parent.size()] == '/');
-}
-
-std::string joinPath(std::string_view folder, std::string_view rest)
-{
-    std::string path(folder);
-    while (!rest.empty() && rest.front() == '/') {
-        rest.remove_prefix(1);
-    }
-    if (rest.empty()) {
-        return path;
-    }
-    if (path.empty() || path.back() != '/') {
-        path += '/';
-    }
-    path += rest;
-    return path;
 }
 
 std::optional<std::string> readLink(const std::string &path, int *error = nullptr)
@@ -406,13 +403,45 @@ std::vector<int> processIds(const std::string &procRoot)
     return pids;
 }
 
+// path below the folder `at` (O_PATH): openat2 with `resolve` and no
+// symbolic or magic link on the way. Invalid where it cannot (or no openat2).
+UniqueFd openBeneath(int at, const std::string &path, uint64_t resolve)
+{
+    std::string relative = path;
+    while (!relative.empty() && relative.front() == '/') {
+        relative.erase(0, 1);
+    }
+    if (relative.empty()) {
+        relative = ".";
+    }
+    struct open_how how = {};
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return UniqueFd(int(syscall(SYS_openat2, at, relative.c_str(), &how, sizeof how)));
+}
+
+// The mount id of what a descriptor is on (statx STATX_MNT_ID), 0 if unknown.
+uint32_t mountIdOfDescriptor(int fd)
+{
+    struct statx st = {};
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &st) != 0 || !(st.stx_mask & STATX_MNT_ID)) {
+        return 0;
+    }
+    return uint32_t(st.stx_mnt_id);
+}
+
 // A sandbox's /.flatpak-info, read through /proc/PID/root: a symlink there
 // would be followed in this process's root, not the sandbox's, so none is.
 std::string flatpakInfoOf(const std::string &path)
 {
-    const UniqueFd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    // Its type first, without opening it: a device put there is never opened.
+    const UniqueFd file(open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     struct stat st = {};
-    if (!fd.isValid() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (!file.isValid() || fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        return {};
+    }
+    const UniqueFd fd(open(("/proc/self/fd/" + std::to_string(file.get())).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (!fd.isValid()) {
         return {};
     }
     std::string text(65536, '\0');
@@ -451,6 +480,20 @@ public:
         : m_options(options)
         , m_parts(parts)
     {
+        // Where memfds and anonymous shared mappings live: the kernel's own
+        // shmem mount, in no mountinfo. Its mount id and device, from one of ours.
+        const UniqueFd probe(int(syscall(SYS_memfd_create, "cachescope-account-probe", MFD_CLOEXEC)));
+        struct stat st = {};
+        if (probe.isValid() && fstat(probe.get(), &st) == 0) {
+            m_shmDevice = uint64_t(st.st_dev);
+            m_shmMountId = mountIdOf(readProcFile("/proc/self/fdinfo/" + std::to_string(probe.get())).value_or(std::string()));
+        }
+    }
+
+    static uint32_t mountIdOf(const std::string &fdinfo)
+    {
+        const size_t at = fdinfo.find("mnt_id:");
+        return at == std::string::npos ? 0 : uint32_t(std::strtoul(fdinfo.c_str() + at + 7, nullptr, 10));
     }
 
     // One process: its descriptors, then its maps. False when the kernel
@@ -470,16 +513,28 @@ public:
             }
         }
         closedir(dir);
-        // The process's mounts, read once it holds a file worth a look: no
-        // file of a FUSE mount is stat()ed or opened.
+        // The process's mounts, read once it holds a file worth a look: a file
+        // is asked about only on a mount of a file system the kernel serves
+        // itself (fileSystemSafeToAsk), or on the kernel's shmem mount; never
+        // on FUSE, on what may stack on it, or on a mount no mountinfo lists.
         std::optional<std::vector<MountInfoEntry>> mounts;
-        const auto onFuse = [&](auto matches) {
+        const auto unsafe = [&](auto matches, bool onShmem) {
+            if (onShmem) {
+                return false;
+            }
             if (!mounts) {
                 mounts = parseMountInfo(readProcFile(base + "/mountinfo").value_or(std::string()));
             }
-            return std::any_of(mounts->begin(), mounts->end(), [&](const MountInfoEntry &mount) {
-                return matches(mount) && isFuseType(mount.fsType);
-            });
+            bool found = false;
+            for (const MountInfoEntry &mount : *mounts) {
+                if (matches(mount)) {
+                    found = true;
+                    if (!fileSystemSafeToAsk(mount.fsType)) {
+                        return true;
+                    }
+                }
+            }
+            return !found;
         };
         for (const std::string &descriptor : descriptors) {
             const std::string link = base + "/fd/" + descriptor;
@@ -492,20 +547,20 @@ public:
                 continue;
             }
             // fdinfo names the descriptor's mount without asking its file system.
-            uint32_t mountId = 0;
-            const std::string info = readProcFile(base + "/fdinfo/" + descriptor).value_or(std::string());
-            const size_t at = info.find("mnt_id:");
-            if (at != std::string::npos) {
-                mountId = uint32_t(std::strtoul(info.c_str() + at + 7, nullptr, 10));
-            }
-            if (mountId != 0 && onFuse([mountId](const MountInfoEntry &mount) {
-                    return mount.id == mountId;
-                })) {
-                addOnFuse(*name, process);
+            const uint32_t mountId = mountIdOf(readProcFile(base + "/fdinfo/" + descriptor).value_or(std::string()));
+            // 0: a mount of the kernel's own (shmem's: memfds), in no mountinfo.
+            if (unsafe(
+                    [mountId](const MountInfoEntry &mount) {
+                        return mount.id == mountId;
+                    },
+                    mountId == m_shmMountId || mountId == 0)) {
+                addNotAsked(*name, process);
                 continue;
             }
+            // The file itself, not opened (O_PATH): its type before anything else.
+            const UniqueFd file(open(link.c_str(), O_PATH | O_CLOEXEC));
             struct stat st = {};
-            if (stat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || (name->kind == UnreachableName::Kind::Deleted && st.st_nlink > 0)) {
+            if (!file.isValid() || fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) || (name->kind == UnreachableName::Kind::Deleted && st.st_nlink > 0)) {
                 continue;
             }
             add(*name, FileKey{uint64_t(st.st_dev), uint64_t(st.st_ino)}, link, process);
@@ -519,10 +574,12 @@ public:
             if (!name || name->kind == UnreachableName::Kind::SysvShm) {
                 continue;
             }
-            if (onFuse([&entry](const MountInfoEntry &mount) {
-                    return mount.device == entry.device;
-                })) {
-                addOnFuse(*name, process);
+            if (unsafe(
+                    [&entry](const MountInfoEntry &mount) {
+                        return mount.device == entry.device;
+                    },
+                    m_shmDevice != 0 && entry.device == m_shmDevice)) {
+                addNotAsked(*name, process);
                 continue;
             }
             char range[64];
@@ -533,22 +590,22 @@ public:
     }
 
 private:
-    // A deleted file on FUSE: named, hidden, never asked about (isFuseType).
-    void addOnFuse(const UnreachableName &name, const AccountProcess &process)
+    // A file on a mount the account does not ask (FUSE, what may stack on
+    // it, one no mountinfo lists): named, hidden, never looked at.
+    void addNotAsked(const UnreachableName &name, const AccountProcess &process)
     {
-        for (AccountPart &part : m_parts) {
-            if (part.hidden && part.kind == AccountKind::DeletedFile && part.path == name.name && part.fileSystem == "fuse") {
-                addProcess(part, process);
-                return;
-            }
+        const std::string key = name.kind == UnreachableName::Kind::Memfd ? "memfd:" + name.name : name.name;
+        if (const auto it = m_notAsked.find(key); it != m_notAsked.end()) {
+            addProcess(m_parts[it->second], process);
+            return;
         }
         AccountPart part;
-        part.kind = AccountKind::DeletedFile;
-        part.path = name.name;
-        part.fileSystem = "fuse";
+        part.kind = name.kind == UnreachableName::Kind::Memfd ? AccountKind::Memfd : AccountKind::DeletedFile;
+        (part.kind == AccountKind::Memfd ? part.name : part.path) = name.name;
         part.hidden = true;
-        part.hiddenReason = "on a FUSE mount: not opened, so that a daemon that does not answer cannot stall the account";
+        part.hiddenReason = "on a FUSE or stacked mount: not looked at, so that a daemon that does not answer cannot stall the account";
         addProcess(part, process);
+        m_notAsked.emplace(key, m_parts.size());
         m_parts.push_back(std::move(part));
     }
 
@@ -603,8 +660,24 @@ private:
             part.path = name.name;
             break;
         }
-        // Opens the file itself, as its holder does: O_RDONLY, never its data.
-        const UniqueFd fd(open(opener.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+        // The file itself, first without opening it (O_PATH): a device put in
+        // its place is never opened. Then read only, through that very file.
+        const UniqueFd path(open(opener.c_str(), O_PATH | O_CLOEXEC));
+        struct stat st = {};
+        if (path.isValid() && (fstat(path.get(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_dev) != key.device || uint64_t(st.st_ino) != key.inode)) {
+            part.hidden = true;
+            part.hiddenReason = "the file changed while it was looked at";
+            return part;
+        }
+        // A name that says memfd or shared memory, on another device than the
+        // kernel's shmem mount, is some file's that only looks so.
+        if (path.isValid() && name.kind != UnreachableName::Kind::Deleted && m_shmDevice != 0 && uint64_t(st.st_dev) != m_shmDevice) {
+            part.kind = AccountKind::DeletedFile;
+            part.path = name.name;
+            part.name.clear();
+            part.fileSystem.clear();
+        }
+        const UniqueFd fd(path.isValid() ? open(("/proc/self/fd/" + std::to_string(path.get())).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) : -1);
         if (!fd.isValid()) {
             const int error = errno;
             part.hidden = true;
@@ -615,7 +688,6 @@ private:
             }
             return part;
         }
-        struct stat st = {};
         struct statfs sfs = {};
         if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_dev) != key.device || uint64_t(st.st_ino) != key.inode) {
             part.hidden = true;
@@ -650,7 +722,14 @@ private:
     const AccountOptions &m_options;
     std::vector<AccountPart> &m_parts;
     std::map<FileKey, size_t> m_known;
+    std::map<std::string, size_t> m_notAsked;
+    uint64_t m_shmDevice = 0;
+    uint32_t m_shmMountId = 0;
 };
+
+// At most this many mounts of other namespaces are walked (each is compared
+// with the others): a user can make a hundred thousand.
+constexpr size_t maxNamespaceMounts = 4096;
 
 struct NamespaceMount {
     int pid = 0;
@@ -662,7 +741,7 @@ struct NamespaceMount {
 // tmpfs, an overlay whose layers are out of reach). Each file system folder
 // once, the outermost.
 std::vector<NamespaceMount>
-mountsOnlyElsewhere(const std::vector<MountInfoEntry> &ours, const std::map<std::string, int> &namespaces, const std::string &procRoot, uint64_t *fuseNotWalked)
+mountsOnlyElsewhere(const std::vector<MountInfoEntry> &ours, const std::map<std::string, int> &namespaces, const std::string &procRoot, uint64_t *notWalked)
 {
     std::vector<NamespaceMount> found;
     const auto reachableHere = [&](const MountInfoEntry &theirs) {
@@ -671,29 +750,52 @@ mountsOnlyElsewhere(const std::vector<MountInfoEntry> &ours, const std::map<std:
                 return true;
             }
         }
-        if (theirs.fsType == "overlay") {
-            const std::vector<std::string> layers = overlayLayers(theirs.superOptions);
-            struct stat st = {};
-            return !layers.empty() && std::all_of(layers.begin(), layers.end(), [&](const std::string &layer) {
-                return stat(layer.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-            });
-        }
         return false;
     };
+    const std::string ownUsers = readLink("/proc/self/ns/user").value_or(std::string());
     for (const auto &[id, pid] : namespaces) {
         const std::optional<std::string> text = readProcFile(procRoot + '/' + std::to_string(pid) + "/mountinfo");
         if (!text) {
             continue;
         }
-        for (MountInfoEntry &mount : parseMountInfo(*text)) {
-            if (fileSystemTypeKeepsNoPageCache(mount.fsType) || reachableHere(mount)) {
+        const std::vector<MountInfoEntry> entries = parseMountInfo(*text);
+        std::map<uint32_t, const MountInfoEntry *> byId;
+        for (const MountInfoEntry &entry : entries) {
+            byId[entry.id] = &entry;
+        }
+        // An overlay made by root (a rootful container) stacks on folders
+        // root chose; one made in a user namespace of its own may stack on
+        // its maker's FUSE daemon.
+        const bool madeByRoot = !ownUsers.empty() && readLink(procRoot + '/' + std::to_string(pid) + "/ns/user").value_or(std::string()) == ownUsers;
+        const auto safe = [&](const MountInfoEntry &mount) {
+            return fileSystemSafeToAsk(mount.fsType) || fileSystemTypeKeepsNoPageCache(mount.fsType) || (madeByRoot && mount.fsType == "overlay");
+        };
+        // Reaching a mount point looks up every folder above it: each mount
+        // on the way must be safe to ask too.
+        const auto wayIsSafe = [&](const MountInfoEntry &mount) {
+            const MountInfoEntry *up = &mount;
+            for (size_t steps = 0; steps < entries.size(); ++steps) {
+                const auto parent = byId.find(up->parentId);
+                if (parent == byId.end() || parent->second == up) {
+                    return true;
+                }
+                up = parent->second;
+                if (!safe(*up)) {
+                    return false;
+                }
+            }
+            return false;
+        };
+        for (const MountInfoEntry &mount : entries) {
+            // An overlay keeps no page cache of its own: its pages are its layers' files'.
+            if (fileSystemTypeKeepsNoPageCache(mount.fsType) || mount.fsType == "overlay" || reachableHere(mount)) {
                 continue;
             }
-            if (isFuseType(mount.fsType)) {
-                ++*fuseNotWalked;
+            if (!fileSystemSafeToAsk(mount.fsType) || !wayIsSafe(mount) || found.size() >= maxNamespaceMounts) {
+                ++*notWalked;
                 continue;
             }
-            found.push_back({pid, std::move(mount)});
+            found.push_back({pid, mount});
         }
     }
     // The outermost folder of each file system, once over every namespace.
@@ -813,12 +915,12 @@ CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
     if (m_step) {
         m_step("walking " + m_options.root);
     }
-    // FUSE mounts below the root are named and left out (CacheAccount::fuseMountsNotWalked).
+    // FUSE mounts below the root are named and left out (CacheAccount::mountsNotWalked).
     WalkOptions options = accountWalkOptions(m_options);
     for (const MountInfoEntry &mount : readMountInfo("/proc").value_or(std::vector<MountInfoEntry>())) {
         if (isFuseType(mount.fsType) && pathWithin(mount.mountPoint, m_options.root) && mount.mountPoint != m_options.root) {
             options.filter.exclude.push_back(globOfPath(mount.mountPoint));
-            ++account.fuseMountsNotWalked;
+            ++account.mountsNotWalked;
         }
     }
     CacheMapTree tree;
@@ -928,6 +1030,8 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
     };
     if (!m_cancelled) {
         step("System V shared memory");
+        const std::optional<std::string> systemIpc = readLink(procRoot + "/1/ns/ipc");
+        account.ownIpcNamespace = systemIpc && *systemIpc != readLink("/proc/self/ns/ipc").value_or(*systemIpc);
         if (const std::optional<std::string> text = readProcFile(procRoot + "/sysvipc/shm")) {
             for (const SysvShmSegment &segment : parseSysvShm(*text)) {
                 AccountPart part;
@@ -997,6 +1101,8 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
         WalkOptions options = walkOptions;
         options.oneFileSystem = true;
         options.countMountsOnce = false;
+        // Trees others control: nothing opened through a mount placed in them.
+        options.filesOnTheirFoldersMount = true;
         const WalkResult walked = walkRoots(roots, options, problems, nullptr);
         for (size_t i = 0; i < roots.size() && i < walked.perRoot.size(); ++i) {
             const WalkTotals &totals = walked.perRoot[i];
@@ -1018,16 +1124,37 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
     // 4. Mounts of other namespaces that this one does not show.
     if (!m_cancelled && !otherNamespaces.empty()) {
         step("other mount namespaces");
-        const std::vector<NamespaceMount> elsewhere = mountsOnlyElsewhere(mounts, otherNamespaces, procRoot, &account.fuseMountsNotWalked);
+        const std::vector<NamespaceMount> found = mountsOnlyElsewhere(mounts, otherNamespaces, procRoot, &account.mountsNotWalked);
+        // Each mount point looked up inside its namespace's root, following
+        // no symbolic link (one planted on the way would lead out of it), and
+        // walked only if it is that very mount; held open while walked.
+        std::vector<NamespaceMount> elsewhere;
+        std::vector<UniqueFd> held;
         std::vector<std::string> roots;
-        for (const NamespaceMount &mount : elsewhere) {
-            roots.push_back(joinPath(procRoot + '/' + std::to_string(mount.pid) + "/root", mount.mount.mountPoint));
+        for (const NamespaceMount &mount : found) {
+            const UniqueFd root(open((procRoot + '/' + std::to_string(mount.pid) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+            UniqueFd at = root.isValid() ? openBeneath(root.get(), mount.mount.mountPoint, RESOLVE_IN_ROOT) : UniqueFd();
+            if (!at.isValid() || mountIdOfDescriptor(at.get()) != mount.mount.id) {
+                ++account.mountsNotWalked;
+                continue;
+            }
+            roots.push_back("/proc/self/fd/" + std::to_string(at.get()));
+            held.push_back(std::move(at));
+            elsewhere.push_back(mount);
         }
         walkedParts(roots, AccountKind::OtherNamespace, [&](size_t i, AccountPart &part) {
             const NamespaceMount &mount = elsewhere[i];
             part.path = mount.mount.mountPoint;
             part.name = "pid " + std::to_string(mount.pid) + " (" + commandOfPid(mount.pid) + ")";
-            const std::string app = flatpakApplication(flatpakInfoOf(procRoot + '/' + std::to_string(mount.pid) + "/root/.flatpak-info"));
+            // Its /.flatpak-info, where the namespace's own root is safe to ask.
+            const std::string base = procRoot + '/' + std::to_string(mount.pid);
+            const std::vector<MountInfoEntry> theirs = parseMountInfo(readProcFile(base + "/mountinfo").value_or(std::string()));
+            const MountInfoEntry *rootMount = nullptr;
+            for (const MountInfoEntry &entry : theirs) {
+                rootMount = entry.mountPoint == "/" ? &entry : rootMount;
+            }
+            const std::string app =
+                rootMount && fileSystemSafeToAsk(rootMount->fsType) ? flatpakApplication(flatpakInfoOf(base + "/root/.flatpak-info")) : std::string();
             if (!app.empty()) {
                 part.name = "Flatpak app " + app + ", " + part.name;
             }
@@ -1049,7 +1176,7 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
         struct Covered {
             std::string mountPoint;
             std::string below; // the parent's mount point, whose clone shows the folder
-            bool coverIsFuse = false; // never stat()ed (isFuseType)
+            bool coverIsFuse = false; // not safe to ask (fileSystemSafeToAsk): never stat()ed
         };
         std::vector<Covered> covered;
         std::map<uint32_t, const MountInfoEntry *> byId;
@@ -1064,8 +1191,8 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
             std::string below = "/";
             if (parent != byId.end()) {
                 const MountInfoEntry *shown = visible.count(parent->second->mountPoint) ? visible.at(parent->second->mountPoint) : nullptr;
-                if (isFuseType(parent->second->fsType)) {
-                    ++account.fuseMountsNotWalked;
+                if (!fileSystemSafeToAsk(parent->second->fsType) && !fileSystemTypeKeepsNoPageCache(parent->second->fsType)) {
+                    ++account.mountsNotWalked;
                     continue;
                 }
                 if (parent->second->mountPoint == mount.mountPoint || shown != parent->second || fileSystemTypeKeepsNoPageCache(parent->second->fsType)) {
@@ -1073,9 +1200,10 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
                 }
                 below = parent->second->mountPoint;
             }
-            covered.push_back({mount.mountPoint, below, isFuseType(mount.fsType)});
+            covered.push_back({mount.mountPoint, below, !fileSystemSafeToAsk(mount.fsType) && !fileSystemTypeKeepsNoPageCache(mount.fsType)});
         }
         std::map<std::string, UniqueFd> clones;
+        std::vector<UniqueFd> held;
         std::vector<std::string> roots;
         std::vector<const Covered *> rootOf;
         for (const Covered &folder : covered) {
@@ -1088,11 +1216,16 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
                 continue;
             }
             const std::string rest = folder.mountPoint.substr(folder.below == "/" ? 0 : folder.below.size());
-            const std::string path = joinPath("/proc/self/fd/" + std::to_string(it->second.get()), rest);
+            // Beneath the clone, on its one mount, following no symbolic link.
+            UniqueFd at = openBeneath(it->second.get(), rest, RESOLVE_BENEATH | RESOLVE_NO_XDEV);
+            if (!at.isValid()) {
+                continue;
+            }
+            const std::string path = "/proc/self/fd/" + std::to_string(at.get());
             // A folder mounted on itself shows what it covers: counted already.
             struct stat under = {};
             struct stat over = {};
-            if (lstat(path.c_str(), &under) != 0
+            if (fstat(at.get(), &under) != 0
                 || (!folder.coverIsFuse && stat(folder.mountPoint.c_str(), &over) == 0 && over.st_dev == under.st_dev && over.st_ino == under.st_ino)) {
                 continue;
             }
@@ -1119,6 +1252,7 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
             }
             roots.push_back(path);
             rootOf.push_back(&folder);
+            held.push_back(std::move(at));
         }
         walkedParts(roots, AccountKind::CoveredFolder, [&](size_t i, AccountPart &part) {
             part.path = rootOf[i]->mountPoint;

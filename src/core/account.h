@@ -119,10 +119,16 @@ struct CacheAccount {
     // lists no mount at /): a chroot, whose file systems' files outside it
     // no path reaches; their pages are in unexplained.
     bool inChroot = false;
-    // FUSE mounts not walked (below the root, in other namespaces, under a
-    // covered folder): their daemon answers each open, and one that never
-    // answers would stall the account. Their pages are in unexplained.
-    uint64_t fuseMountsNotWalked = 0;
+    // Mounts not walked: FUSE mounts (below the root, in other namespaces,
+    // under a covered folder), whose daemon answers each open, and one that
+    // never answers would stall the account; in other namespaces also the
+    // mounts of file systems that may stack on such a daemon (overlay, ...)
+    // or that sit below one. Their pages are in unexplained.
+    uint64_t mountsNotWalked = 0;
+    // This process has an IPC namespace of its own (a sandboxed service):
+    // the system's System V segments are not seen; their pages are in
+    // unexplained. Known where /proc/1/ns/ipc can be read.
+    bool ownIpcNamespace = false;
     bool complete = false; // not cancelled
     double seconds = 0;
 

@@ -582,16 +582,29 @@ struct Worker {
             if (tryNoatime) {
                 flags |= O_NOATIME;
             }
-            fd.reset(openat(place.dirFd, name, flags));
+            const auto openFile = [&](int openFlags) {
+                if (!options.filesOnTheirFoldersMount) {
+                    return UniqueFd(openat(place.dirFd, name, openFlags));
+                }
+                if (!openat2Works()) {
+                    errno = EXDEV;
+                    return UniqueFd();
+                }
+                struct open_how how = {};
+                how.flags = uint64_t(openFlags);
+                how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+                return UniqueFd(int(syscall(SYS_openat2, place.dirFd, name, &how, sizeof how)));
+            };
+            fd = openFile(flags);
             if (!fd && errno == EPERM && tryNoatime) {
                 // Not our file: the rest of this folder likely is not either.
                 place.noatime->store(false, std::memory_order_relaxed);
                 flags &= ~O_NOATIME;
-                fd.reset(openat(place.dirFd, name, flags));
+                fd = openFile(flags);
             }
             if (!fd && (errno == EMFILE || errno == ENFILE) && !closeBatch.empty()) {
                 closeBatch.flush();
-                fd.reset(openat(place.dirFd, name, flags));
+                fd = openFile(flags);
             }
             if (!fd) {
                 const int error = errno;
@@ -931,7 +944,7 @@ struct Worker {
         }
         struct open_how how = {};
         how.flags = uint64_t(flags);
-        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH | (options.filesOnTheirFoldersMount ? RESOLVE_NO_XDEV : 0);
         return UniqueFd(int(syscall(SYS_openat2, base, path.c_str() + at, &how, sizeof how)));
     }
 
@@ -983,7 +996,21 @@ struct Worker {
         std::string path;
         joinPath(path, parentPath, name);
         const auto openFolder = [&](int extra) {
-            return walk.ownTables && !isRoot ? openBelowRoot(task.root, path, flags | extra) : UniqueFd(openat(place.dirFd, openName, flags | extra));
+            if (walk.ownTables && !isRoot) {
+                return openBelowRoot(task.root, path, flags | extra);
+            }
+            if (options.filesOnTheirFoldersMount && !isRoot) {
+                // Never into a mount placed below (WalkOptions::filesOnTheirFoldersMount).
+                if (!openat2Works()) {
+                    errno = EXDEV;
+                    return UniqueFd();
+                }
+                struct open_how how = {};
+                how.flags = uint64_t(flags | extra);
+                how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+                return UniqueFd(int(syscall(SYS_openat2, place.dirFd, openName, &how, sizeof how)));
+            }
+            return UniqueFd(openat(place.dirFd, openName, flags | extra));
         };
         UniqueFd fd = openFolder(tryNoatime ? O_NOATIME : 0);
         if (!fd && errno == EPERM && tryNoatime) {

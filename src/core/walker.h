@@ -72,6 +72,14 @@ struct WalkOptions {
     // /proc/self/mountinfo when the walk starts. Not with followSymlinks,
     // where a folder met twice is walked once anyway.
     bool countMountsOnce = false;
+    // Files and folders are opened only on their folder's mount, never
+    // through a mount placed on their name (a device node bind-mounted over
+    // a regular file, which the listing still calls a file; a FUSE folder
+    // mounted over a folder): openat2 with RESOLVE_NO_XDEV, the entry then a
+    // problem (EXDEV). For walks of trees others control (the account's
+    // walks of other mount namespaces, as root). Without openat2, nothing
+    // below the roots is opened.
+    bool filesOnTheirFoldersMount = false;
     ResidencyOptions residencyOptions;
     EvictOptions evictOptions;
     LoadOptions loadOptions; // cancel and progress are set by the walker

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +39,10 @@ int runAccountChild()
 {
     // fd 3: the pipe to the helper (keepOnlyDescriptors put it there).
     AccountOptions options;
-    const CacheAccount account = accountCache(options);
+    // docs/helper-security.md rule 14's task budget: a few walker threads, whatever the cores.
+    options.threads = 4;
+    CacheAccount account = accountCache(options);
+    boundAccount(account);
     const QByteArray bytes = serializeAccount(account);
     qsizetype written = 0;
     while (written < bytes.size()) {
@@ -84,9 +88,15 @@ ActionReply accountAction(const QVariantMap &args, const Caller &caller, HelperC
     UniqueFd readEnd(fds[0]);
     UniqueFd writeEnd(fds[1]);
     announceStart(context);
+    const pid_t parent = getpid();
+    sigset_t noSignals;
+    sigemptyset(&noSignals);
     const pid_t child = fork();
     if (child == 0) {
-        if (keepOnlyDescriptors({writeEnd.get()})) {
+        // Ends with the helper (KillMode=process would leave it walking), and
+        // starts with no signal blocked. System calls only.
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == parent && sigprocmask(SIG_SETMASK, &noSignals, nullptr) == 0
+            && keepOnlyDescriptors({writeEnd.get()})) {
             execve(program.c_str(), argv, envp);
         }
         _exit(127);

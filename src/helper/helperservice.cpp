@@ -329,7 +329,8 @@ int appendAccount(sd_bus_message *signal, const CacheAccount &account)
         {"CachedAtStart", account.memInfoBefore.value("Cached")},
         {"Buffers", account.buffers},
         {"Shmem", account.shmem},
-        {"FuseMountsNotWalked", account.fuseMountsNotWalked},
+        {"MountsNotWalked", account.mountsNotWalked},
+        {"OwnIpcNamespace", account.ownIpcNamespace ? 1u : 0u},
     };
     for (const auto &[name, value] : figures) {
         if (r >= 0) {

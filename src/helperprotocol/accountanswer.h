@@ -13,17 +13,92 @@
 #include <QDataStream>
 #include <QIODevice>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace Cachescope::HelperProtocol
 {
 
 inline constexpr quint32 accountFormatVersion = 1;
 // At most this many parts (a desktop has a few hundred memfds) and block
-// devices; an answer with more is refused whole.
-inline constexpr qint32 maxAccountParts = 65536;
-inline constexpr qint32 maxAccountDevices = 4096;
+// devices, and texts of at most these lengths, so that the answer stays far
+// below what a bus carries (dbus-daemon: 32 MiB a message): boundAccount()
+// folds the smallest parts into one a kind and cuts long texts before the
+// answer leaves the account's child; parseAccount() refuses more.
+inline constexpr qint32 maxAccountParts = 2048;
+inline constexpr qint32 maxAccountDevices = 1024;
+inline constexpr qsizetype maxAccountPathBytes = 4096;
+inline constexpr qsizetype maxAccountTextBytes = 512;
+
+// Makes the account fit the limits above: parts that hold nothing and hide
+// nothing go; past maxAccountParts, the smallest are added up into one part
+// of their kind ("N more"); texts are cut (a path longer than a path can be
+// is cut with "..." at its end).
+inline void boundAccount(CacheAccount &account)
+{
+    std::vector<AccountPart> kept;
+    for (AccountPart &part : account.parts) {
+        if (part.bytes > 0 || part.hidden) {
+            kept.push_back(std::move(part));
+        }
+    }
+    std::stable_sort(kept.begin(), kept.end(), [](const AccountPart &a, const AccountPart &b) {
+        if (a.hidden != b.hidden) {
+            return !a.hidden;
+        }
+        return a.bytes > b.bytes;
+    });
+    if (kept.size() > size_t(maxAccountParts)) {
+        // One slot a kind (hidden or not) for what is folded.
+        const size_t keep = size_t(maxAccountParts) - 2 * (size_t(AccountKind::CoveredFolder) + 1);
+        std::vector<AccountPart> folded(2 * (size_t(AccountKind::CoveredFolder) + 1));
+        std::vector<uint64_t> counts(folded.size(), 0);
+        for (size_t i = keep; i < kept.size(); ++i) {
+            const size_t slot = size_t(kept[i].kind) * 2 + (kept[i].hidden ? 1 : 0);
+            folded[slot].kind = kept[i].kind;
+            folded[slot].hidden = kept[i].hidden;
+            folded[slot].bytes += kept[i].bytes;
+            folded[slot].sizeBytes += kept[i].sizeBytes;
+            folded[slot].files += kept[i].files;
+            ++counts[slot];
+        }
+        kept.resize(keep);
+        for (size_t slot = 0; slot < folded.size(); ++slot) {
+            if (counts[slot] > 0) {
+                folded[slot].name = std::to_string(counts[slot]) + " more, each smaller than those listed";
+                if (folded[slot].hidden) {
+                    folded[slot].hiddenReason = "hidden, as the parts listed";
+                }
+                kept.push_back(std::move(folded[slot]));
+            }
+        }
+    }
+    const auto cut = [](std::string &text, size_t limit) {
+        if (text.size() > limit) {
+            text.resize(limit - 3);
+            text += "...";
+        }
+    };
+    for (AccountPart &part : kept) {
+        cut(part.path, size_t(maxAccountPathBytes));
+        cut(part.name, size_t(maxAccountTextBytes));
+        cut(part.fileSystem, 64);
+        cut(part.hiddenReason, size_t(maxAccountTextBytes));
+        for (AccountProcess &process : part.processes) {
+            cut(process.command, 64);
+        }
+    }
+    account.parts = std::move(kept);
+    if (account.buffersByDevice.size() > size_t(maxAccountDevices)) {
+        account.buffersByDevice.resize(size_t(maxAccountDevices));
+    }
+    for (BlockDeviceBuffers &device : account.buffersByDevice) {
+        cut(device.name, 64);
+        cut(device.hiddenReason, size_t(maxAccountTextBytes));
+    }
+}
 
 namespace AccountAnswerDetail
 {
@@ -31,12 +106,12 @@ inline void put(QDataStream &out, const std::string &text)
 {
     out << QByteArray(text.data(), qsizetype(text.size()));
 }
-inline bool get(QDataStream &in, std::string &text)
+inline bool get(QDataStream &in, std::string &text, qsizetype limit = maxAccountTextBytes)
 {
     QByteArray bytes;
     in >> bytes;
     text.assign(bytes.constData(), size_t(bytes.size()));
-    return in.status() == QDataStream::Ok;
+    return in.status() == QDataStream::Ok && bytes.size() <= limit;
 }
 } // namespace AccountAnswerDetail
 
@@ -47,7 +122,7 @@ inline bool get(QDataStream &in, std::string &text)
     QDataStream out(&bytes, QIODevice::WriteOnly);
     out.setVersion(QDataStream::Qt_6_0);
     out << accountFormatVersion << quint64(account.memInfoBefore.value("Cached")) << quint64(account.cached) << quint64(account.buffers)
-        << quint64(account.shmem) << quint64(account.fuseMountsNotWalked) << account.complete << account.inChroot << account.seconds
+        << quint64(account.shmem) << quint64(account.mountsNotWalked) << account.ownIpcNamespace << account.complete << account.inChroot << account.seconds
         << quint64(account.hidden.processes) << quint64(account.hidden.files) << quint64(account.hidden.fileBytes) << quint64(account.hidden.coveredMountPoints)
         << qint32(account.parts.size());
     for (const AccountPart &part : account.parts) {
@@ -85,8 +160,8 @@ inline bool get(QDataStream &in, std::string &text)
     quint64 cachedAtStart = 0, cached = 0, buffers = 0, shmem = 0, fuse = 0, processes = 0, files = 0, fileBytes = 0, covered = 0;
     CacheAccount account;
     qint32 count = -1;
-    in >> version >> cachedAtStart >> cached >> buffers >> shmem >> fuse >> account.complete >> account.inChroot >> account.seconds >> processes >> files
-        >> fileBytes >> covered >> count;
+    in >> version >> cachedAtStart >> cached >> buffers >> shmem >> fuse >> account.ownIpcNamespace >> account.complete >> account.inChroot >> account.seconds
+        >> processes >> files >> fileBytes >> covered >> count;
     if (in.status() != QDataStream::Ok || version != accountFormatVersion || count < 0 || count > maxAccountParts) {
         return std::nullopt;
     }
@@ -94,7 +169,7 @@ inline bool get(QDataStream &in, std::string &text)
     account.cached = cached;
     account.buffers = buffers;
     account.shmem = shmem;
-    account.fuseMountsNotWalked = fuse;
+    account.mountsNotWalked = fuse;
     account.hidden = {processes, files, fileBytes, covered};
     for (qint32 i = 0; i < count; ++i) {
         AccountPart part;
@@ -103,7 +178,7 @@ inline bool get(QDataStream &in, std::string &text)
         quint64 processCount = 0;
         qint32 named = -1;
         in >> kind;
-        if (!get(in, part.path) || !get(in, part.name)) {
+        if (!get(in, part.path, maxAccountPathBytes) || !get(in, part.name)) {
             return std::nullopt;
         }
         in >> numbers[0] >> numbers[1] >> numbers[2] >> numbers[3] >> numbers[4];

@@ -306,7 +306,8 @@ std::optional<CacheAccount> accountOf(const QDBusMessage &message, QString &prob
     account.memInfoBefore.fields.emplace_back("Cached", figures.value(QStringLiteral("CachedAtStart")));
     account.buffers = figures.value(QStringLiteral("Buffers"));
     account.shmem = figures.value(QStringLiteral("Shmem"));
-    account.fuseMountsNotWalked = figures.value(QStringLiteral("FuseMountsNotWalked"));
+    account.mountsNotWalked = figures.value(QStringLiteral("MountsNotWalked"));
+    account.ownIpcNamespace = figures.value(QStringLiteral("OwnIpcNamespace")) != 0;
     const QDBusArgument parts = argumentAt(message, 1);
     parts.beginArray();
     while (!parts.atEnd()) {

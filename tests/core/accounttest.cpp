@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <functional>
+#include <mutex>
 
 using namespace Cachescope;
 
@@ -483,6 +484,50 @@ private Q_SLOTS:
         QVERIFY2(nearly(found->bytes, size), qPrintable(QString::number(found->bytes)));
     }
 
+    // In a tree someone else controls, a device bind-mounted over a regular
+    // file (which the listing still calls a file) is never opened: the walk
+    // of another namespace's mount refuses to cross into it (EXDEV).
+    void deviceMountedOverAFileIsNotOpened()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("a mount namespace of its own needs root (tools/dev's root)");
+        }
+        const std::string mountPoint = m_scratch + "/trap";
+        mkdir(mountPoint.c_str(), 0755);
+        const uint64_t size = 2 * MiB;
+        Holder holder([&] {
+            if (TestUtil::ownPrivateMountNamespace() != 0 || mount("tmpfs", mountPoint.c_str(), "tmpfs", 0, "size=16m") != 0) {
+                return false;
+            }
+            const int fd = open((mountPoint + "/data.bin").c_str(), O_CREAT | O_WRONLY, 0644);
+            const int trap = open((mountPoint + "/looks-like-a-file").c_str(), O_CREAT | O_WRONLY, 0644);
+            return fd >= 0 && trap >= 0 && writeBytes(fd, size)
+                && mount("/dev/null", (mountPoint + "/looks-like-a-file").c_str(), nullptr, MS_BIND, nullptr) == 0;
+        });
+        QVERIFY(holder.ready());
+        std::vector<WalkProblem> problems;
+        std::mutex mutex;
+        AccountOptions options;
+        options.root = m_scratch;
+        options.buffers = false;
+        const CacheAccount account = accountCache(options, [&](const WalkProblem &problem) {
+            const std::lock_guard lock(mutex);
+            problems.push_back(problem);
+        });
+        const AccountPart *part = partOf(account, AccountKind::OtherNamespace, [&](const AccountPart &p) {
+            return p.path == mountPoint;
+        });
+        QVERIFY2(part, qPrintable(describe(account)));
+        QVERIFY2(nearly(part->bytes, size), qPrintable(QString::number(part->bytes)));
+        QCOMPARE(part->files, uint64_t(1));
+        QVERIFY2(std::any_of(problems.begin(),
+                             problems.end(),
+                             [](const WalkProblem &problem) {
+                                 return problem.path.ends_with("/looks-like-a-file") && problem.error == EXDEV;
+                             }),
+                 "the device's name was not refused with EXDEV");
+    }
+
     void hiddenFromAnotherUser()
     {
         const std::optional<uint32_t> uid = TestUtil::testUserUid();
@@ -555,10 +600,10 @@ private Q_SLOTS:
         QVERIFY2(!result.timedOut, "the account waited for the FUSE daemon");
         QVERIFY2(result.exitCode == 0 || result.exitCode == 1, result.err.constData());
         const QJsonObject json = TestUtil::jsonObjectOf(result);
-        QVERIFY(json.value(QStringLiteral("fuse_mounts_not_walked")).toInt() >= 1);
+        QVERIFY(json.value(QStringLiteral("mounts_not_walked")).toInt() >= 1);
         QVERIFY(json.value(QStringLiteral("complete")).toBool());
         const TestUtil::RunResult text = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account")}, 120000);
-        QVERIFY2(text.out.contains("FUSE mounts not walked"), text.out.constData());
+        QVERIFY2(text.out.contains("FUSE or stacked mounts not walked"), text.out.constData());
     }
 
     void cliAddsUpToCached()
@@ -579,8 +624,15 @@ private Q_SLOTS:
         QCOMPARE(qint64(sum) + json.value(QStringLiteral("unexplained")).toInteger(), qint64(cached));
         QVERIFY(json.value(QStringLiteral("complete")).toBool());
 
+        // A memfd whose name would retitle a terminal: printed without its control characters.
+        Holder holder([] {
+            const int fd = memfd_create("evil\x1b]0;owned\x07name", 0);
+            return fd >= 0 && writeBytes(fd, 1 * MiB);
+        });
+        QVERIFY(holder.ready());
         const TestUtil::RunResult text = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account")});
         QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("memfd:evil?]0;owned?name") && !text.out.contains('\x1b'), text.out.constData());
         QVERIFY2(text.out.contains(" unexplained\n") && text.out.contains("Cached ") && text.out.contains("Buffers "), text.out.constData());
 
         const TestUtil::RunResult bad = TestUtil::run(TestUtil::cliPath(), {QStringLiteral("account"), QStringLiteral("--depth"), QStringLiteral("lots")});

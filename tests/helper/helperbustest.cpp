@@ -642,7 +642,7 @@ private Q_SLOTS:
         QVERIFY(!found->processes.empty() && found->processes.front().command == "python3");
         QCOMPARE(account.unexplained, int64_t(account.cached) - int64_t(account.partsBytes()));
         if (!qEnvironmentVariableIsEmpty("CACHESCOPE_FUSE_DIR")) {
-            QVERIFY(account.fuseMountsNotWalked >= 1);
+            QVERIFY(account.mountsNotWalked >= 1);
         }
         // The CLI's way (cachescope-cli-privileged): the same file, in its JSON.
         const TestUtil::RunResult cli =

@@ -7,6 +7,7 @@
 // policy's defaults (docs/helper-security.md rule 7).
 
 #include "helperlogic.h"
+#include "accountanswer.h"
 #include "format.h"
 #include "helperprotocol.h"
 #include "procfs.h"
@@ -300,6 +301,51 @@ private Q_SLOTS:
     // too: each query reveals what others read, so each is asked for; trace until all of
     // rule 16 holds; account: it names every user's files), never auth_self or yes; every
     // action has a message.
+    // docs/helper-security.md rule 18: however many parts a user makes
+    // (each deleted file held, each memfd) and however long their names,
+    // the account's answer stays far below what a bus carries, adds up to
+    // the same bytes, and parses; an answer past the limits does not.
+    void accountAnswerStaysSmall()
+    {
+        using namespace Cachescope::HelperProtocol;
+        CacheAccount account;
+        account.cached = 1ULL << 40;
+        uint64_t bytes = 0;
+        for (int i = 0; i < 20000; ++i) {
+            AccountPart part;
+            part.kind = i % 2 ? AccountKind::Memfd : AccountKind::DeletedFile;
+            part.path = std::string(6000, 'p') + std::to_string(i);
+            part.name = std::string(1000, 'n');
+            part.bytes = uint64_t(i % 7) * 4096; // some hold nothing
+            part.hidden = i % 97 == 0;
+            part.bytes = part.hidden ? 0 : part.bytes;
+            for (size_t j = 0; j < AccountPart::maxProcessesNamed; ++j) {
+                part.processes.push_back({int(j + 1), std::string(200, 'c')});
+            }
+            part.processCount = 100;
+            bytes += part.bytes;
+            account.parts.push_back(std::move(part));
+        }
+        boundAccount(account);
+        QVERIFY(account.parts.size() <= size_t(maxAccountParts));
+        QCOMPARE(account.partsBytes(), bytes);
+        const QByteArray answer = serializeAccount(account);
+        QVERIFY2(answer.size() < maxAccountAnswerBytes, qPrintable(QString::number(answer.size())));
+        const std::optional<CacheAccount> parsed = parseAccount(answer);
+        QVERIFY(parsed);
+        QCOMPARE(parsed->parts.size(), account.parts.size());
+        QCOMPARE(parsed->partsBytes(), bytes);
+        // Unbounded, it is refused whole.
+        CacheAccount tooMany;
+        tooMany.parts.resize(size_t(maxAccountParts) + 1);
+        QVERIFY(!parseAccount(serializeAccount(tooMany)));
+        CacheAccount tooLong;
+        tooLong.parts.resize(1);
+        tooLong.parts[0].path = std::string(size_t(maxAccountPathBytes) + 1, 'x');
+        QVERIFY(!parseAccount(serializeAccount(tooLong)));
+        QVERIFY(!parseAccount(answer.left(answer.size() - 1)));
+    }
+
     void policyDefaults()
     {
         QFile file(QStringLiteral(CACHESCOPE_POLICY_FILE));

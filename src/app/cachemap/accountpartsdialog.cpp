@@ -10,6 +10,7 @@
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QTextDocument>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -127,7 +128,7 @@ AccountPartsDialog::AccountPartsDialog(std::shared_ptr<const CacheAccount> accou
         auto *item = new QTreeWidgetItem(m_list);
         if (part.hidden) {
             item->setText(CachedColumn, i18nc("@item the kernel hides the figure", "hidden"));
-            item->setToolTip(CachedColumn, QString::fromStdString(part.hiddenReason));
+            item->setToolTip(CachedColumn, Qt::convertFromPlainText(QString::fromStdString(part.hiddenReason)));
         } else {
             item->setText(CachedColumn, formatBytes(part.bytes, ByteStyle::OneDecimal, QLocale()));
         }
@@ -135,9 +136,10 @@ AccountPartsDialog::AccountPartsDialog(std::shared_ptr<const CacheAccount> accou
         item->setTextAlignment(CachedColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(SizeColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setText(WhatColumn, whatOf(part));
-        item->setToolTip(WhatColumn, whatOf(part));
+        // Others' names, as plain text: a tooltip would take markup in them for its own.
+        item->setToolTip(WhatColumn, Qt::convertFromPlainText(whatOf(part)));
         item->setText(HeldByColumn, heldByOf(part));
-        item->setToolTip(HeldByColumn, heldByOf(part));
+        item->setToolTip(HeldByColumn, Qt::convertFromPlainText(heldByOf(part)));
     }
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_list->header()->setStretchLastSection(true);

@@ -53,12 +53,12 @@ QString accountSummaryText(const CacheAccount &account, AccountLinks links)
     if (account.inChroot) {
         text += QStringLiteral("; ") + escaped(i18nc("@info", "/ is a chroot here: the files outside it are in unexplained"));
     }
-    if (account.fuseMountsNotWalked > 0) {
+    if (account.mountsNotWalked > 0) {
         text += QStringLiteral("; ")
             + escaped(i18ncp("@info",
-                             "%1 FUSE mount not walked (a daemon that does not answer would stall the account)",
-                             "%1 FUSE mounts not walked (a daemon that does not answer would stall the account)",
-                             qulonglong(account.fuseMountsNotWalked)));
+                             "%1 FUSE or stacked mount not walked (a daemon that does not answer would stall the account)",
+                             "%1 FUSE or stacked mounts not walked (a daemon that does not answer would stall the account)",
+                             qulonglong(account.mountsNotWalked)));
     }
     if (account.hidden.processes > 0) {
         text += QStringLiteral("; ")

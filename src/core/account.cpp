@@ -147,20 +147,6 @@ bool numberOf(std::string_view text, Number &value, int base = 10)
     return error == std::errc() && end == text.data() + text.size();
 }
 
-template<typename Each>
-void forEachLine(std::string_view text, Each each)
-{
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = text.size();
-        }
-        each(text.substr(start, end - start));
-        start = end + 1;
-    }
-}
-
 constexpr std::string_view deletedSuffix = " (deleted)";
 
 } // namespace
@@ -916,8 +902,9 @@ CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
         m_step("walking " + m_options.root);
     }
     // FUSE mounts below the root are named and left out (CacheAccount::mountsNotWalked).
+    const std::vector<MountInfoEntry> mounts = readMountInfo("/proc").value_or(std::vector<MountInfoEntry>());
     WalkOptions options = accountWalkOptions(m_options);
-    for (const MountInfoEntry &mount : readMountInfo("/proc").value_or(std::vector<MountInfoEntry>())) {
+    for (const MountInfoEntry &mount : mounts) {
         if (isFuseType(mount.fsType) && pathWithin(mount.mountPoint, m_options.root) && mount.mountPoint != m_options.root) {
             options.filter.exclude.push_back(globOfPath(mount.mountPoint));
             ++account.mountsNotWalked;
@@ -925,7 +912,7 @@ CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
     }
     CacheMapTree tree;
     account.walk = walkRoots({m_options.root}, options, problems, &tree);
-    accountFor(account, tree, problems);
+    accountFor(account, tree, mounts, problems);
     account.complete = !m_cancelled && !account.walk.cancelled && tree.complete;
     account.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return account;
@@ -936,13 +923,16 @@ CacheAccount CacheAccountant::runFromMap(const CacheMapTree &tree, Walker::Probl
     const auto started = std::chrono::steady_clock::now();
     CacheAccount account;
     account.memInfoBefore = readMemInfo(m_options.procRoot).value_or(MemInfo());
-    accountFor(account, tree, problems);
+    accountFor(account, tree, readMountInfo("/proc").value_or(std::vector<MountInfoEntry>()), problems);
     account.complete = !m_cancelled && tree.complete;
     account.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return account;
 }
 
-void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree, const Walker::ProblemCallback &problems)
+void CacheAccountant::accountFor(CacheAccount &account,
+                                 const CacheMapTree &tree,
+                                 const std::vector<MountInfoEntry> &mounts,
+                                 const Walker::ProblemCallback &problems)
 {
     const auto step = [this](const std::string &text) {
         if (m_step) {
@@ -950,7 +940,6 @@ void CacheAccountant::accountFor(CacheAccount &account, const CacheMapTree &tree
         }
     };
     const std::string &procRoot = m_options.procRoot;
-    const std::vector<MountInfoEntry> mounts = readMountInfo("/proc").value_or(std::vector<MountInfoEntry>());
     const VisibleMounts visible = visibleMounts(mounts);
     const WalkOptions walkOptions = accountWalkOptions(m_options);
     account.hidden.files = tree.total.hiddenFiles;

@@ -225,7 +225,8 @@ public:
     [[nodiscard]] uint64_t entriesSeen() const;
 
 private:
-    void accountFor(CacheAccount &account, const CacheMapTree &tree, const Walker::ProblemCallback &problems);
+    // Every part but the walk of the root, with this process's mounts (/proc/self/mountinfo).
+    void accountFor(CacheAccount &account, const CacheMapTree &tree, const std::vector<MountInfoEntry> &mounts, const Walker::ProblemCallback &problems);
     [[nodiscard]] WalkResult walkRoots(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems, CacheMapTree *tree);
     AccountOptions m_options;
     StepCallback m_step;

@@ -41,20 +41,6 @@ std::string_view trimmed(std::string_view text)
     return text;
 }
 
-// Calls visit(line) for each line, without the newline.
-template<typename Visit>
-void forEachLine(std::string_view text, Visit visit)
-{
-    while (!text.empty()) {
-        const size_t end = text.find('\n');
-        visit(text.substr(0, end));
-        if (end == std::string_view::npos) {
-            break;
-        }
-        text.remove_prefix(end + 1);
-    }
-}
-
 // The next whitespace-separated token; empty at the end of the line.
 std::string_view nextToken(std::string_view &text)
 {

@@ -43,6 +43,20 @@ struct SwapArea {
 // (seq_file_path(..., " \t\n\\")): those four bytes become \ooo. Anything
 // else after a backslash is kept as is.
 [[nodiscard]] std::string decodeOctalEscapes(std::string_view text);
+// Calls visit(line) for each line of text, without the newline.
+template<typename Visit>
+void forEachLine(std::string_view text, Visit visit)
+{
+    while (!text.empty()) {
+        const size_t end = text.find('\n');
+        visit(text.substr(0, end));
+        if (end == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(end + 1);
+    }
+}
+
 // The fields of a line of a /proc table, split at runs of spaces and tabs.
 [[nodiscard]] std::vector<std::string_view> splitFields(std::string_view line);
 

@@ -374,6 +374,20 @@ bool openat2Works()
     return works;
 }
 
+// name in dirFd, never through a mount placed on it (WalkOptions::
+// filesOnTheirFoldersMount): openat2 with RESOLVE_NO_XDEV; EXDEV without openat2.
+UniqueFd openOnFoldersMount(int dirFd, const char *name, int flags)
+{
+    if (!openat2Works()) {
+        errno = EXDEV;
+        return UniqueFd();
+    }
+    struct open_how how = {};
+    how.flags = uint64_t(flags);
+    how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return UniqueFd(int(syscall(SYS_openat2, dirFd, name, &how, sizeof how)));
+}
+
 // The descriptors of files already read, closed a batch at a time: each run
 // of consecutive numbers with one close_range(2). A system call's entry and
 // exit cost about 0.2 us on this kind of machine (speculation mitigations),
@@ -583,17 +597,7 @@ struct Worker {
                 flags |= O_NOATIME;
             }
             const auto openFile = [&](int openFlags) {
-                if (!options.filesOnTheirFoldersMount) {
-                    return UniqueFd(openat(place.dirFd, name, openFlags));
-                }
-                if (!openat2Works()) {
-                    errno = EXDEV;
-                    return UniqueFd();
-                }
-                struct open_how how = {};
-                how.flags = uint64_t(openFlags);
-                how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-                return UniqueFd(int(syscall(SYS_openat2, place.dirFd, name, &how, sizeof how)));
+                return options.filesOnTheirFoldersMount ? openOnFoldersMount(place.dirFd, name, openFlags) : UniqueFd(openat(place.dirFd, name, openFlags));
             };
             fd = openFile(flags);
             if (!fd && errno == EPERM && tryNoatime) {
@@ -1000,15 +1004,7 @@ struct Worker {
                 return openBelowRoot(task.root, path, flags | extra);
             }
             if (options.filesOnTheirFoldersMount && !isRoot) {
-                // Never into a mount placed below (WalkOptions::filesOnTheirFoldersMount).
-                if (!openat2Works()) {
-                    errno = EXDEV;
-                    return UniqueFd();
-                }
-                struct open_how how = {};
-                how.flags = uint64_t(flags | extra);
-                how.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-                return UniqueFd(int(syscall(SYS_openat2, place.dirFd, openName, &how, sizeof how)));
+                return openOnFoldersMount(place.dirFd, openName, flags | extra);
             }
             return UniqueFd(openat(place.dirFd, openName, flags | extra));
         };

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -47,6 +48,9 @@ namespace
 constexpr long long maxPid = 4194304;
 // How often the loop looks at the process, stopped() and the buffers' fill.
 constexpr int stopCheckMs = 100;
+// The exec watch's buffer: an exec line is about 100 bytes, and the watch
+// is read at each one.
+constexpr unsigned execWatchBufferKiBPerCpu = 64;
 
 // Unmounts tracefs when this trace mounted it, after everything else.
 struct MountGuard {
@@ -104,36 +108,131 @@ struct PipeReader {
     }
 };
 
-// docs/helper-security.md rule 16: a traced task that is no longer wholly
-// the caller's (an exec of a set-user-ID program) or no longer dumpable.
-// Read from the initial namespace's /proc (tracefs's pids); a task that has
-// ended meanwhile is passed over. Returns the first such task.
+// Where a traced task stands, read from the initial namespace's /proc
+// (tracefs's pids): wholly the caller's (real, effective and saved uid) and
+// dumpable, not so (an exec of a set-user-ID program or of one with file
+// capabilities), or gone (ended and reaped) so that nobody can tell.
+enum class TaskStanding {
+    Callers,
+    NotCallers,
+    Gone
+};
+
+TaskStanding standingOf(const std::string &initialProc, int64_t pid, uint32_t callerUid)
+{
+    const std::string folder = initialProc + "/" + std::to_string(pid);
+    const std::optional<std::string> status = readProcFile(folder + "/status");
+    const size_t line = status ? status->find("\nUid:") : std::string::npos;
+    if (line == std::string::npos) {
+        return TaskStanding::Gone;
+    }
+    char *next = nullptr;
+    const unsigned long realUid = std::strtoul(status->c_str() + line + 5, &next, 10);
+    const unsigned long effectiveUid = std::strtoul(next, &next, 10);
+    const unsigned long savedUid = std::strtoul(next, &next, 10);
+    struct stat st{};
+    // Not dumpable: the kernel makes its /proc folder root's.
+    const bool dumpable = stat(folder.c_str(), &st) == 0 && st.st_uid == effectiveUid;
+    return realUid == callerUid && effectiveUid == callerUid && savedUid == callerUid && dumpable ? TaskStanding::Callers : TaskStanding::NotCallers;
+}
+
+// docs/helper-security.md rule 16: the first traced task that is no longer
+// wholly the caller's; a task that has ended meanwhile is passed over (the
+// exec watch below sees the ones that ended right after an exec).
 std::optional<int64_t> taskNoLongerCallers(const TraceInstance &instance, const std::string &initialProc, uint32_t callerUid)
 {
     for (const int64_t pid : instance.tracedPids()) {
-        const std::string folder = initialProc + "/" + std::to_string(pid);
-        const std::optional<std::string> status = readProcFile(folder + "/status");
-        const size_t line = status ? status->find("\nUid:") : std::string::npos;
-        if (line == std::string::npos) {
-            continue; // ended
-        }
-        char *next = nullptr;
-        const unsigned long realUid = std::strtoul(status->c_str() + line + 5, &next, 10);
-        const unsigned long effectiveUid = std::strtoul(next, &next, 10);
-        const unsigned long savedUid = std::strtoul(next, &next, 10);
-        struct stat st{};
-        // Not dumpable: the kernel makes its /proc folder root's.
-        const bool dumpable = stat(folder.c_str(), &st) == 0 && st.st_uid == effectiveUid;
-        if (realUid != callerUid || effectiveUid != callerUid || savedUid != callerUid || !dumpable) {
+        if (standingOf(initialProc, pid, callerUid) == TaskStanding::NotCallers) {
             return pid;
         }
     }
     return std::nullopt;
 }
 
+// docs/helper-security.md rule 16: every exec of a traced task, from an
+// instance of its own that wakes its reader at each event, so that the
+// helper looks at the task's credentials within moments of the exec, not
+// at the next 100 ms check, which a program that ends at once would pass.
+// A task that execed and is gone before the helper looked is unchecked:
+// its events are withheld and counted as lost.
+struct ExecWatch {
+    std::unique_ptr<TraceInstance> instance;
+    UniqueFd pipe;
+    std::string partial;
+
+    // The pids of the exec lines that arrived since the last call.
+    std::vector<int64_t> execed()
+    {
+        std::vector<int64_t> pids;
+        char buffer[16384];
+        for (;;) {
+            const ssize_t n = read(pipe.get(), buffer, sizeof buffer);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                break;
+            }
+            partial.append(buffer, size_t(n));
+            size_t start = 0;
+            for (size_t end = partial.find('\n'); end != std::string::npos; end = partial.find('\n', start)) {
+                // A file name with a line break in it splits an exec
+                // line; the kernel's end of it is still one line.
+                if (const std::optional<int64_t> pid = execedPid(std::string_view(partial).substr(start, end - start))) {
+                    pids.push_back(*pid);
+                }
+                start = end + 1;
+            }
+            partial.erase(0, start);
+            if (partial.size() > 65536) {
+                partial.erase(0, partial.size() - 65536); // a file name cannot be longer (PATH_MAX)
+            }
+        }
+        return pids;
+    }
+};
+
+// What the checks found: tasks no longer the caller's (the trace ends) and
+// tasks gone unchecked after an exec.
+struct TaskChecks {
+    std::set<int64_t> foreign;
+    std::set<int64_t> unchecked;
+    bool execsLost = false;
+
+    // Returns false when the trace must end.
+    bool check(const std::string &initialProc, int64_t pid, uint32_t callerUid)
+    {
+        switch (standingOf(initialProc, pid, callerUid)) {
+        case TaskStanding::Callers:
+            return true;
+        case TaskStanding::Gone:
+            unchecked.insert(pid);
+            return true;
+        case TaskStanding::NotCallers:
+            foreign.insert(pid);
+            return false;
+        }
+        return true;
+    }
+
+    // Looks at every task that execed since the last call.
+    bool checkExecs(ExecWatch &watch, const std::string &initialProc, uint32_t callerUid)
+    {
+        bool keepOn = true;
+        for (const int64_t pid : watch.execed()) {
+            keepOn = check(initialProc, pid, callerUid) && keepOn;
+        }
+        if (watch.instance->lostEvents() > 0) {
+            execsLost = true; // which task execed is not known: nothing can be returned
+            keepOn = false;
+        }
+        return keepOn;
+    }
+};
+
 // Records until the process exits, the deadline passes, the client stops,
 // the cap is reached or a traced task stops being the caller's; then turns
-// tracing off and reads the rest.
+// tracing off and reads the rest. checkedUid and watch are set together.
 void record(HelperContext &context,
             const TraceInstance &instance,
             int pipe,
@@ -141,12 +240,18 @@ void record(HelperContext &context,
             int seconds,
             Trace::Capture &capture,
             const std::optional<uint32_t> &checkedUid,
-            std::set<int64_t> &foreignTasks)
+            ExecWatch *watch,
+            TaskChecks &checks)
 {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point deadline = Clock::now() + std::chrono::seconds(seconds);
     const size_t cap = std::min<size_t>(context.traceEventLimit, size_t(maxTraceEvents));
     PipeReader reader{pipe, capture, cap, 0, {}};
+    const std::string initialProc = initialProcRoot(context);
+    const uint32_t uid = checkedUid.value_or(0);
+    const auto credentialsEnd = [&capture, &checks] {
+        capture.endReason = checks.execsLost ? "failed" : "credentials";
+    };
     // The events wait in the ring buffer while the process runs, and are read
     // only when some CPU's buffer is half full and at the end: reading
     // trace_pipe formats every event as text, and on a machine with few
@@ -155,9 +260,13 @@ void record(HelperContext &context,
     const uint64_t drainAtBytes = uint64_t(traceBufferKiBPerCpu) * 1024 / 2;
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        pollfd polled{pidfd, POLLIN, 0};
-        if (left > 0 && poll(&polled, 1, int(std::min<long long>(left, stopCheckMs))) < 0 && errno != EINTR) {
+        pollfd polled[2] = {{pidfd, POLLIN, 0}, {watch ? watch->pipe.get() : -1, POLLIN, 0}};
+        if (left > 0 && poll(polled, 2, int(std::min<long long>(left, stopCheckMs))) < 0 && errno != EINTR) {
             capture.endReason = "failed";
+            break;
+        }
+        if (watch && !checks.checkExecs(*watch, initialProc, uid)) {
+            credentialsEnd();
             break;
         }
         if (instance.fullestCpuBytes() >= drainAtBytes) {
@@ -176,9 +285,9 @@ void record(HelperContext &context,
             break;
         }
         if (checkedUid) {
-            if (const std::optional<int64_t> task = taskNoLongerCallers(instance, initialProcRoot(context), *checkedUid)) {
-                foreignTasks.insert(*task);
-                capture.endReason = "credentials";
+            if (const std::optional<int64_t> task = taskNoLongerCallers(instance, initialProc, uid)) {
+                checks.foreign.insert(*task);
+                credentialsEnd();
                 break;
             }
         }
@@ -188,6 +297,13 @@ void record(HelperContext &context,
         }
     }
     (void)instance.setTracing(false);
+    if (watch) {
+        // The execs up to the moment tracing stopped, looked at too.
+        (void)watch->instance->setTracing(false);
+        if (!checks.checkExecs(*watch, initialProc, uid) && capture.endReason != "credentials") {
+            credentialsEnd();
+        }
+    }
     reader.drain();
     if (reader.pastCap > 0) {
         // The cap was reached in the last read: the capture is cut short
@@ -195,6 +311,32 @@ void record(HelperContext &context,
         capture.endReason = "event limit";
     }
     capture.lostEvents = instance.lostEvents() + reader.pastCap;
+}
+
+// docs/helper-security.md rule 16: makes the exec watch for the traced
+// process (tracing on); an error sentence, or nothing.
+std::optional<std::string> startExecWatch(ExecWatch &watch, const std::string &tracefs, int64_t helperPid, int hostPid)
+{
+    std::string error;
+    watch.instance = TraceInstance::create(tracefs, helperPid, &error);
+    if (!watch.instance) {
+        return error;
+    }
+    std::vector<bool> present;
+    if (auto problem = watch.instance->configure(hostPid, execWatchBufferKiBPerCpu, {execEventName()}, true, &present)) {
+        return problem;
+    }
+    if (present.empty() || !present.front()) {
+        return "this kernel has no " + execEventName() + " tracepoint, so the traced tasks' execs cannot be watched";
+    }
+    watch.pipe = watch.instance->openPipe(&error);
+    if (!watch.pipe.isValid()) {
+        return error;
+    }
+    if (!watch.instance->setTracing(true)) {
+        return "cannot turn the exec watch on: " + errnoText(errno);
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -318,7 +460,7 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error)));
     }
     std::vector<bool> present;
-    if (auto problem = instance->configure(*hostPid.pid, traceBufferKiBPerCpu, &present)) {
+    if (auto problem = instance->configure(*hostPid.pid, traceBufferKiBPerCpu, traceEventNames(), false, &present)) {
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
     }
     if (present.empty() || !present.front()) {
@@ -328,6 +470,15 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
             caller,
             target,
             refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
+    }
+    // Root may see everything: its tasks are not checked. Anyone else's
+    // execs are watched from before the first event is recorded.
+    const std::optional<uint32_t> checkedUid = *caller.uid != 0 ? caller.uid : std::nullopt;
+    ExecWatch watch;
+    if (checkedUid) {
+        if (auto problem = startExecWatch(watch, context.tracefsPath, helperPid.pid.value_or(int(getpid())), *hostPid.pid)) {
+            return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
+        }
     }
     const UniqueFd pipe = instance->openPipe(&error);
     if (!pipe.isValid() || !instance->setTracing(true)) {
@@ -347,15 +498,34 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
     // events tell asked-for pages from readahead.
     capture.usageEvents = present.size() == 6 && present[2] && present[3] && present[4];
     capture.blockEvents = present.size() == 6 && present[5];
-    // Root may see everything: its tasks are not checked.
-    std::set<int64_t> foreignTasks;
-    const std::optional<uint32_t> checkedUid = *caller.uid != 0 ? caller.uid : std::nullopt;
-    record(context, *instance, pipe.get(), pidfd.get(), int(*seconds.value), capture, checkedUid, foreignTasks);
-    const size_t dropped = dropEventsNotTheCallers(capture, foreignTasks);
-    target += QStringLiteral(",events=%1,lost=%2,withheld=%3,end=%4")
+    TaskChecks checks;
+    // The process itself, once more now that its execs are watched: it may
+    // have execed one between the first look and the watch.
+    if (checkedUid && !checks.check(initialProc, *hostPid.pid, *checkedUid)) {
+        capture.endReason = "credentials";
+        (void)instance->setTracing(false);
+    } else {
+        record(context, *instance, pipe.get(), pidfd.get(), int(*seconds.value), capture, checkedUid, checkedUid ? &watch : nullptr, checks);
+    }
+    // Withheld: the tasks no longer the caller's, and those that execed and
+    // were gone before the helper looked (their events count as lost), or
+    // every event when the watch lost an exec.
+    std::set<int64_t> withheldTasks = checks.foreign;
+    withheldTasks.insert(checks.unchecked.begin(), checks.unchecked.end());
+    const size_t uncheckedEvents =
+        checks.execsLost ? capture.events.size() : size_t(std::count_if(capture.events.begin(), capture.events.end(), [&](const Trace::RawEvent &event) {
+            return checks.unchecked.contains(event.pid) && !checks.foreign.contains(event.pid);
+        }));
+    if (checks.execsLost) {
+        capture.events.clear();
+    }
+    const size_t dropped = dropEventsNotTheCallers(capture, withheldTasks);
+    capture.lostEvents += uncheckedEvents;
+    target += QStringLiteral(",events=%1,lost=%2,withheld=%3,unchecked-tasks=%4,end=%5")
                   .arg(capture.events.size())
                   .arg(capture.lostEvents)
-                  .arg(dropped)
+                  .arg(dropped + (checks.execsLost ? uncheckedEvents : 0))
+                  .arg(checks.execsLost ? QStringLiteral("unknown") : QString::number(checks.unchecked.size()))
                   .arg(QString::fromStdString(capture.endReason).replace(QLatin1Char(' '), QLatin1Char('-')));
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "instance" << QString::fromStdString(instance->name()) << target;
     ActionReply reply = ActionReply::SuccessReply();

@@ -79,6 +79,33 @@ const std::vector<std::string> &traceEventNames()
     return names;
 }
 
+const std::string &execEventName()
+{
+    static const std::string name = "sched/sched_process_exec";
+    return name;
+}
+
+std::optional<int64_t> execedPid(std::string_view line)
+{
+    // "... sched_process_exec: filename=%s pid=%d old_pid=%d": the last
+    // " old_pid=" is the kernel's, and so is the " pid=" just before it.
+    constexpr std::string_view oldPidKey = " old_pid=";
+    constexpr std::string_view pidKey = " pid=";
+    const size_t oldPid = line.rfind(oldPidKey);
+    if (oldPid == std::string_view::npos || !plainDecimal(line.substr(oldPid + oldPidKey.size()))) {
+        return std::nullopt;
+    }
+    const size_t pid = line.rfind(pidKey, oldPid);
+    if (pid == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::optional<uint64_t> value = plainDecimal(line.substr(pid + pidKey.size(), oldPid - pid - pidKey.size()));
+    if (!value || *value == 0 || *value > uint64_t(INT32_MAX)) {
+        return std::nullopt;
+    }
+    return int64_t(*value);
+}
+
 std::optional<std::string> ensureTracefs(const std::string &mountPoint, bool *mounted)
 {
     *mounted = false;
@@ -134,8 +161,10 @@ std::vector<std::string> removeStaleInstances(const std::string &tracefs, const 
         }
     }
     closedir(directory);
+    std::vector<std::string> events = traceEventNames();
+    events.push_back(execEventName());
     for (const std::string &name : stale) {
-        disableAndRemove(instances + "/" + name, traceEventNames());
+        disableAndRemove(instances + "/" + name, events);
         struct stat st{};
         if (stat((instances + "/" + name).c_str(), &st) != 0) {
             removed.push_back(name);
@@ -180,7 +209,8 @@ bool TraceInstance::write(const std::string &file, std::string_view value) const
     return writeFile(m_path + "/" + file, value);
 }
 
-std::optional<std::string> TraceInstance::configure(int hostPid, unsigned bufferKiBPerCpu, std::vector<bool> *present)
+std::optional<std::string>
+TraceInstance::configure(int hostPid, unsigned bufferKiBPerCpu, const std::vector<std::string> &events, bool wakeOnEveryEvent, std::vector<bool> *present)
 {
     // A new instance records from the start: off first, on only when
     // everything is set.
@@ -202,8 +232,11 @@ std::optional<std::string> TraceInstance::configure(int hostPid, unsigned buffer
             return std::string("cannot set ") + setting.file + " of the tracefs instance: " + errnoText(errno);
         }
     }
+    if (wakeOnEveryEvent && !write("buffer_percent", "0")) {
+        return "cannot set buffer_percent of the tracefs instance: " + errnoText(errno);
+    }
     present->clear();
-    for (const std::string &event : traceEventNames()) {
+    for (const std::string &event : events) {
         struct stat st{};
         const bool exists = stat((m_path + "/events/" + event + "/enable").c_str(), &st) == 0;
         if (exists) {

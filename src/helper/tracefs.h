@@ -25,6 +25,14 @@ namespace Cachescope::Helper
 // The six events of Trace::EventKind, as "<system>/<event>", in that order.
 [[nodiscard]] const std::vector<std::string> &traceEventNames();
 
+// The exec event (sched/sched_process_exec), recorded by an instance of its
+// own while a caller other than root is traced (rule 16), and the pid an
+// exec line of its trace_pipe names: " pid=N old_pid=M" at the very end of
+// the line, after the file name the traced program chose (which may hold
+// any text, even such a pair, but never after the kernel's own).
+[[nodiscard]] const std::string &execEventName();
+[[nodiscard]] std::optional<int64_t> execedPid(std::string_view line);
+
 // Makes sure tracefs is mounted at mountPoint (statfs TRACEFS_MAGIC);
 // mounts it (nodev, nosuid, noexec) when it is not. Returns an error
 // sentence, or nothing; *mounted says whether this call mounted it.
@@ -58,8 +66,11 @@ public:
         return m_name;
     }
     // Tracing stays off; returns an error sentence or nothing. *present
-    // gets, for each of traceEventNames(), whether the kernel has it.
-    [[nodiscard]] std::optional<std::string> configure(int hostPid, unsigned bufferKiBPerCpu, std::vector<bool> *present);
+    // gets, for each of events, whether the kernel has it. With
+    // wakeOnEveryEvent a reader of trace_pipe is woken by each event
+    // (buffer_percent 0), not when a CPU's buffer is half full.
+    [[nodiscard]] std::optional<std::string>
+    configure(int hostPid, unsigned bufferKiBPerCpu, const std::vector<std::string> &events, bool wakeOnEveryEvent, std::vector<bool> *present);
     // trace_pipe, opened non-blocking.
     [[nodiscard]] UniqueFd openPipe(std::string *error) const;
     [[nodiscard]] bool setTracing(bool on) const;

@@ -297,9 +297,9 @@ private Q_SLOTS:
     }
 
     // docs/helper-security.md rule 7 on the policy: allow_any absent or no, allow_inactive
-    // no, auth_admin_keep for dropcaches, contain and reclaim, auth_admin otherwise (residency
-    // too: each query reveals what others read, so each is asked for; trace until all of
-    // rule 16 holds; account: it names every user's files), never auth_self or yes; every
+    // no, auth_admin_keep for dropcaches, contain, reclaim and trace, auth_admin otherwise
+    // (residency: each query reveals what others read, so each is asked for; account: it
+    // names every user's files), never auth_self or yes; every
     // action has a message.
     // docs/helper-security.md rule 18: however many parts a user makes
     // (each deleted file held, each memfd) and however long their names,
@@ -372,7 +372,7 @@ private Q_SLOTS:
             {QStringLiteral("org.kde.cachescope.swapon"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfilecreate"), QStringLiteral("auth_admin")},
             {QStringLiteral("org.kde.cachescope.swapfileremove"), QStringLiteral("auth_admin")},
-            {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin")},
+            {QStringLiteral("org.kde.cachescope.trace"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.contain"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.reclaim"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.account"), QStringLiteral("auth_admin")},

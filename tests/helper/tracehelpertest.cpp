@@ -38,6 +38,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 using namespace Cachescope;
 using namespace Cachescope::Helper;
@@ -380,6 +381,97 @@ private Q_SLOTS:
         for (const Trace::RawEvent &event : capture->events) {
             QVERIFY2(event.pid != *hostPid, "an event of the task that became root's was returned");
         }
+        verifyNothingLeft();
+    }
+
+    // docs/helper-security.md rule 16: a traced task's child that execs a
+    // set-user-ID program which ends at once (passwd --help), before any
+    // 100 ms check could see it. The exec watch looks at it within moments:
+    // either it is still there (the trace ends, "credentials") or it is gone
+    // unchecked (its events are withheld and counted); never are its events
+    // returned. Its binary is evicted first so that it has events.
+    void aSetUidProgramThatEndsAtOnceIsNotReturned()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user || access("/usr/bin/passwd", X_OK) != 0) {
+            QSKIP("needs cachescope-user and /usr/bin/passwd (tools/dev's root has both)");
+        }
+        int go[2];
+        int became[2];
+        int reported[2];
+        int release[2];
+        QVERIFY(pipe(go) == 0 && pipe(became) == 0 && pipe(reported) == 0 && pipe(release) == 0);
+        const uid_t uid = *user;
+        const pid_t child = fork();
+        if (child == 0) {
+            close(go[1]);
+            close(became[0]);
+            close(reported[0]);
+            close(release[1]);
+            if (!TestUtil::becomeUser(uid)) {
+                _exit(126);
+            }
+            (void)!write(became[1], "u", 1);
+            close(became[1]);
+            char byte = 0;
+            if (read(go[0], &byte, 1) != 1) {
+                _exit(125);
+            }
+            const pid_t grandchild = fork();
+            if (grandchild == 0) {
+                const pid_t self = getpid();
+                (void)!write(reported[1], &self, sizeof self);
+                if (read(release[0], &byte, 1) != 1) {
+                    _exit(125);
+                }
+                const int quiet = open("/dev/null", O_WRONLY);
+                dup2(quiet, 1);
+                dup2(quiet, 2);
+                execl("/usr/bin/passwd", "passwd", "--help", static_cast<char *>(nullptr));
+                _exit(127);
+            }
+            int status = 0;
+            waitpid(grandchild, &status, 0);
+            _exit(WIFEXITED(status) && WEXITSTATUS(status) < 125 ? 0 : 1);
+        }
+        close(go[0]);
+        close(became[1]);
+        close(reported[1]);
+        close(release[0]);
+        char byte = 0;
+        QCOMPARE(read(became[0], &byte, 1), ssize_t(1));
+        close(became[0]);
+        TestUtil::evictRaw("/usr/bin/passwd");
+        // The grandchild's pid as tracefs numbers it, taken while it waits
+        // before its exec; then it is let go.
+        std::optional<int> grandchildHostPid;
+        std::thread watcher([&] {
+            pid_t grandchild = 0;
+            if (read(reported[0], &grandchild, sizeof grandchild) == ssize_t(sizeof grandchild)) {
+                grandchildHostPid = hostPidOf(grandchild).pid;
+            }
+            (void)!write(release[1], "r", 1);
+        });
+        m_context.progress = [&](const QVariantMap &) {
+            (void)!write(go[1], "g", 1);
+        };
+        const ActionReply reply = trace(arguments(child, 20), int(uid));
+        close(go[1]);
+        int status = 0;
+        waitpid(child, &status, 0);
+        watcher.join();
+        close(reported[0]);
+        close(release[1]);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the grandchild did not run passwd");
+        QVERIFY(grandchildHostPid);
+        const std::optional<Trace::Capture> capture = captureOf(reply);
+        QVERIFY(capture);
+        for (const Trace::RawEvent &event : capture->events) {
+            QVERIFY2(event.pid != *grandchildHostPid, "an event of the set-user-ID program was returned");
+        }
+        const QString line = m_log.front();
+        QVERIFY2(capture->endReason == "credentials" || !line.contains(QLatin1String("unchecked-tasks=0")), qPrintable(line));
         verifyNothingLeft();
     }
 

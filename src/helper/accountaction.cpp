@@ -67,8 +67,8 @@ ActionReply accountAction(const QVariantMap &args, const Caller &caller, HelperC
     if (auto problem = checkKeys(args, {}, {})) {
         return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));
     }
-    reapAbandoned(context);
-    if (context.abandonedChildren.size() >= maxAbandonedChildren) {
+    HeldPlaces places(context.abandonedChildren, 1);
+    if (!places.held()) {
         return finish(context, action, caller, {}, refuse(SystemFailure, QStringLiteral("Too many earlier requests have not answered; try again later.")));
     }
     // Everything the child needs, made before fork(): after it, system calls only.
@@ -173,7 +173,7 @@ ActionReply accountAction(const QVariantMap &args, const Caller &caller, HelperC
         return finish(context, action, caller, {}, refuse(SystemFailure, QStringLiteral("The account gave an answer the helper cannot read.")));
     }
     if (!ended) {
-        endOrAbandon(context, child, std::chrono::milliseconds(100));
+        endOrAbandon(places, child, std::chrono::milliseconds(100));
     }
     if (cancelled) {
         return finish(context, action, caller, QStringLiteral("stopped=cancel"), refuse(Cancelled, QStringLiteral("The account was cancelled.")));

@@ -197,14 +197,65 @@ ActionReply swapOffFailure(int error, const QString &shownName)
     return refuse(SystemFailure, QStringLiteral("Turning off swap on %1 failed: %2.").arg(shownName, errnoQText(error)));
 }
 
-void reapAbandoned(HelperContext &context)
+bool AbandonedChildren::hold(size_t count)
 {
-    std::erase_if(context.abandonedChildren, [](int pid) {
+    const std::lock_guard lock(m_mutex);
+    std::erase_if(m_pids, [](int pid) {
         return waitpid(pid, nullptr, WNOHANG) != 0;
     });
+    if (m_pids.size() + m_held + count > maxAbandonedChildren) {
+        return false;
+    }
+    m_held += count;
+    return true;
 }
 
-void endOrAbandon(HelperContext &context, pid_t pid, std::chrono::milliseconds grace)
+void AbandonedChildren::giveBack(size_t count)
+{
+    const std::lock_guard lock(m_mutex);
+    m_held -= std::min(count, m_held);
+}
+
+void AbandonedChildren::abandon(int pid)
+{
+    const std::lock_guard lock(m_mutex);
+    m_held -= std::min<size_t>(1, m_held);
+    m_pids.push_back(pid);
+}
+
+std::vector<int> AbandonedChildren::pids()
+{
+    const std::lock_guard lock(m_mutex);
+    std::erase_if(m_pids, [](int pid) {
+        return waitpid(pid, nullptr, WNOHANG) != 0;
+    });
+    return m_pids;
+}
+
+HeldPlaces::HeldPlaces(const std::shared_ptr<AbandonedChildren> &children, size_t count)
+{
+    if (children && children->hold(count)) {
+        m_children = children;
+        m_count = count;
+    }
+}
+
+HeldPlaces::~HeldPlaces()
+{
+    if (m_children) {
+        m_children->giveBack(m_count);
+    }
+}
+
+void HeldPlaces::abandon(int pid)
+{
+    if (m_children) {
+        m_children->abandon(pid);
+        m_count -= std::min<size_t>(1, m_count);
+    }
+}
+
+void endOrAbandon(HeldPlaces &places, pid_t pid, std::chrono::milliseconds grace)
 {
     if (pid <= 0 || waitpid(pid, nullptr, WNOHANG) != 0) {
         return;
@@ -214,7 +265,7 @@ void endOrAbandon(HelperContext &context, pid_t pid, std::chrono::milliseconds g
     const timespec step{0, 5'000'000};
     while (waitpid(pid, nullptr, WNOHANG) == 0) {
         if (std::chrono::steady_clock::now() >= until) {
-            context.abandonedChildren.push_back(pid);
+            places.abandon(pid);
             return;
         }
         nanosleep(&step, nullptr);
@@ -288,6 +339,11 @@ namespace
 BoundedWrite writeInChild(HelperContext &context, int fd, const std::string &bytes, int deadlineMs)
 {
     BoundedWrite result;
+    HeldPlaces places(context.abandonedChildren, 1);
+    if (!places.held()) {
+        result.error = EAGAIN; // too many earlier children have not ended
+        return result;
+    }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         result.error = errno;
@@ -347,7 +403,7 @@ BoundedWrite writeInChild(HelperContext &context, int fd, const std::string &byt
     }
     // A child that has answered is ending by itself; one still writing is
     // killed, and the kernel's loop sees the signal at its next round.
-    endOrAbandon(context, pid, std::chrono::milliseconds(500));
+    endOrAbandon(places, pid, std::chrono::milliseconds(500));
     return result;
 }
 

@@ -120,15 +120,14 @@ struct OpenedArea {
 // docs/helper-security.md rule 14: children the helper killed at a deadline
 // and did not wait for (one in uninterruptible sleep ends only when the
 // kernel lets it) are kept in HelperContext::abandonedChildren, at most
-// this many; past that, the actions that start such children refuse until
-// some have ended. reapAbandoned() forgets the ended ones without waiting.
+// this many together with the places operations hold for children they may
+// abandon; past that, the actions that start such children refuse until
+// some have ended.
 inline constexpr size_t maxAbandonedChildren = 64;
-void reapAbandoned(HelperContext &context);
 // Kills `pid` unless it has ended, waits for it at most `grace` (a killed
 // child usually ends within milliseconds; one stuck in uninterruptible
-// sleep does not), and abandons it to HelperContext::abandonedChildren if
-// it still has not.
-void endOrAbandon(HelperContext &context, pid_t pid, std::chrono::milliseconds grace);
+// sleep does not), and abandons it, in one of `places`, if it still has not.
+void endOrAbandon(HeldPlaces &places, pid_t pid, std::chrono::milliseconds grace);
 
 // In a forked child, first: keeps only `fds`, placed at 3, 4, ... in that
 // order, with /dev/null as the standard streams (the helper's may be a pipe

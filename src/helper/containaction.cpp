@@ -421,8 +421,7 @@ ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperC
     // docs/helper-security.md rule 14: the kernel's reclaim runs in a child
     // the helper kills at the deadline; past the cap of abandoned children
     // (ones the kernel has not let go yet) nothing more is started.
-    reapAbandoned(context);
-    if (context.abandonedChildren.size() >= maxAbandonedChildren) {
+    if (!HeldPlaces(context.abandonedChildren, 1).held()) {
         return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Too many earlier requests have not answered; try again later.")));
     }
     UniqueFd fd;

@@ -44,7 +44,12 @@ bool SystemCalls::syncAll(HelperContext &context)
     // docs/helper-security.md rule 2: sync() first, so that dirty pages are
     // written and can be dropped; rule 14: in a child that holds nothing of
     // the helper's, so that a mount whose writeback never ends (a hung NFS
-    // server, a FUSE daemon) holds the child past the deadline, not us.
+    // server, a FUSE daemon) holds the child past the deadline, not us. Past
+    // the cap of abandoned children no child is started: not synced.
+    HeldPlaces places(context.abandonedChildren, 1);
+    if (!places.held()) {
+        return false;
+    }
     const pid_t child = fork();
     if (child == 0) {
         if (keepOnlyDescriptors({})) {
@@ -59,7 +64,7 @@ bool SystemCalls::syncAll(HelperContext &context)
     const timespec step{0, 20'000'000};
     while (waitpid(child, nullptr, WNOHANG) == 0) {
         if (std::chrono::steady_clock::now() >= until) {
-            endOrAbandon(context, child, std::chrono::milliseconds(100));
+            endOrAbandon(places, child, std::chrono::milliseconds(100));
             return false;
         }
         nanosleep(&step, nullptr);

@@ -16,12 +16,64 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace Cachescope::Helper
 {
+
+// docs/helper-security.md rule 14: the children killed at a deadline that
+// had not ended yet (one in uninterruptible sleep ends only when the kernel
+// lets it), shared by every operation of the process, at most
+// maxAbandonedChildren (actionsupport.h). An operation holds a place for
+// each child it may abandon before it starts it, so that operations side by
+// side together never pass the cap; a place is given back when its child
+// ends in time, or becomes the child's when it is abandoned.
+class AbandonedChildren
+{
+public:
+    // Forgets the ended children (without waiting), then holds `count`
+    // places if the abandoned children and every place held stay within
+    // the cap. False: nothing is held.
+    [[nodiscard]] bool hold(size_t count);
+    // Gives back `count` places held.
+    void giveBack(size_t count);
+    // One place held becomes this child's.
+    void abandon(int pid);
+    // The children abandoned and not yet ended (reaped first).
+    [[nodiscard]] std::vector<int> pids();
+
+private:
+    std::mutex m_mutex;
+    std::vector<int> m_pids;
+    size_t m_held = 0;
+};
+
+// Places an operation holds (AbandonedChildren::hold), given back when it
+// goes out of scope, but for those that became abandoned children.
+class HeldPlaces
+{
+public:
+    HeldPlaces() = default;
+    HeldPlaces(const std::shared_ptr<AbandonedChildren> &children, size_t count);
+    ~HeldPlaces();
+    HeldPlaces(const HeldPlaces &) = delete;
+    HeldPlaces &operator=(const HeldPlaces &) = delete;
+    // Whether the places were there to be held.
+    [[nodiscard]] bool held() const
+    {
+        return m_children != nullptr;
+    }
+    // One place becomes this child's.
+    void abandon(int pid);
+
+private:
+    std::shared_ptr<AbandonedChildren> m_children;
+    size_t m_count = 0;
+};
 
 // The calls that change the system. The helper uses SystemCalls; the
 // validation tests use a recording stand-in, so that a random argument map
@@ -104,8 +156,9 @@ struct HelperContext {
     // docs/helper-security.md rule 14: reclaim's write to memory.reclaim or
     // memory.force_empty is made in a child with this deadline.
     int reclaimDeadlineMs = HelperProtocol::reclaimDeadlineSeconds * 1000;
-    // Children killed at a deadline that had not ended yet (actionsupport.h).
-    std::vector<int> abandonedChildren;
+    // Children killed at a deadline that had not ended yet, shared by every
+    // copy of the context (the service's operations side by side).
+    std::shared_ptr<AbandonedChildren> abandonedChildren = std::make_shared<AbandonedChildren>();
     // Tests only: the mincore path as on kernels without cachestat(2), and
     // its page budget.
     bool forceMincore = false;

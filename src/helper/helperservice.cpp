@@ -922,16 +922,9 @@ void HelperService::authorized(uint64_t id, sd_bus_message *reply)
 void HelperService::run(const std::shared_ptr<Request> &request)
 {
     const OperationSpec &spec = *request->spec;
-    // Its own copy of the context: operations run side by side.
+    // Its own copy of the context: operations run side by side (sharing
+    // the abandoned children and their cap).
     HelperContext context = m_base;
-    // Every operation sees all the children abandoned so far (their cap
-    // counts them all) and gives back what it reaped and abandoned.
-    std::vector<int> abandonedBefore;
-    {
-        const std::lock_guard lock(m_abandonedMutex);
-        abandonedBefore = m_abandoned;
-    }
-    context.abandonedChildren = abandonedBefore;
     const uint64_t id = request->id;
     context.progress = [this, id](const QVariantMap &data) {
         QMetaObject::invokeMethod(
@@ -956,36 +949,16 @@ void HelperService::run(const std::shared_ptr<Request> &request)
     }
     // A thread of its own (pthread_create, not std::thread: this code has no
     // exceptions, and a thread that cannot be made is an answer, not an abort).
-    auto *work = new std::function<void()>([this,
-                                            id,
-                                            action = spec.action,
-                                            args = request->arguments,
-                                            caller = request->caller(),
-                                            context = std::move(context),
-                                            before = std::move(abandonedBefore)]() mutable {
-        const ActionReply reply = action(args, caller, context);
-        {
-            const std::lock_guard lock(m_abandonedMutex);
-            const auto in = [](const std::vector<int> &list, int pid) {
-                return std::find(list.begin(), list.end(), pid) != list.end();
-            };
-            // Reaped by this operation: in its list before, not after.
-            std::erase_if(m_abandoned, [&](int pid) {
-                return in(before, pid) && !in(context.abandonedChildren, pid);
-            });
-            for (const int pid : context.abandonedChildren) {
-                if (!in(m_abandoned, pid) && !in(before, pid)) {
-                    m_abandoned.push_back(pid);
-                }
-            }
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [this, id, reply] {
-                finished(id, reply);
-            },
-            Qt::QueuedConnection);
-    });
+    auto *work = new std::function<void()>(
+        [this, id, action = spec.action, args = request->arguments, caller = request->caller(), context = std::move(context)]() mutable {
+            const ActionReply reply = action(args, caller, context);
+            QMetaObject::invokeMethod(
+                this,
+                [this, id, reply] {
+                    finished(id, reply);
+                },
+                Qt::QueuedConnection);
+        });
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);

@@ -306,19 +306,19 @@ struct Child {
 // Kills a child that has not ended and keeps it to be reaped later: one in
 // uninterruptible sleep (a FUSE request) ends only when its file system
 // answers or goes away, and the helper must not wait for that.
-void endChild(HelperContext &context, Child &child)
+void endChild(HeldPlaces &places, Child &child)
 {
     if (child.pid <= 0) {
         return;
     }
     // No grace: up to 16 children a call, each stuck one would add to it.
-    endOrAbandon(context, child.pid, std::chrono::milliseconds(0));
+    endOrAbandon(places, child.pid, std::chrono::milliseconds(0));
     child.pid = -1;
 }
 
 // Starts one child a path, then reads their answers until all have answered
 // or the deadline passed.
-void runChildren(HelperContext &context, const std::vector<ChildJob> &jobs, std::vector<Child> &children)
+void runChildren(HelperContext &context, HeldPlaces &places, const std::vector<ChildJob> &jobs, std::vector<Child> &children)
 {
     children.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -376,7 +376,7 @@ void runChildren(HelperContext &context, const std::vector<ChildJob> &jobs, std:
         }
     }
     for (Child &child : children) {
-        endChild(context, child);
+        endChild(places, child);
         child.output.reset();
     }
 }
@@ -504,8 +504,9 @@ ActionReply residencyAction(const QVariantMap &args, const Caller &caller, Helpe
         return finish(context, action, caller, target, refuse(InvalidArgument, *problem));
     }
 
-    reapAbandoned(context);
-    if (context.abandonedChildren.size() >= maxAbandonedChildren) {
+    // A place for each reader, held before any starts.
+    HeldPlaces places(context.abandonedChildren, paths.size());
+    if (!places.held()) {
         return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Too many earlier requests have not answered; try again later.")));
     }
     ChildJob prototype;
@@ -526,13 +527,13 @@ ActionReply residencyAction(const QVariantMap &args, const Caller &caller, Helpe
     }
     std::vector<Child> children;
     announceStart(context);
-    runChildren(context, jobs, children);
+    runChildren(context, places, jobs, children);
 
     QList<FileResidencyAnswer> results;
     for (size_t i = 0; i < jobs.size(); ++i) {
         results.append(resultOf(children[i], jobs[i], context.residencyDeadlineMs));
     }
-    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << results.size() << "paths read," << context.abandonedChildren.size()
+    qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << ":" << results.size() << "paths read," << context.abandonedChildren->pids().size()
                                << "readers abandoned";
     ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyFiles, serializeFileResults(results));

@@ -174,18 +174,10 @@ Reply performDirectly(const Request &request, const std::function<void(const QVa
     // Children killed at a deadline that had not ended (docs/helper-security.md
     // rule 14) are kept across calls, as the helper keeps them, to be reaped
     // at a later call and counted against the same cap.
-    static std::mutex abandonedMutex;
-    static std::vector<int> abandoned;
-    {
-        const std::lock_guard lock(abandonedMutex);
-        context.abandonedChildren.swap(abandoned);
-    }
+    static const std::shared_ptr<Helper::AbandonedChildren> abandoned = std::make_shared<Helper::AbandonedChildren>();
+    context.abandonedChildren = abandoned;
     const Helper::Caller root{0};
     const Helper::ActionReply reply = perform(request.arguments, root, context);
-    {
-        const std::lock_guard lock(abandonedMutex);
-        abandoned.insert(abandoned.end(), context.abandonedChildren.begin(), context.abandonedChildren.end());
-    }
     if (reply.failed()) {
         return replyOf(resultOfError(errorNameOfCode(reply.error()), reply.errorDescription()));
     }

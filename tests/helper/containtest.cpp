@@ -345,7 +345,7 @@ private Q_SLOTS:
         QCOMPARE(audit.size(), 1);
         QVERIFY2(audit[0].contains(QLatin1String("result=ok")), qPrintable(audit[0]));
         QCOMPARE(audit[0].contains(QLatin1String(",stopped=deadline")), stopped.data().value(QString(replyStoppedAtDeadline)).toBool());
-        QVERIFY(m_context.abandonedChildren.empty());
+        QVERIFY(m_context.abandonedChildren->pids().empty());
     }
 
     void reclaimRefusesBadCgroups()

@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -34,10 +35,25 @@ namespace Cachescope::Helper
 
 using namespace HelperProtocol;
 
-std::unique_lock<std::mutex> lockSwapState()
+namespace
 {
-    static std::mutex swapState;
-    return std::unique_lock(swapState);
+std::mutex swapStateMutex;
+}
+
+SwapStateLock::SwapStateLock(const HelperContext &context)
+    : m_inProcess(swapStateMutex)
+{
+    // Made here as the state's own save makes it (and checks it there).
+    (void)mkdir(context.stateDir.c_str(), 0755);
+    m_folder = open(context.stateDir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    while (m_folder >= 0 && flock(m_folder, LOCK_EX) != 0 && errno == EINTR) { }
+}
+
+SwapStateLock::~SwapStateLock()
+{
+    if (m_folder >= 0) {
+        close(m_folder); // the lock goes with it
+    }
 }
 
 void announceStart(HelperContext &context)

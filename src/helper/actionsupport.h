@@ -37,10 +37,23 @@ namespace Cachescope::Helper
 [[nodiscard]] std::string initialProcRoot(const HelperContext &context);
 
 // docs/helper-security.md rule 4: the swap actions (off, on, the
-// experiment file) run one at a time in the process, so that two callers
-// side by side never both load the state file and one save lose the
-// other's record.
-[[nodiscard]] std::unique_lock<std::mutex> lockSwapState();
+// experiment file) run one at a time, so that two callers side by side
+// never both load the state file and one save lose the other's record: in
+// the process (a mutex), and across the processes of the service (an
+// exclusive flock on the state's folder, context.stateDir: an instance
+// that released its name may finish an operation while the next starts).
+class SwapStateLock
+{
+public:
+    explicit SwapStateLock(const HelperContext &context);
+    ~SwapStateLock();
+    SwapStateLock(const SwapStateLock &) = delete;
+    SwapStateLock &operator=(const SwapStateLock &) = delete;
+
+private:
+    std::unique_lock<std::mutex> m_inProcess;
+    int m_folder = -1;
+};
 
 // Calls context.started, if set (helperactions.h).
 void announceStart(HelperContext &context);

@@ -13,9 +13,13 @@
 #include "helperservice.h"
 
 #include <QCoreApplication>
+#include <QSocketNotifier>
 
+#include <csignal>
 #include <cstring>
+#include <sys/signalfd.h>
 #include <syslog.h>
+#include <systemd/sd-bus.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -49,6 +53,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "cachescope-helper: must run as root (it is started by the system bus)\n");
         return 1;
     }
+    // SIGTERM (systemd's stop) is read from a descriptor, so that the
+    // service leaves in order (HelperService::leave): blocked here, before
+    // any thread exists, so that every thread inherits the mask.
+    sigset_t terminate;
+    sigemptyset(&terminate);
+    sigaddset(&terminate, SIGTERM);
+    sigaddset(&terminate, SIGINT);
+    if (pthread_sigmask(SIG_BLOCK, &terminate, nullptr) != 0) {
+        fprintf(stderr, "cachescope-helper: cannot block SIGTERM\n");
+        return 1;
+    }
+    const int terminateFd = signalfd(-1, &terminate, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (terminateFd < 0) {
+        fprintf(stderr, "cachescope-helper: cannot read SIGTERM: %s\n", strerror(errno));
+        return 1;
+    }
     QCoreApplication app(argc, argv);
     openlog("cachescope-helper", LOG_PID, LOG_AUTHPRIV);
 
@@ -77,7 +97,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "cachescope-helper: %s\n", qPrintable(error));
         return 1;
     }
+    QSocketNotifier terminated(terminateFd, QSocketNotifier::Read);
+    QObject::connect(&terminated, &QSocketNotifier::activated, service, [service, terminateFd] {
+        signalfd_siginfo info{};
+        while (read(terminateFd, &info, sizeof info) == ssize_t(sizeof info)) { }
+        qCDebug(CACHESCOPE_HELPER) << "SIGTERM: leaving";
+        service->leave(true);
+    });
     const int status = app.exec();
+    // The last answers are written before the process ends.
+    sd_bus_flush(bus->bus());
     // Threads of operations abandoned at their deadline may still be in a
     // system call: end the process without running destructors under them.
     fflush(nullptr);

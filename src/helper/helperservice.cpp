@@ -684,7 +684,7 @@ HelperService::HelperService(BusConnection &bus, const HelperContext &base, cons
     connect(&m_idle, &QTimer::timeout, this, [this] {
         if (m_requests.empty()) {
             qCDebug(CACHESCOPE_HELPER) << "idle: ending";
-            QCoreApplication::quit();
+            leave(false);
         }
     });
 }
@@ -699,6 +699,7 @@ HelperService::~HelperService()
             sd_bus_track_unref(request->track);
         }
     }
+    sd_bus_slot_unref(m_releaseSlot);
     sd_bus_slot_unref(m_jobSlot);
     sd_bus_slot_unref(m_objectSlot);
     s_service = nullptr;
@@ -1276,8 +1277,77 @@ void HelperService::forget(uint64_t id)
     updateIdleTimer();
 }
 
+void HelperService::leave(bool stopWork)
+{
+    if (stopWork && !m_leaving) {
+        std::vector<uint64_t> ids;
+        for (const auto &[id, request] : m_requests) {
+            ids.push_back(id);
+        }
+        for (const uint64_t id : ids) {
+            const auto found = m_requests.find(id);
+            if (found == m_requests.end()) {
+                continue;
+            }
+            const std::shared_ptr<Request> request = found->second;
+            request->cancelled->store(true);
+            if (!request->answered) {
+                answerError(request, Cancelled, QStringLiteral("The Cachescope helper is stopping."));
+            }
+            forget(id); // a thread still running keeps its place until it ends
+        }
+    }
+    if (m_leaving) {
+        quitWhenDone();
+        return;
+    }
+    m_leaving = true;
+    m_idle.stop();
+    // Asynchronous: the calls the bus delivered before the release are
+    // read and dispatched before its answer, which arrives in order.
+    const int r = sd_bus_release_name_async(
+        m_bus.bus(),
+        &m_releaseSlot,
+        serviceName,
+        [](sd_bus_message *, void *, sd_bus_error *) {
+            s_service->nameReleased();
+            return 0;
+        },
+        nullptr);
+    if (r < 0) {
+        qCWarning(CACHESCOPE_HELPER) << "cannot release the bus name:" << errnoText(r);
+        m_nameReleased = true; // the connection is going anyway
+    }
+    m_bus.wake();
+    quitWhenDone();
+}
+
+void HelperService::nameReleased()
+{
+    qCDebug(CACHESCOPE_HELPER) << "the bus name is released";
+    m_nameReleased = true;
+    quitWhenDone();
+}
+
+void HelperService::quitWhenDone()
+{
+    if (m_leaving && m_nameReleased && m_requests.empty()) {
+        // Queued, so that the answers just sent are written out first.
+        QMetaObject::invokeMethod(
+            this,
+            [] {
+                QCoreApplication::quit();
+            },
+            Qt::QueuedConnection);
+    }
+}
+
 void HelperService::updateIdleTimer()
 {
+    if (m_leaving) {
+        quitWhenDone();
+        return;
+    }
     if (m_requests.empty() && m_limits.idleExit.count() > 0) {
         m_idle.start(std::chrono::duration_cast<std::chrono::milliseconds>(m_limits.idleExit));
     } else {

@@ -78,6 +78,16 @@ public:
     // either fails (another instance owns the name).
     [[nodiscard]] bool start(QString *error);
 
+    // Ends the service without losing a call: the bus name is released
+    // first, so that the bus starts a new instance for any later call,
+    // while every call that reached this one before the release (the bus
+    // keeps their order) is still answered; the process quits once its
+    // name is gone and nothing is under way. Called at the idle time and at
+    // SIGTERM; with stopWork (SIGTERM from outside, not the stop that
+    // follows the service's own release under systemd) the operations
+    // under way are cancelled and their callers told.
+    void leave(bool stopWork);
+
     // sd-bus's entry points (static trampolines call these).
     int handleCall(sd_bus_message *message, Operation operation);
     int handleCancel(sd_bus_message *message);
@@ -105,6 +115,8 @@ private:
     // uid in a while (the rest counted).
     void auditRefusal(const char *action, const Caller &caller, int code);
     void updateIdleTimer();
+    void nameReleased();
+    void quitWhenDone();
     [[nodiscard]] int underWay(uint32_t uid) const;
     // Requests whose caller is known (past the uid lookup), and those not yet.
     [[nodiscard]] int placesTaken() const;
@@ -117,11 +129,10 @@ private:
     sd_bus_slot *m_jobSlot = nullptr;
     uint64_t m_nextId = 1;
     std::map<uint64_t, std::shared_ptr<Request>> m_requests;
-    // Children abandoned at a deadline, kept across operations
-    // (actionsupport.h); each operation takes them in and gives them back.
-    std::mutex m_abandonedMutex;
-    std::vector<int> m_abandoned;
     QTimer m_idle;
+    bool m_leaving = false;
+    bool m_nameReleased = false;
+    sd_bus_slot *m_releaseSlot = nullptr;
     struct RefusalBudget {
         std::chrono::steady_clock::time_point windowStart{};
         int lines = 0;

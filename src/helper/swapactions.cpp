@@ -255,7 +255,7 @@ QVariantMap areaReport(const SwapRecord &record, const AreaResult &result)
 
 ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
-    const std::unique_lock swapState = lockSwapState();
+    const SwapStateLock swapState(context);
     // Waited for another swap operation past this one's deadline: its caller
     // was answered already, and nothing may happen behind its back.
     if (context.stopped && context.stopped()) {
@@ -382,7 +382,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
 
 ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
-    const std::unique_lock swapState = lockSwapState();
+    const SwapStateLock swapState(context);
     // Waited for another swap operation past this one's deadline: its caller
     // was answered already, and nothing may happen behind its back.
     if (context.stopped && context.stopped()) {

@@ -90,7 +90,7 @@ int writeSwapFile(int fd, uint64_t bytes, uint64_t page)
 
 ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
-    const std::unique_lock swapState = lockSwapState();
+    const SwapStateLock swapState(context);
     // Waited for another swap operation past this one's deadline: its caller
     // was answered already, and nothing may happen behind its back.
     if (context.stopped && context.stopped()) {
@@ -179,7 +179,7 @@ ActionReply swapFileCreateAction(const QVariantMap &args, const Caller &caller, 
 
 ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
-    const std::unique_lock swapState = lockSwapState();
+    const SwapStateLock swapState(context);
     // Waited for another swap operation past this one's deadline: its caller
     // was answered already, and nothing may happen behind its back.
     if (context.stopped && context.stopped()) {

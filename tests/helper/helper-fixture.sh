@@ -421,6 +421,51 @@ if [ -n "$attack_binary" ]; then
         status=1
     fi
 
+    # docs/helper-security.md rule 15: SIGTERM (systemd's stop) during a trace
+    # cancels it in order: the caller is told, the instance goes at once, the
+    # service ends.
+    say "SIGTERM: during a trace"
+    rm -f "$scratch/user/trace-ready"
+    attack_as cachescope-user hold-trace "$scratch/user/trace-ready" 20 &
+    holder=$!
+    if wait_for_file "$scratch/user/trace-ready" 30; then
+        pid=$(helper_pid)
+        kill -TERM "$pid"
+        end=$((SECONDS + 10))
+        while [ "$SECONDS" -lt "$end" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+        if kill -0 "$pid" 2>/dev/null; then
+            say "ERROR: the helper did not end within 10 s of SIGTERM during a trace"
+            status=1
+        elif ls "$tracefs/instances" 2>/dev/null | grep -q '^cachescope-'; then
+            say "ERROR: the helper ended at SIGTERM and left its tracefs instance"
+            status=1
+        else
+            say "SIGTERM during a trace: the trace was cancelled, its instance removed, the helper ended"
+        fi
+    else
+        say "ERROR: the trace to stop did not start"
+        status=1
+    fi
+    wait "$holder" || true
+    start_helper
+
+    # docs/helper-security.md rule 15: at its idle time the service releases
+    # its name first and ends once nothing is under way; calls every 2 ms
+    # across that moment are all answered (by it, or by the next instance).
+    say "idle exit: no call lost while the service ends"
+    kill_helper >/dev/null || status=1
+    CACHESCOPE_HELPER_IDLE_SECONDS=2 /usr/lib/x86_64-linux-gnu/libexec/cachescope-helper >>"$log" 2>&1 &
+    direct=$!
+    end=$((SECONDS + 10))
+    while [ "$SECONDS" -lt "$end" ] && ! name_owned org.kde.cachescope.Helper1; do sleep 0.05; done
+    attack_as cachescope-user calls-across-exit 5 || status=1
+    if kill -0 "$direct" 2>/dev/null; then
+        say "ERROR: the helper started with a 2 s idle time still runs"
+        kill -KILL "$direct"
+        status=1
+    fi
+    wait "$direct" || true
+
     say "kill -9: during a swapoff"
     area_bytes=$(printf '%s' "$scratch/active.swap" | od -An -tu1 -v | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
     dbus-send --system --print-reply --dest=org.kde.cachescope.Helper1 /org/kde/cachescope/Helper1 \

@@ -825,6 +825,80 @@ int holdContain(const char *readyFile, const char *stopFile)
     return failures == 0 ? 0 : 1;
 }
 
+// docs/helper-security.md rule 15 (idle exit): a Ping to the service every
+// 2 ms for `seconds`, while the instance the fixture started with a short
+// idle time ends and the bus starts another. Every call is answered, by one
+// instance or the next; none is lost in the moment the first one ends.
+int callsAcrossExit(int seconds)
+{
+    sd_bus *bus = openBus();
+    const std::string first = uniqueNameOf(bus, service);
+    check(!first.empty(), "no helper runs at the start");
+    struct Counts {
+        int sent = 0;
+        int answered = 0;
+        std::map<std::string, int> errors;
+        std::set<std::string> answeredBy;
+    } counts;
+    const auto start = std::chrono::steady_clock::now();
+    auto next = start;
+    while (millisecondsSince(start) < seconds * 1000.0) {
+        if (std::chrono::steady_clock::now() >= next) {
+            next += std::chrono::milliseconds(2);
+            sd_bus_message *call = nullptr;
+            if (sd_bus_message_new_method_call(bus, &call, service, objectPath, "org.freedesktop.DBus.Peer", "Ping") >= 0
+                && sd_bus_call_async(
+                       bus,
+                       nullptr,
+                       call,
+                       [](sd_bus_message *reply, void *userdata, sd_bus_error *) {
+                           auto *counts = static_cast<Counts *>(userdata);
+                           if (const sd_bus_error *error = sd_bus_message_get_error(reply)) {
+                               ++counts->errors[std::string(error->name) + ": " + (error->message ? error->message : "")];
+                           } else {
+                               ++counts->answered;
+                               counts->answeredBy.insert(sd_bus_message_get_sender(reply) ? sd_bus_message_get_sender(reply) : "");
+                           }
+                           return 0;
+                       },
+                       &counts,
+                       30'000'000)
+                    >= 0) {
+                ++counts.sent;
+            }
+            sd_bus_message_unref(call);
+        }
+        while (sd_bus_process(bus, nullptr) > 0) { }
+        sd_bus_wait(bus, 1000);
+    }
+    // The rest of the answers (an instance being started takes a moment).
+    const auto drain = std::chrono::steady_clock::now();
+    while (counts.answered +
+                   [&] {
+                       int n = 0;
+                       for (const auto &[name, count] : counts.errors) {
+                           n += count;
+                       }
+                       return n;
+                   }()
+               < counts.sent
+           && millisecondsSince(drain) < 30'000) {
+        while (sd_bus_process(bus, nullptr) > 0) { }
+        sd_bus_wait(bus, 100'000);
+    }
+    const std::string last = uniqueNameOf(bus, service);
+    say("pings: " + std::to_string(counts.sent) + " sent, " + std::to_string(counts.answered) + " answered by " + std::to_string(counts.answeredBy.size())
+        + " instances");
+    for (const auto &[error, count] : counts.errors) {
+        check(false, std::to_string(count) + " pings answered " + error);
+    }
+    check(counts.answered == counts.sent, "not every ping was answered");
+    check(!last.empty() && last != first, "the first instance did not end during the pings: the test proves nothing");
+    check(counts.answeredBy.size() >= 2, "the pings were not answered by two instances: the test proves nothing");
+    sd_bus_flush_close_unref(bus);
+    return failures == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -864,6 +938,9 @@ int main(int argc, char **argv)
     }
     if (role == "hold-contain") {
         return holdContain(arg(2), arg(3));
+    }
+    if (role == "calls-across-exit") {
+        return callsAcrossExit(atoi(arg(2)));
     }
     if (role == "bad-inputs") {
         return badInputs(arg(2));

@@ -30,21 +30,10 @@ bool isBlank(char c)
     return c == ' ' || c == '\t' || c == '\r';
 }
 
-std::string_view trimmed(std::string_view text)
-{
-    while (!text.empty() && isBlank(text.front())) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && isBlank(text.back())) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 // The next whitespace-separated token; empty at the end of the line.
 std::string_view nextToken(std::string_view &text)
 {
-    text = trimmed(text);
+    text = trimmedText(text);
     size_t end = 0;
     while (end < text.size() && !isBlank(text[end])) {
         ++end;
@@ -130,6 +119,20 @@ std::optional<Result> readAndParse(const std::string &procRoot, const char *name
 }
 
 } // namespace
+
+std::string_view trimmedText(std::string_view text)
+{
+    const auto blank = [](char c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    };
+    while (!text.empty() && blank(text.front())) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && blank(text.back())) {
+        text.remove_suffix(1);
+    }
+    return text;
+}
 
 std::vector<std::string_view> splitFields(std::string_view line)
 {
@@ -236,14 +239,14 @@ MemInfo parseMemInfo(std::string_view text)
         if (colon == std::string_view::npos) {
             return;
         }
-        const std::string_view name = trimmed(line.substr(0, colon));
+        const std::string_view name = trimmedText(line.substr(0, colon));
         if (name.empty() || name.find_first_of(" \t") != std::string_view::npos) {
             return;
         }
         std::string_view rest = line.substr(colon + 1);
         std::optional<uint64_t> value = parseUnsigned(nextToken(rest));
         const std::string_view unit = nextToken(rest);
-        if (!value || !trimmed(rest).empty()) {
+        if (!value || !trimmedText(rest).empty()) {
             return;
         }
         if (unit == "kB") {
@@ -265,7 +268,7 @@ VmStat parseVmStat(std::string_view text)
     forEachLine(text, [&stat](std::string_view line) {
         const std::string_view name = nextToken(line);
         const std::optional<uint64_t> value = parseUnsigned(nextToken(line));
-        if (name.empty() || !value || !trimmed(line).empty()) {
+        if (name.empty() || !value || !trimmedText(line).empty()) {
             return;
         }
         stat.fields.emplace_back(std::string(name), *value);
@@ -284,7 +287,7 @@ std::vector<SwapArea> parseSwaps(std::string_view text)
         const std::optional<uint64_t> sizeKib = parseUnsigned(nextToken(line));
         const std::optional<uint64_t> usedKib = parseUnsigned(nextToken(line));
         const std::optional<int> priority = parseInt(nextToken(line));
-        if (filename.empty() || type.empty() || !sizeKib || !usedKib || !priority || !trimmed(line).empty()) {
+        if (filename.empty() || type.empty() || !sizeKib || !usedKib || !priority || !trimmedText(line).empty()) {
             return;
         }
         const std::optional<uint64_t> sizeBytes = kibToBytes(*sizeKib);

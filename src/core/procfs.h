@@ -57,6 +57,9 @@ void forEachLine(std::string_view text, Visit visit)
     }
 }
 
+// text without the spaces, tabs and line ends at either end.
+[[nodiscard]] std::string_view trimmedText(std::string_view text);
+
 // The fields of a line of a /proc table, split at runs of spaces and tabs.
 [[nodiscard]] std::vector<std::string_view> splitFields(std::string_view line);
 

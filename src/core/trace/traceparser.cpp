@@ -3,6 +3,8 @@
 
 #include "trace/traceparser.h"
 
+#include "procfs.h"
+
 #include "residency.h"
 
 #include <array>
@@ -33,26 +35,10 @@ constexpr std::array<EventName, 6> eventNames{{
 // on x86-64 with 4 KiB pages); refused rather than shifted into nonsense.
 constexpr unsigned maxFolioOrder = 30;
 
-bool isSpace(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-std::string_view trimmed(std::string_view text)
-{
-    while (!text.empty() && isSpace(text.front())) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && isSpace(text.back())) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 // Splits off the next space-separated word of text.
 std::string_view nextWord(std::string_view &text)
 {
-    text = trimmed(text);
+    text = trimmedText(text);
     const size_t end = std::min(text.find(' '), text.size());
     const std::string_view word = text.substr(0, end);
     text.remove_prefix(end);
@@ -167,7 +153,7 @@ bool parseRange(std::string_view fields, uint64_t pageBytes, bool range, RawEven
     const auto inodeText = valueOf(nextWord(fields), "ino");
     const std::optional<uint64_t> inode = inodeText ? numberOf<uint64_t>(*inodeText, 16) : std::nullopt;
     const auto offsets = valueOf(nextWord(fields), "ofs");
-    if (!inode || !offsets || !trimmed(fields).empty()) {
+    if (!inode || !offsets || !trimmedText(fields).empty()) {
         return false;
     }
     event.inode = *inode;
@@ -204,7 +190,7 @@ bool parseBlockRequest(std::string_view fields, RawEvent &event)
     }
     const std::string_view rwbs = nextWord(fields);
     const std::optional<uint32_t> bytes = numberOf<uint32_t>(nextWord(fields));
-    fields = trimmed(fields);
+    fields = trimmedText(fields);
     const size_t close = fields.find(')');
     if (rwbs.empty() || !bytes || fields.empty() || fields.front() != '(' || close == std::string_view::npos) {
         return false;
@@ -224,7 +210,7 @@ bool parseBlockRequest(std::string_view fields, RawEvent &event)
 // the name may hold spaces and dashes, so it is read from the right.
 bool parsePrefix(std::string_view prefix, RawEvent &event)
 {
-    prefix = trimmed(prefix);
+    prefix = trimmedText(prefix);
     const size_t lastSpace = prefix.rfind(' ');
     if (lastSpace == std::string_view::npos) {
         return false;
@@ -234,7 +220,7 @@ bool parsePrefix(std::string_view prefix, RawEvent &event)
     if (!time || cpu == std::string_view::npos) {
         return false;
     }
-    const std::string_view task = trimmed(prefix.substr(0, cpu));
+    const std::string_view task = trimmedText(prefix.substr(0, cpu));
     const size_t dash = task.rfind('-');
     const std::optional<int32_t> pid = dash == std::string_view::npos ? std::nullopt : numberOf<int32_t>(task.substr(dash + 1));
     if (!pid || *pid < 0) {
@@ -252,7 +238,7 @@ std::optional<RawEvent> parseTraceLine(std::string_view line, uint64_t pageBytes
     if (pageBytes == 0 || (pageBytes & (pageBytes - 1)) != 0) {
         return std::nullopt;
     }
-    const std::string_view content = trimmed(line);
+    const std::string_view content = trimmedText(line);
     if (content.empty() || content.front() == '#') {
         return std::nullopt;
     }
@@ -312,7 +298,7 @@ std::optional<BufferLosses> parseBufferStats(std::string_view text)
         if (colon == std::string_view::npos) {
             continue;
         }
-        const std::string_view key = trimmed(line.substr(0, colon));
+        const std::string_view key = trimmedText(line.substr(0, colon));
         uint64_t *field = key == "overrun" ? &losses.overrun
             : key == "commit overrun"      ? &losses.commitOverrun
             : key == "dropped events"      ? &losses.dropped
@@ -320,7 +306,7 @@ std::optional<BufferLosses> parseBufferStats(std::string_view text)
         if (!field) {
             continue;
         }
-        const std::optional<uint64_t> value = numberOf<uint64_t>(trimmed(line.substr(colon + 1)));
+        const std::optional<uint64_t> value = numberOf<uint64_t>(trimmedText(line.substr(colon + 1)));
         if (!value) {
             return std::nullopt;
         }

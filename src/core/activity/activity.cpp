@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+
+#include "activity/activity.h"
+
+#include "cgroups/applications.h"
+#include "procfs.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+
+namespace Cachescope::Activity
+{
+
+namespace
+{
+
+// The kernel's own dev_t in trace events: major in the bits above 20.
+constexpr unsigned kernelMinorBits = 20;
+// Files a process is remembered to have pushed out, at most.
+constexpr size_t maxPushedOutPerProcess = 1024;
+// Named in an interval's process entry.
+constexpr size_t pushedOutShown = 8;
+
+uint64_t userDevice(uint64_t kernelDevice)
+{
+    return makedev(unsigned(kernelDevice >> kernelMinorBits), unsigned(kernelDevice & ((1U << kernelMinorBits) - 1)));
+}
+
+// "8:1" -> makedev(8, 1); nothing for another name ("btrfs-1", "0:53" is
+// fine: an anonymous device is still a device number).
+std::optional<uint64_t> deviceFromName(std::string_view name)
+{
+    const size_t colon = name.find(':');
+    if (colon == std::string_view::npos) {
+        return std::nullopt;
+    }
+    unsigned major = 0;
+    unsigned minor = 0;
+    const auto [majorEnd, majorError] = std::from_chars(name.data(), name.data() + colon, major);
+    const auto [minorEnd, minorError] = std::from_chars(name.data() + colon + 1, name.data() + name.size(), minor);
+    if (majorError != std::errc() || minorError != std::errc() || majorEnd != name.data() + colon || minorEnd != name.data() + name.size()) {
+        return std::nullopt;
+    }
+    return makedev(major, minor);
+}
+
+void add(Figures &into, const Figures &figures)
+{
+    into.addedPages += figures.addedPages;
+    into.reclaimedPages += figures.reclaimedPages;
+    into.droppedPages += figures.droppedPages;
+    into.dirtiedPages += figures.dirtiedPages;
+}
+
+Figures minus(const Figures &a, const Figures &b)
+{
+    const auto sub = [](uint64_t x, uint64_t y) {
+        return x > y ? x - y : 0;
+    };
+    return {sub(a.addedPages, b.addedPages), sub(a.reclaimedPages, b.reclaimedPages), sub(a.droppedPages, b.droppedPages), sub(a.dirtiedPages, b.dirtiedPages)};
+}
+
+// The keys of the top `limit` entries by total and by each single figure.
+template<typename Key, typename Entry>
+std::set<Key> topKeys(const std::map<Key, Entry> &entries, size_t limit)
+{
+    std::set<Key> chosen;
+    using Measure = uint64_t (*)(const Figures &);
+    const Measure measures[] = {
+        [](const Figures &f) {
+            return f.total();
+        },
+        [](const Figures &f) {
+            return f.addedPages;
+        },
+        [](const Figures &f) {
+            return f.evictedPages();
+        },
+        [](const Figures &f) {
+            return f.dirtiedPages;
+        },
+    };
+    std::vector<std::pair<uint64_t, Key>> ranked;
+    ranked.reserve(entries.size());
+    for (const Measure measure : measures) {
+        ranked.clear();
+        for (const auto &[key, entry] : entries) {
+            if (const uint64_t value = measure(entry.figures); value > 0) {
+                ranked.emplace_back(value, key);
+            }
+        }
+        const size_t count = std::min(limit, ranked.size());
+        std::partial_sort(ranked.begin(), ranked.begin() + count, ranked.end(), [](const auto &a, const auto &b) {
+            return a.first > b.first;
+        });
+        for (size_t i = 0; i < count; ++i) {
+            chosen.insert(ranked[i].second);
+        }
+    }
+    return chosen;
+}
+
+template<typename T>
+void sortByTotal(std::vector<T> &list)
+{
+    std::stable_sort(list.begin(), list.end(), [](const T &a, const T &b) {
+        return a.figures.total() > b.figures.total();
+    });
+}
+
+std::optional<std::string> firstLine(const std::string &path)
+{
+    std::optional<std::string> text = readProcFile(path);
+    if (text) {
+        text->erase(std::find(text->begin(), text->end(), '\n'), text->end());
+    }
+    return text;
+}
+
+} // namespace
+
+const std::vector<std::string> &eventNames()
+{
+    static const std::vector<std::string> names{
+        "filemap/mm_filemap_add_to_page_cache",
+        "filemap/mm_filemap_delete_from_page_cache",
+        "writeback/writeback_dirty_folio",
+        "vmscan/mm_vmscan_direct_reclaim_begin",
+        "vmscan/mm_vmscan_direct_reclaim_end",
+        "vmscan/mm_vmscan_memcg_reclaim_begin",
+        "vmscan/mm_vmscan_memcg_reclaim_end",
+    };
+    return names;
+}
+
+std::optional<Event> decode(const RawTrace::Record &record, const Formats &formats)
+{
+    if (record.data.size() < 2) {
+        return std::nullopt;
+    }
+    const uint32_t type = uint32_t(record.data[0]) | uint32_t(record.data[1]) << 8;
+    const auto pidOf = [&record](const RawTrace::EventFormat &format) -> std::optional<int32_t> {
+        const RawTrace::Field *pid = format.field("common_pid");
+        const std::optional<int64_t> value = pid ? RawTrace::readSigned(record.data, *pid) : std::nullopt;
+        if (!value) {
+            return std::nullopt;
+        }
+        return int32_t(*value);
+    };
+    Event event;
+    event.timestamp = record.timestamp;
+    const auto page = [&](const RawTrace::EventFormat &format, EventKind kind) -> std::optional<Event> {
+        const RawTrace::Field *inode = format.field("i_ino");
+        const RawTrace::Field *device = format.field("s_dev");
+        const RawTrace::Field *order = format.field("order");
+        const RawTrace::Field *index = format.field("index");
+        const std::optional<int32_t> pid = pidOf(format);
+        const std::optional<uint64_t> inodeValue = inode ? RawTrace::readUnsigned(record.data, *inode) : std::nullopt;
+        const std::optional<uint64_t> deviceValue = device ? RawTrace::readUnsigned(record.data, *device) : std::nullopt;
+        if (!pid || !inodeValue || !deviceValue) {
+            return std::nullopt;
+        }
+        const std::optional<uint64_t> orderValue = order ? RawTrace::readUnsigned(record.data, *order) : std::optional<uint64_t>(0);
+        if (!orderValue || *orderValue > 20) {
+            return std::nullopt;
+        }
+        event.kind = kind;
+        event.pid = *pid;
+        event.inode = *inodeValue;
+        event.device = userDevice(*deviceValue);
+        event.index = index ? RawTrace::readUnsigned(record.data, *index).value_or(0) : 0;
+        event.pages = uint64_t(1) << *orderValue;
+        return event;
+    };
+    if (formats.added && type == formats.added->id) {
+        return page(*formats.added, EventKind::Added);
+    }
+    if (formats.removed && type == formats.removed->id) {
+        return page(*formats.removed, EventKind::Removed);
+    }
+    if (formats.dirtied && type == formats.dirtied->id) {
+        const RawTrace::Field *name = formats.dirtied->field("name");
+        const RawTrace::Field *inode = formats.dirtied->field("ino");
+        const RawTrace::Field *index = formats.dirtied->field("index");
+        const std::optional<int32_t> pid = pidOf(*formats.dirtied);
+        const std::optional<uint64_t> inodeValue = inode ? RawTrace::readUnsigned(record.data, *inode) : std::nullopt;
+        std::optional<std::string> deviceName = name ? RawTrace::readString(record.data, *name) : std::nullopt;
+        if (!pid || !inodeValue || !deviceName) {
+            return std::nullopt;
+        }
+        event.kind = EventKind::Dirtied;
+        event.pid = *pid;
+        event.inode = *inodeValue;
+        event.index = index ? RawTrace::readUnsigned(record.data, *index).value_or(0) : 0;
+        event.pages = 1; // one folio: its size is not in the event (Aggregator::take)
+        event.device = deviceFromName(*deviceName).value_or(0);
+        if (event.device == 0) {
+            event.deviceName = std::move(*deviceName);
+        }
+        return event;
+    }
+    for (const auto &[format, kind] : {std::pair{&formats.reclaimBegin, EventKind::ReclaimBegin},
+                                       std::pair{&formats.reclaimEnd, EventKind::ReclaimEnd},
+                                       std::pair{&formats.cgroupReclaimBegin, EventKind::ReclaimBegin},
+                                       std::pair{&formats.cgroupReclaimEnd, EventKind::ReclaimEnd}}) {
+        if (*format && type == (*format)->id) {
+            const std::optional<int32_t> pid = pidOf(**format);
+            if (!pid) {
+                return std::nullopt;
+            }
+            event.kind = kind;
+            event.pid = *pid;
+            return event;
+        }
+    }
+    return std::nullopt;
+}
+
+Aggregator::Aggregator(std::set<int32_t> kswapdPids)
+    : m_kswapd(std::move(kswapdPids))
+{
+}
+
+void Aggregator::take(const Event &event)
+{
+    switch (event.kind) {
+    case EventKind::ReclaimBegin:
+        if (m_inDirectReclaim.size() < maxTracked) {
+            m_inDirectReclaim.insert(event.pid);
+        }
+        return;
+    case EventKind::ReclaimEnd:
+        m_inDirectReclaim.erase(event.pid);
+        return;
+    default:
+        break;
+    }
+    Figures figures;
+    const bool reclaiming = m_kswapd.contains(event.pid) || m_inDirectReclaim.contains(event.pid);
+    switch (event.kind) {
+    case EventKind::Added:
+        figures.addedPages = event.pages;
+        if (event.pages > 1 && m_largeFolios.size() < maxTracked) {
+            m_largeFolios[{FileKey{event.device, event.inode}, event.index}] = event.pages;
+        }
+        break;
+    case EventKind::Removed:
+        (reclaiming ? figures.reclaimedPages : figures.droppedPages) = event.pages;
+        break;
+    case EventKind::Dirtied:
+        figures.dirtiedPages = event.pages;
+        if (const auto found = m_largeFolios.find({FileKey{event.device, event.inode}, event.index}); found != m_largeFolios.end()) {
+            figures.dirtiedPages = found->second;
+        }
+        break;
+    default:
+        return;
+    }
+    add(m_all, figures);
+    const FileKey key{event.device, event.inode};
+
+    auto process = m_processes.find(event.pid);
+    if (process == m_processes.end() && m_processes.size() < maxTracked) {
+        process = m_processes.emplace(event.pid, ProcessEntry{}).first;
+        m_new.pids.push_back(event.pid);
+    }
+    if (process == m_processes.end()) {
+        add(m_otherProcesses, figures);
+    } else {
+        add(process->second.figures, figures);
+        if (figures.reclaimedPages > 0) {
+            auto &evicted = process->second.evicted;
+            if (auto found = evicted.find(key); found != evicted.end()) {
+                found->second += figures.reclaimedPages;
+            } else if (evicted.size() < maxPushedOutPerProcess) {
+                evicted.emplace(key, figures.reclaimedPages);
+            }
+        }
+    }
+
+    auto file = m_files.find(key);
+    if (file == m_files.end() && m_files.size() < maxTracked) {
+        file = m_files.emplace(key, FileEntry{}).first;
+        file->second.deviceName = event.deviceName;
+        m_new.files.emplace_back(key, event.pid);
+    }
+    if (file == m_files.end()) {
+        add(m_otherFiles, figures);
+    } else {
+        add(file->second.figures, figures);
+        if (figures.addedPages > 0 && (file->second.adders.size() < 64 || file->second.adders.contains(event.pid))) {
+            file->second.adders[event.pid] += figures.addedPages;
+        }
+    }
+}
+
+Interval Aggregator::interval(size_t limit, double seconds) const
+{
+    Interval interval;
+    interval.seconds = seconds;
+    interval.all = m_all;
+    interval.lostEvents = m_lost;
+    interval.undecoded = m_undecoded;
+    Figures shownProcesses;
+    for (const int32_t pid : topKeys(m_processes, limit)) {
+        const ProcessEntry &entry = m_processes.at(pid);
+        ProcessActivity process;
+        process.pid = pid;
+        process.kswapd = m_kswapd.contains(pid);
+        process.figures = entry.figures;
+        std::vector<std::pair<FileKey, uint64_t>> pushed(entry.evicted.begin(), entry.evicted.end());
+        std::sort(pushed.begin(), pushed.end(), [](const auto &a, const auto &b) {
+            return a.second > b.second;
+        });
+        pushed.resize(std::min(pushed.size(), pushedOutShown));
+        process.pushedOut = std::move(pushed);
+        add(shownProcesses, entry.figures);
+        interval.processes.push_back(std::move(process));
+    }
+    interval.otherProcesses = minus(m_all, shownProcesses);
+    Figures shownFiles;
+    for (const FileKey &key : topKeys(m_files, limit)) {
+        const FileEntry &entry = m_files.at(key);
+        FileActivity file;
+        file.key = key;
+        file.deviceName = entry.deviceName;
+        file.figures = entry.figures;
+        uint64_t most = 0;
+        for (const auto &[pid, pages] : entry.adders) {
+            if (pages > most) {
+                most = pages;
+                file.topAdder = pid;
+            }
+        }
+        add(shownFiles, entry.figures);
+        interval.files.push_back(std::move(file));
+    }
+    interval.otherFiles = minus(m_all, shownFiles);
+    sortByTotal(interval.processes);
+    sortByTotal(interval.files);
+    return interval;
+}
+
+void Aggregator::reset()
+{
+    // Direct reclaim that is under way stays so across intervals.
+    m_processes.clear();
+    m_files.clear();
+    m_largeFolios.clear();
+    m_otherProcesses = {};
+    m_otherFiles = {};
+    m_all = {};
+    m_lost = 0;
+    m_undecoded = 0;
+}
+
+void addInto(Interval &totals, const Interval &interval, size_t limit)
+{
+    totals.seconds += interval.seconds;
+    add(totals.all, interval.all);
+    totals.lostEvents += interval.lostEvents;
+    totals.undecoded += interval.undecoded;
+    for (const ProcessActivity &process : interval.processes) {
+        const auto found = std::find_if(totals.processes.begin(), totals.processes.end(), [&](const ProcessActivity &p) {
+            return p.pid == process.pid;
+        });
+        if (found == totals.processes.end()) {
+            totals.processes.push_back(process);
+            continue;
+        }
+        add(found->figures, process.figures);
+        if (found->command.empty()) {
+            found->command = process.command;
+            found->uid = process.uid;
+            found->cgroup = process.cgroup;
+            found->application = process.application;
+        }
+        for (const auto &[key, pages] : process.pushedOut) {
+            const auto same = std::find_if(found->pushedOut.begin(), found->pushedOut.end(), [&](const auto &entry) {
+                return entry.first == key;
+            });
+            if (same != found->pushedOut.end()) {
+                same->second += pages;
+            } else {
+                found->pushedOut.emplace_back(key, pages);
+            }
+        }
+        std::sort(found->pushedOut.begin(), found->pushedOut.end(), [](const auto &a, const auto &b) {
+            return a.second > b.second;
+        });
+        found->pushedOut.resize(std::min(found->pushedOut.size(), pushedOutShown));
+    }
+    for (const FileActivity &file : interval.files) {
+        const auto found = std::find_if(totals.files.begin(), totals.files.end(), [&](const FileActivity &f) {
+            return f.key == file.key;
+        });
+        if (found == totals.files.end()) {
+            totals.files.push_back(file);
+            continue;
+        }
+        add(found->figures, file.figures);
+        if (found->path.empty()) {
+            found->path = file.path;
+        }
+    }
+    sortByTotal(totals.processes);
+    sortByTotal(totals.files);
+    // What falls off the lists is others'.
+    Figures shown;
+    if (totals.processes.size() > limit) {
+        totals.processes.resize(limit);
+    }
+    for (const ProcessActivity &process : totals.processes) {
+        add(shown, process.figures);
+    }
+    totals.otherProcesses = minus(totals.all, shown);
+    shown = {};
+    if (totals.files.size() > limit) {
+        totals.files.resize(limit);
+    }
+    for (const FileActivity &file : totals.files) {
+        add(shown, file.figures);
+    }
+    totals.otherFiles = minus(totals.all, shown);
+}
+
+std::set<int32_t> kswapdPids(const std::string &procRoot)
+{
+    std::set<int32_t> pids;
+    DIR *directory = opendir(procRoot.c_str());
+    if (!directory) {
+        return pids;
+    }
+    while (const dirent *entry = readdir(directory)) {
+        int32_t pid = 0;
+        const std::string_view name = entry->d_name;
+        const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
+        if (error != std::errc() || end != name.data() + name.size() || pid <= 0) {
+            continue;
+        }
+        const std::optional<std::string> command = firstLine(procRoot + "/" + std::string(name) + "/comm");
+        if (command && command->rfind("kswapd", 0) == 0) {
+            pids.insert(pid);
+        }
+    }
+    closedir(directory);
+    return pids;
+}
+
+Aggregator::NewEntries Aggregator::takeNewEntries()
+{
+    NewEntries entries = std::move(m_new);
+    m_new = {};
+    return entries;
+}
+
+Namer::Namer(std::string procRoot)
+    : m_procRoot(std::move(procRoot))
+{
+}
+
+Namer::ProcessNames Namer::namesOf(int32_t pid) const
+{
+    ProcessNames names;
+    const std::string folder = m_procRoot + "/" + std::to_string(pid);
+    if (std::optional<std::string> command = firstLine(folder + "/comm")) {
+        names.command = std::move(*command);
+    }
+    if (const std::optional<std::string> status = readProcFile(folder + "/status")) {
+        const size_t line = status->find("\nUid:");
+        if (line != std::string::npos) {
+            names.uid = std::strtoll(status->c_str() + line + 5, nullptr, 10);
+        }
+    }
+    if (const std::optional<std::string> cgroups = readProcFile(folder + "/cgroup")) {
+        forEachLine(*cgroups, [&names](std::string_view line) {
+            if (line.substr(0, 3) == "0::") {
+                names.cgroup = std::string(line.substr(3));
+            }
+        });
+        const size_t slash = names.cgroup.rfind('/');
+        const std::string_view unit = slash == std::string::npos ? std::string_view(names.cgroup) : std::string_view(names.cgroup).substr(slash + 1);
+        if (std::optional<std::string> application = Cgroups::desktopFileIdFromUnit(unit)) {
+            names.application = std::move(*application);
+        }
+    }
+    return names;
+}
+
+std::string Namer::pathOf(const FileKey &key, int32_t pid)
+{
+    if (pid <= 0 || key.device == 0) {
+        return {};
+    }
+    auto held = m_held.find(pid);
+    if (held == m_held.end()) {
+        held = m_held.emplace(pid, std::map<FileKey, std::string>{}).first;
+        for (const char *kind : {"/fd", "/map_files"}) {
+            const std::string folder = m_procRoot + "/" + std::to_string(pid) + kind;
+            DIR *directory = opendir(folder.c_str());
+            if (!directory) {
+                continue;
+            }
+            // A bound for a process with very many descriptors or mappings.
+            for (int seen = 0; seen < 65536; ++seen) {
+                const dirent *entry = readdir(directory);
+                if (!entry) {
+                    break;
+                }
+                if (entry->d_name[0] == '.') {
+                    continue;
+                }
+                const std::string link = folder + "/" + entry->d_name;
+                struct stat st{};
+                if (stat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+                    continue;
+                }
+                const FileKey heldKey{uint64_t(st.st_dev), uint64_t(st.st_ino)};
+                if (held->second.contains(heldKey)) {
+                    continue;
+                }
+                char target[PATH_MAX];
+                const ssize_t length = readlink(link.c_str(), target, sizeof target - 1);
+                if (length > 0 && target[0] == '/') {
+                    held->second.emplace(heldKey, std::string(target, size_t(length)));
+                }
+            }
+            closedir(directory);
+        }
+    }
+    const auto found = held->second.find(key);
+    return found == held->second.end() ? std::string() : found->second;
+}
+
+void Namer::nameNew(const Aggregator::NewEntries &entries)
+{
+    for (const int32_t pid : entries.pids) {
+        if (m_processes.size() < Aggregator::maxTracked) {
+            m_processes[pid] = namesOf(pid);
+        }
+    }
+    for (const auto &[key, pid] : entries.files) {
+        if (m_files.size() < Aggregator::maxTracked && !m_files.contains(key)) {
+            if (std::string path = pathOf(key, pid); !path.empty()) {
+                m_files.emplace(key, std::move(path));
+            }
+        }
+    }
+    m_held.clear(); // a process's files change: read again next round
+}
+
+void Namer::apply(Interval &interval)
+{
+    for (ProcessActivity &process : interval.processes) {
+        auto found = m_processes.find(process.pid);
+        if (found == m_processes.end() || found->second.command.empty()) {
+            found = m_processes.insert_or_assign(process.pid, namesOf(process.pid)).first;
+        }
+        process.command = found->second.command;
+        process.uid = found->second.uid;
+        process.cgroup = found->second.cgroup;
+        process.application = found->second.application;
+    }
+    for (FileActivity &file : interval.files) {
+        auto found = m_files.find(file.key);
+        if (found == m_files.end()) {
+            if (std::string path = pathOf(file.key, file.topAdder); !path.empty()) {
+                found = m_files.emplace(file.key, std::move(path)).first;
+            }
+        }
+        if (found != m_files.end()) {
+            file.path = found->second;
+        }
+    }
+    m_held.clear();
+}
+
+void Namer::forget()
+{
+    m_processes.clear();
+    m_files.clear();
+    m_held.clear();
+}
+
+} // namespace Cachescope::Activity

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-FileCopyrightText: 2026 Cachescope developers
+#pragma once
+
+// Who fills the page cache right now: the kernel's page-cache events of the
+// whole system (pages added, removed and dirtied, and direct reclaim),
+// decoded from tracefs's binary buffers (rawtrace.h) and added up per
+// process and per file over an interval. Only aggregates leave this code,
+// never events. Used by the helper (and root acting in-process) to measure,
+// and by the CLI and the window to show.
+
+#include "activity/rawtrace.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace Cachescope::Activity
+{
+
+// The events read, as "<system>/<event>": the first two are needed
+// (without page additions and removals nothing is measured), dirtied pages
+// come third, and the reclaim pairs (direct reclaim of a process short of
+// memory, and reclaim in a memory cgroup at its limit) tell reclaim from
+// other removals.
+[[nodiscard]] const std::vector<std::string> &eventNames();
+
+// The formats of eventNames(), as the running kernel describes them; an
+// event the kernel lacks has no format.
+struct Formats {
+    std::optional<RawTrace::EventFormat> added;
+    std::optional<RawTrace::EventFormat> removed;
+    std::optional<RawTrace::EventFormat> dirtied;
+    std::optional<RawTrace::EventFormat> reclaimBegin;
+    std::optional<RawTrace::EventFormat> reclaimEnd;
+    std::optional<RawTrace::EventFormat> cgroupReclaimBegin;
+    std::optional<RawTrace::EventFormat> cgroupReclaimEnd;
+    // In eventNames() order.
+    [[nodiscard]] std::vector<std::optional<RawTrace::EventFormat> *> all()
+    {
+        return {&added, &removed, &dirtied, &reclaimBegin, &reclaimEnd, &cgroupReclaimBegin, &cgroupReclaimEnd};
+    }
+};
+
+enum class EventKind {
+    Added,
+    Removed,
+    Dirtied,
+    ReclaimBegin,
+    ReclaimEnd
+};
+
+// One decoded event. device is the user-space dev_t (makedev) of the
+// file's file system; for a dirtied page the kernel names the backing
+// device's "MAJ:MIN" instead, which is the same for a file system on one
+// block device and unknown (0, deviceName kept) for others (btrfs, NFS).
+struct Event {
+    EventKind kind = EventKind::Added;
+    uint64_t timestamp = 0;
+    int32_t pid = 0;
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t index = 0; // the first page's index in the file
+    uint64_t pages = 0;
+    std::string deviceName;
+};
+
+// The event a record holds, or nothing (an event of another kind, or one
+// that does not fit its format).
+[[nodiscard]] std::optional<Event> decode(const RawTrace::Record &record, const Formats &formats);
+
+struct FileKey {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    auto operator<=>(const FileKey &) const = default;
+};
+
+// Pages removed from the cache are evicted: by reclaim (kswapd, or a
+// process in direct reclaim) or dropped otherwise (truncation,
+// invalidation, drop_caches, fadvise).
+struct Figures {
+    uint64_t addedPages = 0; // brought into the cache
+    uint64_t reclaimedPages = 0;
+    uint64_t droppedPages = 0;
+    uint64_t dirtiedPages = 0;
+    [[nodiscard]] uint64_t evictedPages() const
+    {
+        return reclaimedPages + droppedPages;
+    }
+    [[nodiscard]] uint64_t total() const
+    {
+        return addedPages + evictedPages() + dirtiedPages;
+    }
+};
+
+// A process's figures: pages added and dirtied in its context, and pages
+// removed in its context (reclaimed when it was reclaiming: kswapd, or a
+// process in direct reclaim; dropped otherwise). pushedOut: the files whose
+// pages it reclaimed, the most first.
+struct ProcessActivity {
+    int32_t pid = 0;
+    std::string command;
+    int64_t uid = -1; // -1: the process ended before it could be named
+    std::string cgroup;
+    std::string application; // desktop file id where the cgroup names one
+    bool kswapd = false;
+    Figures figures;
+    std::vector<std::pair<FileKey, uint64_t>> pushedOut;
+};
+
+struct FileActivity {
+    FileKey key;
+    std::string deviceName; // when device is 0: the backing device's name
+    std::string path; // empty where the helper could not name it
+    Figures figures;
+    int32_t topAdder = 0; // the process that brought most of its pages in
+};
+
+// One interval's (or a run's) activity: the most active processes and
+// files, each list at most the limit given when it was made, sorted by
+// total; the rest added up in others.
+struct Interval {
+    double seconds = 0; // how long it covers
+    std::vector<ProcessActivity> processes;
+    std::vector<FileActivity> files;
+    Figures otherProcesses;
+    Figures otherFiles;
+    Figures all;
+    uint64_t lostEvents = 0; // the kernel's ring buffer lost these: figures are low by them
+    uint64_t undecoded = 0; // records of none of the events (never expected)
+};
+
+// Adds events up. Removals are evictions when the removing task is a kswapd
+// thread or between its own direct-reclaim begin and end events. A dirtied
+// folio counts the pages of the folio added at its index this interval, one
+// page otherwise (the event does not give its size). Bounded:
+// at most maxTracked processes and files each; past that, new ones are
+// counted as others.
+class Aggregator
+{
+public:
+    static constexpr size_t maxTracked = 65536;
+    explicit Aggregator(std::set<int32_t> kswapdPids = {});
+    void take(const Event &event);
+    void addLost(uint64_t lost)
+    {
+        m_lost += lost;
+    }
+    void addUndecoded(uint64_t count)
+    {
+        m_undecoded += count;
+    }
+    // The figures so far, the top `limit` processes and files by total (and
+    // also by each single figure, so that a top list sorted by any column
+    // is right); the aggregator starts again when reset.
+    [[nodiscard]] Interval interval(size_t limit, double seconds) const;
+    void reset();
+    [[nodiscard]] const std::set<int32_t> &kswapdPids() const
+    {
+        return m_kswapd;
+    }
+    // The processes and files first seen since the last call (a file with
+    // the process that brought its first pages in), so that they are named
+    // while they are there: a short-lived reader has ended by the
+    // interval's end.
+    struct NewEntries {
+        std::vector<int32_t> pids;
+        std::vector<std::pair<FileKey, int32_t>> files;
+    };
+    [[nodiscard]] NewEntries takeNewEntries();
+
+private:
+    struct ProcessEntry {
+        Figures figures;
+        std::map<FileKey, uint64_t> evicted;
+    };
+    struct FileEntry {
+        Figures figures;
+        std::string deviceName;
+        std::map<int32_t, uint64_t> adders;
+    };
+    std::set<int32_t> m_kswapd;
+    std::set<int32_t> m_inDirectReclaim;
+    // The size of large folios added this interval, by file and first
+    // index: a dirtied folio's event names only its index, and most pages
+    // are dirtied right after they are added (a write to a new file).
+    std::map<std::pair<FileKey, uint64_t>, uint64_t> m_largeFolios;
+    NewEntries m_new;
+    std::map<int32_t, ProcessEntry> m_processes;
+    std::map<FileKey, FileEntry> m_files;
+    Figures m_otherProcesses;
+    Figures m_otherFiles;
+    Figures m_all;
+    uint64_t m_lost = 0;
+    uint64_t m_undecoded = 0;
+};
+
+// Adds one interval into a run's totals (the same processes and files
+// merged by pid and by key), keeping at most limit of each.
+void addInto(Interval &totals, const Interval &interval, size_t limit);
+
+// The pids of the kswapd threads, from a /proc (comm "kswapdN").
+[[nodiscard]] std::set<int32_t> kswapdPids(const std::string &procRoot);
+
+// Names processes from a /proc (command, uid, cgroup, application) and
+// files where a process that added their pages holds them open or mapped
+// (its fd and map_files links, matched by device and inode), as soon as
+// they are first seen, and gives the names to the intervals; what cannot be
+// named stays unnamed. Bounded: at most Aggregator::maxTracked of each,
+// forgotten at forget().
+class Namer
+{
+public:
+    explicit Namer(std::string procRoot);
+    void nameNew(const Aggregator::NewEntries &entries);
+    // Names what the interval has and was not named yet, then gives names.
+    void apply(Interval &interval);
+    void forget();
+
+private:
+    struct ProcessNames {
+        std::string command;
+        int64_t uid = -1;
+        std::string cgroup;
+        std::string application;
+    };
+    [[nodiscard]] ProcessNames namesOf(int32_t pid) const;
+    [[nodiscard]] std::string pathOf(const FileKey &key, int32_t pid);
+    std::string m_procRoot;
+    std::map<int32_t, ProcessNames> m_processes;
+    std::map<FileKey, std::string> m_files;
+    // Each process's open and mapped files, read once a round of naming.
+    std::map<int32_t, std::map<FileKey, std::string>> m_held;
+};
+
+} // namespace Cachescope::Activity

@@ -9,6 +9,7 @@
 #include "helperprotocol.h"
 
 #include "format.h"
+#include "pidnamespace.h"
 
 #include <QRandomGenerator>
 
@@ -61,6 +62,24 @@ void announceStart(HelperContext &context)
     if (context.started) {
         context.started();
     }
+}
+
+std::unique_ptr<TraceInstance> newTraceInstance(HelperContext &context, TracefsMountGuard &mount, const char *action, ActionReply *refusal)
+{
+    if (auto problem = ensureTracefs(context.tracefsPath, &mount.mounted)) {
+        *refusal = refuse(Unsupported, QString::fromStdString(*problem));
+        return nullptr;
+    }
+    for (const std::string &stale : removeStaleInstances(context.tracefsPath, initialProcRoot(context))) {
+        qCInfo(CACHESCOPE_HELPER) << action << "removed the stale instance" << QString::fromStdString(stale);
+    }
+    const HostPid helperPid = hostPidOf(int(getpid()), context.procRoot, context.hostProcRoot);
+    std::string error;
+    std::unique_ptr<TraceInstance> instance = TraceInstance::create(context.tracefsPath, helperPid.pid.value_or(int(getpid())), &error);
+    if (!instance) {
+        *refusal = refuse(SystemFailure, QString::fromStdString(error));
+    }
+    return instance;
 }
 
 ActionReply refuse(int code, const QString &message)

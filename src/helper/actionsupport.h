@@ -10,6 +10,7 @@
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "trace/tracereport.h"
+#include "tracefs.h"
 #include "uniquefd.h"
 
 #include "procfs.h"
@@ -23,6 +24,7 @@
 
 #include <chrono>
 #include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -57,6 +59,12 @@ private:
 
 // Calls context.started, if set (helperactions.h).
 void announceStart(HelperContext &context);
+
+// docs/helper-security.md rules 16 and 19: what every tracing action does
+// first: tracefs mounted where it is not (mount then unmounts it at the
+// end), the instances of killed helpers removed, a new instance of this
+// helper's made. Nothing, and *refusal, when one of them fails.
+[[nodiscard]] std::unique_ptr<TraceInstance> newTraceInstance(HelperContext &context, TracefsMountGuard &mount, const char *action, ActionReply *refusal);
 
 // docs/helper-security.md rule 16: removes from a trace's capture the
 // evictions of inodes the traced tasks never read, mapped or faulted (the

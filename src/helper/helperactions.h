@@ -186,7 +186,8 @@ void writeAuditLine(const QString &line);
 // One function per polkit action (docs/helper-security.md rule 1):
 // dropcaches in helperactions.cpp, residency in residencyaction.cpp, swapoff and swapon in
 // swapactions.cpp, the experiment swap file in swapfileactions.cpp, trace in traceaction.cpp,
-// contain and reclaim in containaction.cpp, account in accountaction.cpp.
+// contain and reclaim in containaction.cpp, account in accountaction.cpp, activity in
+// activityaction.cpp.
 [[nodiscard]] ActionReply dropCachesAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
@@ -197,6 +198,7 @@ void writeAuditLine(const QString &line);
 [[nodiscard]] ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 [[nodiscard]] ActionReply accountAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
+[[nodiscard]] ActionReply activityAction(const QVariantMap &args, const Caller &caller, HelperContext &context);
 // The account child's main (accountaction.cpp): the account of Cached as
 // this process sees it, written to descriptor 3. Returns the exit status.
 [[nodiscard]] int runAccountChild();

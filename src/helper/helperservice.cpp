@@ -4,6 +4,7 @@
 #include "helperservice.h"
 
 #include "accountanswer.h"
+#include "activityanswer.h"
 #include "busconnection.h"
 #include "cachescope_helper_debug.h"
 #include "helperprotocol.h"
@@ -74,6 +75,7 @@ const OperationSpec operationSpecs[] = {
     {Operation::Contain, actionContain, "contain", false, false, seconds(60), containAction},
     {Operation::Reclaim, actionReclaim, "reclaim", true, true, seconds(reclaimDeadlineSeconds + 20), reclaimAction},
     {Operation::Account, actionAccount, "account", true, false, seconds(accountDeadlineSeconds + 20), accountAction},
+    {Operation::Activity, actionActivity, "activity", true, true, seconds(maxActivitySeconds + 30), activityAction},
 };
 
 const OperationSpec &specOf(Operation operation)
@@ -210,6 +212,16 @@ std::optional<QVariantMap> argumentsOf(Operation operation, sd_bus_message *mess
     }
     case Operation::Account:
         break;
+    case Operation::Activity: {
+        uint32_t secondsArg = 0;
+        uint32_t intervalMs = 0;
+        if ((r = sd_bus_message_read(message, "uu", &secondsArg, &intervalMs)) < 0) {
+            return failed("seconds and interval");
+        }
+        args.insert(keySeconds, uint(secondsArg));
+        args.insert(keyIntervalMs, uint(intervalMs));
+        break;
+    }
     }
     return args;
 }
@@ -318,6 +330,107 @@ int appendReturn(Operation operation, sd_bus_message *message, const QVariantMap
 std::string busText(const std::string &text)
 {
     return QString::fromUtf8(text.data(), qsizetype(text.size())).toStdString();
+}
+
+// ActivityInterval's and ActivityCompleted's values but the end reason
+// (org.kde.cachescope.Helper1.xml).
+int appendActivity(sd_bus_message *signal, const Activity::Interval &interval)
+{
+    const auto figures = [signal](const Activity::Figures &f) {
+        return sd_bus_message_append(signal, "(tttt)", uint64_t(f.addedPages), uint64_t(f.reclaimedPages), uint64_t(f.droppedPages), uint64_t(f.dirtiedPages));
+    };
+    const auto bytes = [signal](const std::string &text) {
+        return sd_bus_message_append_array(signal, 'y', text.data(), text.size());
+    };
+    int r = sd_bus_message_append(signal, "d", interval.seconds);
+    if (r >= 0) {
+        r = sd_bus_message_open_container(signal, 'a', "(iayxayayb(tttt)a(ttt))");
+    }
+    for (const Activity::ProcessActivity &process : interval.processes) {
+        if (r >= 0) {
+            r = sd_bus_message_open_container(signal, 'r', "iayxayayb(tttt)a(ttt)");
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "i", int32_t(process.pid));
+        }
+        if (r >= 0) {
+            r = bytes(process.command);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "x", int64_t(process.uid));
+        }
+        if (r >= 0) {
+            r = bytes(process.cgroup);
+        }
+        if (r >= 0) {
+            r = bytes(process.application);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "b", int(process.kswapd));
+        }
+        if (r >= 0) {
+            r = figures(process.figures);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_open_container(signal, 'a', "(ttt)");
+        }
+        for (const auto &[key, pages] : process.pushedOut) {
+            if (r >= 0) {
+                r = sd_bus_message_append(signal, "(ttt)", uint64_t(key.device), uint64_t(key.inode), uint64_t(pages));
+            }
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(signal);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(signal);
+        }
+    }
+    if (r >= 0) {
+        r = sd_bus_message_close_container(signal);
+    }
+    if (r >= 0) {
+        r = sd_bus_message_open_container(signal, 'a', "(ttayayi(tttt))");
+    }
+    for (const Activity::FileActivity &file : interval.files) {
+        if (r >= 0) {
+            r = sd_bus_message_open_container(signal, 'r', "ttayayi(tttt)");
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "tt", uint64_t(file.key.device), uint64_t(file.key.inode));
+        }
+        if (r >= 0) {
+            r = bytes(file.deviceName);
+        }
+        if (r >= 0) {
+            r = bytes(file.path);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "i", int32_t(file.topAdder));
+        }
+        if (r >= 0) {
+            r = figures(file.figures);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(signal);
+        }
+    }
+    if (r >= 0) {
+        r = sd_bus_message_close_container(signal);
+    }
+    if (r >= 0) {
+        r = figures(interval.otherProcesses);
+    }
+    if (r >= 0) {
+        r = figures(interval.otherFiles);
+    }
+    if (r >= 0) {
+        r = figures(interval.all);
+    }
+    if (r >= 0) {
+        r = sd_bus_message_append(signal, "tt", uint64_t(interval.lostEvents), uint64_t(interval.undecoded));
+    }
+    return r;
 }
 
 // AccountCompleted's values (org.kde.cachescope.Helper1.xml).
@@ -526,6 +639,17 @@ int appendCompleted(Operation operation, sd_bus_message *signal, const QVariantM
         const std::optional<CacheAccount> account = parseAccount(data.value(replyAccount).toByteArray());
         return account ? appendAccount(signal, *account) : -EBADMSG;
     }
+    case Operation::Activity: {
+        const std::optional<Activity::Interval> totals = parseActivity(data.value(replyActivity).toByteArray());
+        if (!totals) {
+            return -EBADMSG;
+        }
+        r = appendActivity(signal, *totals);
+        if (r >= 0) {
+            r = sd_bus_message_append(signal, "s", data.value(replyEndReason).toString().toUtf8().constData());
+        }
+        return r;
+    }
     case Operation::Reclaim:
         return sd_bus_message_append(signal,
                                      "ttb",
@@ -551,6 +675,8 @@ const char *completedSignalOf(Operation operation)
         return "ReclaimCompleted";
     case Operation::Account:
         return "AccountCompleted";
+    case Operation::Activity:
+        return "ActivityCompleted";
     default:
         return nullptr;
     }
@@ -627,6 +753,11 @@ const sd_bus_vtable helperVtable[] = {
                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Reclaim", SD_BUS_ARGS("ay", cgroup), SD_BUS_RESULT("o", job), onMethod<Operation::Reclaim>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_ARGS("Account", SD_BUS_NO_ARGS, SD_BUS_RESULT("o", job), onMethod<Operation::Account>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_ARGS("Activity",
+                            SD_BUS_ARGS("u", seconds, "u", interval_ms),
+                            SD_BUS_RESULT("o", job),
+                            onMethod<Operation::Activity>,
+                            SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_VTABLE_END,
 };
 
@@ -642,6 +773,48 @@ const sd_bus_vtable jobVtable[] = {
                             SD_BUS_ARGS("a(ytiuuttttus)", events, "t", lost_events, "b", usage_events, "b", block_events, "s", end_reason),
                             0),
     SD_BUS_SIGNAL_WITH_ARGS("ReclaimCompleted", SD_BUS_ARGS("t", file_bytes_before, "t", file_bytes_after, "b", stopped_at_deadline), 0),
+    SD_BUS_SIGNAL_WITH_ARGS(
+        "AccountCompleted",
+        SD_BUS_ARGS("a{st}", figures, "a(yayaytttttsbsa(iay)t)", parts, "(tttt)", hidden, "a(aytbs)", buffers, "b", complete, "b", in_chroot, "d", seconds),
+        0),
+    SD_BUS_SIGNAL_WITH_ARGS("ActivityInterval",
+                            SD_BUS_ARGS("d",
+                                        seconds,
+                                        "a(iayxayayb(tttt)a(ttt))",
+                                        processes,
+                                        "a(ttayayi(tttt))",
+                                        files,
+                                        "(tttt)",
+                                        other_processes,
+                                        "(tttt)",
+                                        other_files,
+                                        "(tttt)",
+                                        all,
+                                        "t",
+                                        lost_events,
+                                        "t",
+                                        undecoded),
+                            0),
+    SD_BUS_SIGNAL_WITH_ARGS("ActivityCompleted",
+                            SD_BUS_ARGS("d",
+                                        seconds,
+                                        "a(iayxayayb(tttt)a(ttt))",
+                                        processes,
+                                        "a(ttayayi(tttt))",
+                                        files,
+                                        "(tttt)",
+                                        other_processes,
+                                        "(tttt)",
+                                        other_files,
+                                        "(tttt)",
+                                        all,
+                                        "t",
+                                        lost_events,
+                                        "t",
+                                        undecoded,
+                                        "s",
+                                        end_reason),
+                            0),
     SD_BUS_VTABLE_END,
 };
 
@@ -1032,6 +1205,15 @@ void HelperService::progressed(uint64_t id, const QVariantMap &data)
     int r = 0;
     if (data.value(progressTracing).toBool()) {
         r = sd_bus_message_new_signal_to(m_bus.bus(), &signal, request.sender.c_str(), request.jobPath.c_str(), jobInterfaceName, "Tracing");
+    } else if (data.contains(progressActivity)) {
+        const std::optional<Activity::Interval> interval = parseActivity(data.value(progressActivity).toByteArray());
+        if (!interval) {
+            return;
+        }
+        r = sd_bus_message_new_signal_to(m_bus.bus(), &signal, request.sender.c_str(), request.jobPath.c_str(), jobInterfaceName, "ActivityInterval");
+        if (r >= 0) {
+            r = appendActivity(signal, *interval);
+        }
     } else if (data.contains(progressSwapUsedBytes)) {
         r = sd_bus_message_new_signal_to(m_bus.bus(), &signal, request.sender.c_str(), request.jobPath.c_str(), jobInterfaceName, "SwapOffProgress");
         if (r >= 0) {

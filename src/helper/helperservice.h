@@ -49,6 +49,7 @@ enum class Operation {
     Contain,
     Reclaim,
     Account,
+    Activity,
 };
 
 struct ServiceLimits {

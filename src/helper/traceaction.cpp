@@ -52,18 +52,6 @@ constexpr int stopCheckMs = 100;
 // is read at each one.
 constexpr unsigned execWatchBufferKiBPerCpu = 64;
 
-// Unmounts tracefs when this trace mounted it, after everything else.
-struct MountGuard {
-    std::string path;
-    bool mounted = false;
-    ~MountGuard()
-    {
-        if (mounted) {
-            umount2(path.c_str(), MNT_DETACH);
-        }
-    }
-};
-
 // Reads what trace_pipe has now (non-blocking) into the capture; events past
 // the cap are only counted.
 struct PipeReader {
@@ -445,20 +433,15 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
     // is closed, then the instance disabled and removed, then tracefs
     // unmounted if this trace mounted it.
     announceStart(context);
-    MountGuard mount{context.tracefsPath};
-    if (auto problem = ensureTracefs(context.tracefsPath, &mount.mounted)) {
-        return finish(context, action, caller, target, refuse(Unsupported, QString::fromStdString(*problem)));
+    TracefsMountGuard mount{context.tracefsPath};
+    ActionReply refusal;
+    const std::unique_ptr<TraceInstance> instance = newTraceInstance(context, mount, action, &refusal);
+    if (!instance) {
+        return finish(context, action, caller, target, refusal);
     }
     const std::string initialProc = initialProcRoot(context);
-    for (const std::string &stale : removeStaleInstances(context.tracefsPath, initialProc)) {
-        qCInfo(CACHESCOPE_HELPER) << action << "removed the stale instance" << QString::fromStdString(stale);
-    }
     const HostPid helperPid = hostPidOf(int(getpid()), context.procRoot, context.hostProcRoot);
     std::string error;
-    const std::unique_ptr<TraceInstance> instance = TraceInstance::create(context.tracefsPath, helperPid.pid.value_or(int(getpid())), &error);
-    if (!instance) {
-        return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error)));
-    }
     std::vector<bool> present;
     if (auto problem = instance->configure(*hostPid.pid, traceBufferKiBPerCpu, traceEventNames(), false, &present)) {
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));

@@ -120,6 +120,13 @@ std::optional<std::string> ensureTracefs(const std::string &mountPoint, bool *mo
     return std::nullopt;
 }
 
+TracefsMountGuard::~TracefsMountGuard()
+{
+    if (mounted) {
+        umount2(path.c_str(), MNT_DETACH);
+    }
+}
+
 std::string instanceName(int64_t helperPid, uint64_t serial)
 {
     return std::string(instancePrefix) + std::to_string(helperPid) + "-" + std::to_string(serial);
@@ -228,6 +235,9 @@ TraceInstance::configure(int hostPid, unsigned bufferKiBPerCpu, const std::vecto
         {"set_event_pid", std::to_string(hostPid)},
     };
     for (const Setting &setting : settings) {
+        if (hostPid <= 0 && (std::string_view(setting.file) == "options/event-fork" || std::string_view(setting.file) == "set_event_pid")) {
+            continue;
+        }
         if (!write(setting.file, setting.value)) {
             return std::string("cannot set ") + setting.file + " of the tracefs instance: " + errnoText(errno);
         }
@@ -259,6 +269,38 @@ UniqueFd TraceInstance::openPipe(std::string *error) const
         *error = "cannot open the instance's trace_pipe: " + errnoText(errno);
     }
     return fd;
+}
+
+std::vector<UniqueFd> TraceInstance::openRawPipes(std::string *error) const
+{
+    std::vector<UniqueFd> pipes;
+    const std::string perCpu = m_path + "/per_cpu";
+    DIR *directory = opendir(perCpu.c_str());
+    if (!directory) {
+        *error = "cannot read " + perCpu + ": " + errnoText(errno);
+        return pipes;
+    }
+    std::vector<std::string> cpus;
+    while (const dirent *entry = readdir(directory)) {
+        if (std::string_view(entry->d_name).rfind("cpu", 0) == 0) {
+            cpus.emplace_back(entry->d_name);
+        }
+    }
+    closedir(directory);
+    for (const std::string &cpu : cpus) {
+        UniqueFd fd(open((perCpu + "/" + cpu + "/trace_pipe_raw").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW));
+        if (!fd.isValid()) {
+            *error = "cannot open " + cpu + "'s trace_pipe_raw: " + errnoText(errno);
+            return {};
+        }
+        pipes.push_back(std::move(fd));
+    }
+    return pipes;
+}
+
+std::optional<std::string> TraceInstance::readText(const std::string &file) const
+{
+    return readProcFile(m_path + "/" + file);
 }
 
 bool TraceInstance::setTracing(bool on) const

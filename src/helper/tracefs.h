@@ -38,6 +38,14 @@ namespace Cachescope::Helper
 // sentence, or nothing; *mounted says whether this call mounted it.
 [[nodiscard]] std::optional<std::string> ensureTracefs(const std::string &mountPoint, bool *mounted);
 
+// Unmounts tracefs at the end when this action mounted it (declared before
+// every instance, so that it goes after them).
+struct TracefsMountGuard {
+    std::string path;
+    bool mounted = false;
+    ~TracefsMountGuard();
+};
+
 // "cachescope-<pid>-<serial>", and back: the pid of a name of exactly that
 // pattern (decimal numbers without leading zeros), nothing for any other name.
 [[nodiscard]] std::string instanceName(int64_t helperPid, uint64_t serial);
@@ -66,13 +74,19 @@ public:
         return m_name;
     }
     // Tracing stays off; returns an error sentence or nothing. *present
-    // gets, for each of events, whether the kernel has it. With
+    // gets, for each of events, whether the kernel has it. hostPid 0: the
+    // whole system (no pid filter, no event-fork). With
     // wakeOnEveryEvent a reader of trace_pipe is woken by each event
     // (buffer_percent 0), not when a CPU's buffer is half full.
     [[nodiscard]] std::optional<std::string>
     configure(int hostPid, unsigned bufferKiBPerCpu, const std::vector<std::string> &events, bool wakeOnEveryEvent, std::vector<bool> *present);
     // trace_pipe, opened non-blocking.
     [[nodiscard]] UniqueFd openPipe(std::string *error) const;
+    // Every CPU's binary buffer, per_cpu/cpuN/trace_pipe_raw, opened
+    // non-blocking; empty, and *error, when one cannot be opened.
+    [[nodiscard]] std::vector<UniqueFd> openRawPipes(std::string *error) const;
+    // A file of the instance ("events/header_page", "events/<e>/format").
+    [[nodiscard]] std::optional<std::string> readText(const std::string &file) const;
     [[nodiscard]] bool setTracing(bool on) const;
     // Events the ring buffer lost so far, over all CPUs (per_cpu/cpuN/stats).
     [[nodiscard]] uint64_t lostEvents() const;

@@ -38,6 +38,7 @@ inline constexpr QLatin1StringView actionTrace{"org.kde.cachescope.trace"};
 inline constexpr QLatin1StringView actionContain{"org.kde.cachescope.contain"};
 inline constexpr QLatin1StringView actionReclaim{"org.kde.cachescope.reclaim"};
 inline constexpr QLatin1StringView actionAccount{"org.kde.cachescope.account"};
+inline constexpr QLatin1StringView actionActivity{"org.kde.cachescope.activity"};
 
 // --- Argument keys ------------------------------------------------------------
 inline constexpr QLatin1StringView keyLevel{"level"}; // dropcaches: int 1, 2 or 3
@@ -50,6 +51,9 @@ inline constexpr QLatin1StringView keyBuckets{"buckets"}; // residency: histogra
 // numbers it) and the longest it is traced (int, 1 to maxTraceSeconds).
 inline constexpr QLatin1StringView keyPid{"pid"};
 inline constexpr QLatin1StringView keySeconds{"seconds"};
+// activity: how long (keySeconds, 1 to maxActivitySeconds) and how often it
+// reports, in milliseconds (minActivityIntervalMs to maxActivityIntervalMs).
+inline constexpr QLatin1StringView keyIntervalMs{"intervalMs"};
 // contain: the caller's own process (keyPid) and the memory limit of the
 // cgroup it is moved into (qint64 bytes, minCacheLimitBytes to MemTotal).
 inline constexpr QLatin1StringView keyLimitBytes{"limitBytes"};
@@ -104,6 +108,10 @@ inline constexpr QLatin1StringView replyFiles{"files"};
 inline constexpr QLatin1StringView replyCapture{"capture"};
 // account: the account of Cached, as accountanswer.h's serializeAccount() writes it.
 inline constexpr QLatin1StringView replyAccount{"account"};
+// activity: the run's totals, as activityanswer.h's serializeActivity()
+// writes them, and what ended it ("deadline", "cancelled", "failed").
+inline constexpr QLatin1StringView replyActivity{"activity"};
+inline constexpr QLatin1StringView replyEndReason{"endReason"};
 
 // contain: the cgroup made (its folder: no secret), its version (1 or 2) and
 // limit (bytes, as keyLimitBytes).
@@ -137,6 +145,8 @@ inline constexpr QLatin1StringView progressSwapUsedBytes{"swapUsedBytes"};
 // Progress data of trace: true once the events are being recorded (the
 // client then lets its held process go on).
 inline constexpr QLatin1StringView progressTracing{"tracing"};
+// Progress data of activity: one interval, as serializeActivity() writes it.
+inline constexpr QLatin1StringView progressActivity{"activity"};
 
 // --- Limits the helper enforces on untrusted input ------------------------------
 // residency: paths a call (the client sends more in chunks), and how long
@@ -159,6 +169,15 @@ inline constexpr qsizetype maxAccountAnswerBytes = 16 * 1024 * 1024;
 // at most this long; at most this many events are kept (more count as
 // lost); the ring buffer of the helper's instance has this many KiB a CPU.
 inline constexpr int maxTraceSeconds = 30;
+// activity (docs/helper-security.md rule 19): a run holds the helper at
+// most an hour (the window starts another while it shows the view), reports
+// at most five times a second, and names at most this many processes and
+// files each time; its instance's ring buffer has this many KiB a CPU.
+inline constexpr int maxActivitySeconds = 3600;
+inline constexpr int minActivityIntervalMs = 200;
+inline constexpr int maxActivityIntervalMs = 60000;
+inline constexpr int maxActivityEntries = 50;
+inline constexpr unsigned activityBufferKiBPerCpu = 4096;
 inline constexpr int maxTraceEvents = 262144;
 inline constexpr unsigned traceBufferKiBPerCpu = 8192;
 
@@ -256,6 +275,7 @@ inline constexpr QLatin1StringView methodTrace{"Trace"};
 inline constexpr QLatin1StringView methodContain{"Contain"};
 inline constexpr QLatin1StringView methodReclaim{"Reclaim"};
 inline constexpr QLatin1StringView methodAccount{"Account"};
+inline constexpr QLatin1StringView methodActivity{"Activity"};
 
 // The method and the signals of busJobInterface, each signal with its
 // D-Bus signature.
@@ -276,6 +296,10 @@ inline constexpr QLatin1StringView signalReclaimCompleted{"ReclaimCompleted"};
 inline constexpr QLatin1StringView signatureReclaimCompleted{"ttb"};
 inline constexpr QLatin1StringView signalAccountCompleted{"AccountCompleted"};
 inline constexpr QLatin1StringView signatureAccountCompleted{"a{st}a(yayaytttttsbsa(iay)t)(tttt)a(aytbs)bbd"};
+inline constexpr QLatin1StringView signalActivityInterval{"ActivityInterval"};
+inline constexpr QLatin1StringView signatureActivityInterval{"da(iayxayayb(tttt)a(ttt))a(ttayayi(tttt))(tttt)(tttt)(tttt)tt"};
+inline constexpr QLatin1StringView signalActivityCompleted{"ActivityCompleted"};
+inline constexpr QLatin1StringView signatureActivityCompleted{"da(iayxayayb(tttt)a(ttt))a(ttayayi(tttt))(tttt)(tttt)(tttt)tts"};
 
 // The D-Bus errors of the service: errorPrefix followed by the name.
 inline constexpr QLatin1StringView errorPrefix{"org.kde.cachescope.Helper1.Error."};

@@ -613,6 +613,19 @@ int badInputs(const char *setUidProgram)
         {"Reclaim as a string", "Reclaim", str("/user.slice"), invalidArgs},
         {"Account with a number", "Account", u(1), invalidArgs},
         {"Account with a path", "Account", bytes("/"), invalidArgs},
+        {"Activity without interval", "Activity", u(5), invalidArgs},
+        {"Activity with signed numbers",
+         "Activity",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "ii", int32_t(5), int32_t(1000));
+         },
+         invalidArgs},
+        {"Activity with an extra argument",
+         "Activity",
+         [](sd_bus_message *m) {
+             sd_bus_message_append(m, "uuu", uint32_t(5), uint32_t(1000), uint32_t(1));
+         },
+         invalidArgs},
         {"a method it does not have", "RunAsRoot", str("/bin/sh"), unknownMethod},
         // Values the helper's checks refuse.
         {"DropCaches level 0", "DropCaches", u(0), invalid},
@@ -638,6 +651,11 @@ int badInputs(const char *setUidProgram)
         {"Trace of pid 0", "Trace", uu(0, 1), invalid},
         {"Trace for 0 s", "Trace", uu(self, 0), invalid},
         {"Trace for 31 s", "Trace", uu(self, 31), invalid},
+        {"Activity for 0 s", "Activity", uu(0, 1000), invalid},
+        {"Activity for 3601 s", "Activity", uu(3601, 1000), invalid},
+        {"Activity for 2^32-1 s", "Activity", uu(UINT32_MAX, 1000), invalid},
+        {"Activity every 199 ms", "Activity", uu(5, 199), invalid},
+        {"Activity every 60001 ms", "Activity", uu(5, 60001), invalid},
         {"Trace of a pid past the kernel's", "Trace", uu(4194305, 1), invalid},
         {"Trace of root's process", "Trace", uu(1, 1), notPermitted},
         {"Trace of a set-user-ID program", "Trace", uu(uint32_t(setUid), 1), notPermitted},

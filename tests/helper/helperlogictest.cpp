@@ -376,6 +376,7 @@ private Q_SLOTS:
             {QStringLiteral("org.kde.cachescope.contain"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.reclaim"), QStringLiteral("auth_admin_keep")},
             {QStringLiteral("org.kde.cachescope.account"), QStringLiteral("auth_admin")},
+            {QStringLiteral("org.kde.cachescope.activity"), QStringLiteral("auth_admin")},
         };
         QCOMPARE(actions.keys(), expected.keys());
         for (auto it = expected.cbegin(); it != expected.cend(); ++it) {

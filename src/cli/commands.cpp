@@ -19,6 +19,7 @@ namespace
 
 PrivilegedResidency privilegedResidencyFunction = nullptr;
 PrivilegedAccount privilegedAccountFunction = nullptr;
+PrivilegedActivity privilegedActivityFunction = nullptr;
 
 // Their specs only: the runners are in cachescope-cli-privileged (see setRunner).
 std::vector<Command> privilegedCommands()
@@ -88,8 +89,16 @@ std::vector<Command> privilegedCommands()
 std::vector<Command> &commandTable()
 {
     static std::vector<Command> table = [] {
-        std::vector<Command> all =
-            {statusCommand(), evictCommand(), loadCommand(), topCommand(), mapCommand(), accountCommand(), lockCommand(), meminfoCommand(), appsCommand()};
+        std::vector<Command> all = {statusCommand(),
+                                    evictCommand(),
+                                    loadCommand(),
+                                    topCommand(),
+                                    mapCommand(),
+                                    accountCommand(),
+                                    activityCommand(),
+                                    lockCommand(),
+                                    meminfoCommand(),
+                                    appsCommand()};
         for (std::vector<Command> group : {snapshotCommands(), privilegedCommands()}) {
             all.insert(all.end(), group.begin(), group.end());
         }
@@ -159,11 +168,32 @@ bool accountFromHelper(CacheAccount &account, std::string &error)
     return privilegedAccountFunction(account, error);
 }
 
+void setPrivilegedActivity(PrivilegedActivity function)
+{
+    privilegedActivityFunction = function;
+}
+
+bool activityFromHelper(int seconds,
+                        int intervalMs,
+                        const std::function<void(const Activity::Interval &)> &onInterval,
+                        const std::atomic<bool> &cancel,
+                        Activity::Interval &run,
+                        std::string &endReason,
+                        std::string &error)
+{
+    if (!privilegedActivityFunction) {
+        error = "the privileged helper is not reachable from this program";
+        return false;
+    }
+    return privilegedActivityFunction(seconds, intervalMs, onInterval, cancel, run, endReason, error);
+}
+
 bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args)
 {
     const std::string_view name = command.spec.name;
     return !command.run || (name == "status" && args.has("privileged") && !privilegedResidencyFunction)
-        || (name == "account" && args.has("privileged") && !privilegedAccountFunction);
+        || (name == "account" && args.has("privileged") && !privilegedAccountFunction)
+        || (name == "activity" && (args.has("privileged") || geteuid() == 0) && !privilegedActivityFunction);
 }
 
 const std::vector<Command> &commands()

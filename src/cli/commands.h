@@ -6,8 +6,13 @@
 // runner, from a file of its own) and which program runs it.
 
 #include "account.h"
+#include "activity/activity.h"
 #include "options.h"
 #include "output.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
 
 namespace Cachescope::Cli
 {
@@ -33,6 +38,7 @@ struct Command {
 [[nodiscard]] Command topCommand();
 [[nodiscard]] Command mapCommand();
 [[nodiscard]] Command accountCommand();
+[[nodiscard]] Command activityCommand();
 [[nodiscard]] Command lockCommand();
 [[nodiscard]] Command meminfoCommand();
 [[nodiscard]] Command appsCommand();
@@ -69,6 +75,26 @@ void setPrivilegedResidency(PrivilegedResidency function);
 using PrivilegedAccount = bool (*)(CacheAccount &account, std::string &error);
 void setPrivilegedAccount(PrivilegedAccount function);
 [[nodiscard]] bool accountFromHelper(CacheAccount &account, std::string &error);
+
+// activity: who fills the page cache, from the helper's activity action
+// (root's in-process): onInterval each interval; run gets the totals,
+// endReason what ended it. Returns false with a sentence in error. Set
+// only in cachescope-cli-privileged.
+using PrivilegedActivity = bool (*)(int seconds,
+                                    int intervalMs,
+                                    const std::function<void(const Activity::Interval &)> &onInterval,
+                                    const std::atomic<bool> &cancel,
+                                    Activity::Interval &run,
+                                    std::string &endReason,
+                                    std::string &error);
+void setPrivilegedActivity(PrivilegedActivity function);
+[[nodiscard]] bool activityFromHelper(int seconds,
+                                      int intervalMs,
+                                      const std::function<void(const Activity::Interval &)> &onInterval,
+                                      const std::atomic<bool> &cancel,
+                                      Activity::Interval &run,
+                                      std::string &endReason,
+                                      std::string &error);
 
 // Whether this command line must run in cachescope-cli-privileged.
 [[nodiscard]] bool needsPrivilegedCompanion(const Command &command, const ParsedArgs &args);

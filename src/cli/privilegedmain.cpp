@@ -221,6 +221,29 @@ bool privilegedAccount(Cachescope::CacheAccount &account, std::string &error)
     return true;
 }
 
+bool privilegedActivity(int seconds,
+                        int intervalMs,
+                        const std::function<void(const Cachescope::Activity::Interval &)> &onInterval,
+                        const std::atomic<bool> &cancel,
+                        Cachescope::Activity::Interval &run,
+                        std::string &endReason,
+                        std::string &error)
+{
+    QString reason;
+    if (!Privileged::helperAvailable(&reason)) {
+        error = "the privileged helper is not available: " + reason.toStdString();
+        return false;
+    }
+    Privileged::ActivityResult result = Privileged::activity(seconds, intervalMs, onInterval, &cancel);
+    if (!result.ok()) {
+        error = result.message.toStdString();
+        return false;
+    }
+    run = std::move(result.totals);
+    endReason = result.endReason.toStdString();
+    return true;
+}
+
 bool privilegedResidency(const std::vector<std::string> &paths,
                          int buckets,
                          std::vector<Cachescope::Residency> &residencies,
@@ -350,6 +373,7 @@ int main(int argc, char **argv)
     setRunner("swap remove-file", runSwapRemoveFile);
     setPrivilegedResidency(privilegedResidency);
     setPrivilegedAccount(privilegedAccount);
+    setPrivilegedActivity(privilegedActivity);
     const Cachescope::Experiments::PrivilegedSteps steps = experimentSteps();
     setExperimentPrivilegedSteps(steps);
     setRunner("run", runContainedCommand);

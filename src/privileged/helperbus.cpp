@@ -3,6 +3,7 @@
 
 #include "helperbus.h"
 #include "accountanswer.h"
+#include "activityanswer.h"
 #include "cachescope_privileged_debug.h"
 #include "helperprotocol.h"
 #include "tracecapture.h"
@@ -165,6 +166,7 @@ std::optional<QVariantMap> dataOfReply(const Request &request, const QDBusMessag
     case Operation::Trace:
     case Operation::Reclaim:
     case Operation::Account:
+    case Operation::Activity:
         break; // jobs
     }
     return std::nullopt;
@@ -394,6 +396,91 @@ std::optional<CacheAccount> accountOf(const QDBusMessage &message, QString &prob
     return account;
 }
 
+// ActivityInterval's or ActivityCompleted's aggregates (the first eight
+// arguments), within the limits of activityanswer.h.
+std::optional<Activity::Interval> activityOf(const QDBusMessage &message, QString &problem)
+{
+    const auto text = [](const QByteArray &bytes) {
+        return std::string(bytes.constData(), size_t(std::min<qsizetype>(bytes.size(), maxActivityTextBytes)));
+    };
+    const auto figures = [](const QDBusArgument &argument) {
+        qulonglong added = 0, reclaimed = 0, dropped = 0, dirtied = 0;
+        argument.beginStructure();
+        argument >> added >> reclaimed >> dropped >> dirtied;
+        argument.endStructure();
+        return Activity::Figures{added, reclaimed, dropped, dirtied};
+    };
+    Activity::Interval interval;
+    const QList<QVariant> arguments = message.arguments();
+    interval.seconds = arguments.at(0).toDouble();
+    const QDBusArgument processes = argumentAt(message, 1);
+    processes.beginArray();
+    while (!processes.atEnd()) {
+        if (qsizetype(interval.processes.size()) == 4 * maxActivityEntries) {
+            problem = QStringLiteral("more than %1 processes").arg(4 * maxActivityEntries);
+            return std::nullopt;
+        }
+        Activity::ProcessActivity process;
+        int pid = 0;
+        qlonglong uid = -1;
+        QByteArray command, cgroup, application;
+        bool kswapd = false;
+        processes.beginStructure();
+        processes >> pid >> command >> uid >> cgroup >> application >> kswapd;
+        process.figures = figures(processes);
+        processes.beginArray();
+        while (!processes.atEnd()) {
+            qulonglong device = 0, inode = 0, pages = 0;
+            processes.beginStructure();
+            processes >> device >> inode >> pages;
+            processes.endStructure();
+            if (qsizetype(process.pushedOut.size()) == maxActivityPushedOut) {
+                problem = QStringLiteral("a process with more than %1 files pushed out").arg(maxActivityPushedOut);
+                return std::nullopt;
+            }
+            process.pushedOut.emplace_back(Activity::FileKey{device, inode}, pages);
+        }
+        processes.endArray();
+        processes.endStructure();
+        process.pid = pid;
+        process.uid = uid;
+        process.command = text(command);
+        process.cgroup = text(cgroup);
+        process.application = text(application);
+        process.kswapd = kswapd;
+        interval.processes.push_back(std::move(process));
+    }
+    processes.endArray();
+    const QDBusArgument files = argumentAt(message, 2);
+    files.beginArray();
+    while (!files.atEnd()) {
+        if (qsizetype(interval.files.size()) == 4 * maxActivityEntries) {
+            problem = QStringLiteral("more than %1 files").arg(4 * maxActivityEntries);
+            return std::nullopt;
+        }
+        Activity::FileActivity file;
+        qulonglong device = 0, inode = 0;
+        QByteArray deviceName, path;
+        int adder = 0;
+        files.beginStructure();
+        files >> device >> inode >> deviceName >> path >> adder;
+        file.figures = figures(files);
+        files.endStructure();
+        file.key = {device, inode};
+        file.deviceName = text(deviceName);
+        file.path = text(path);
+        file.topAdder = adder;
+        interval.files.push_back(std::move(file));
+    }
+    files.endArray();
+    interval.otherProcesses = figures(argumentAt(message, 3));
+    interval.otherFiles = figures(argumentAt(message, 4));
+    interval.all = figures(argumentAt(message, 5));
+    interval.lostEvents = arguments.at(6).toULongLong();
+    interval.undecoded = arguments.at(7).toULongLong();
+    return interval;
+}
+
 // The signals each job sends (Failed besides).
 QList<QLatin1StringView> signalsOf(Operation operation)
 {
@@ -408,6 +495,8 @@ QList<QLatin1StringView> signalsOf(Operation operation)
         return {signalReclaimCompleted};
     case Operation::Account:
         return {signalAccountCompleted};
+    case Operation::Activity:
+        return {signalActivityInterval, signalActivityCompleted};
     default:
         return {};
     }
@@ -499,6 +588,10 @@ QDBusMessage methodCallOf(const Request &request)
         break;
     case Operation::Account:
         message = call(methodAccount);
+        break;
+    case Operation::Activity:
+        message = call(methodActivity);
+        message << unsignedArgument(keySeconds) << unsignedArgument(keyIntervalMs);
         break;
     }
     // polkit may show its password dialog for this call; the call's timeout
@@ -837,6 +930,21 @@ void BusCall::handleJobSignal(const QDBusMessage &message)
         }
         return;
     }
+    if (member == signalActivityInterval) {
+        if (!expect(signatureActivityInterval)) {
+            return;
+        }
+        QString problem;
+        const std::optional<Activity::Interval> interval = activityOf(message, problem);
+        if (!interval) {
+            finish(malformed(problem));
+            return;
+        }
+        if (progress) {
+            progress({{QString(progressActivity), serializeActivity(*interval)}});
+        }
+        return;
+    }
     if (member == signalTracing) {
         if (expect(signatureTracing) && progress) {
             progress({{QString(progressTracing), true}});
@@ -880,6 +988,17 @@ void BusCall::handleJobSignal(const QDBusMessage &message)
             return;
         }
         reply.account = std::move(*account);
+    } else if (member == signalActivityCompleted) {
+        if (!expect(signatureActivityCompleted)) {
+            return;
+        }
+        QString problem;
+        const std::optional<Activity::Interval> totals = activityOf(message, problem);
+        if (!totals) {
+            finish(malformed(problem));
+            return;
+        }
+        reply.data = {{QString(replyActivity), serializeActivity(*totals)}, {QString(replyEndReason), arguments.at(8).toString()}};
     } else if (member == signalReclaimCompleted) {
         if (!expect(signatureReclaimCompleted)) {
             return;
@@ -906,6 +1025,15 @@ void BusCall::helperLeftTheBus()
 void BusCall::cancel()
 {
     if (m_finished) {
+        return;
+    }
+    // An activity stopped once it runs still has its totals to give: its
+    // job completes with them at the Cancel, and is waited for.
+    if (m_request.operation == Operation::Activity && !m_jobPath.isEmpty()) {
+        if (!m_cancelWanted) {
+            m_cancelWanted = true;
+            sendCancel();
+        }
         return;
     }
     m_cancelWanted = true;

@@ -77,7 +77,8 @@ public:
     // Sends the call; done() may run before this returns.
     void start();
     // Asks the helper to cancel the job (its Cancel method) and finishes at
-    // once as cancelled.
+    // once as cancelled; an activity's job, once it runs, completes with
+    // its totals instead, and is waited for.
     void cancel();
     // Forgets done and progress (their receiver is going); the request goes
     // on at the helper and its answer is dropped.

@@ -2,6 +2,7 @@
 // SPDX-FileCopyrightText: 2026 Cachescope developers
 
 #include "privileged.h"
+#include "activityanswer.h"
 #include "cachescope_privileged_debug.h"
 #include "helperactions.h"
 #include "helperbus.h"
@@ -114,6 +115,8 @@ HelperAction helperActionFor(Operation operation)
         return Helper::reclaimAction;
     case Operation::Account:
         return Helper::accountAction;
+    case Operation::Activity:
+        return Helper::activityAction;
     }
     return nullptr;
 }
@@ -373,6 +376,12 @@ Request reclaimRequest(const QString &cgroup)
     return {Operation::Reclaim, {{QString(keyCgroup), cgroup}}, std::chrono::minutes(2)};
 }
 
+Request activityRequest(int seconds, int intervalMs)
+{
+    // The run and a minute or two for the password dialog.
+    return {Operation::Activity, {{QString(keySeconds), seconds}, {QString(keyIntervalMs), intervalMs}}, std::chrono::seconds(seconds + 120)};
+}
+
 Request accountRequest()
 {
     // The walk of / and of every process as root, the password dialog
@@ -537,6 +546,39 @@ TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingO
     if (out.ok()) {
         out.capture = std::move(reply.capture);
     }
+    return out;
+}
+
+ActivityResult activity(int seconds, int intervalMs, const std::function<void(const Activity::Interval &)> &onInterval, const std::atomic<bool> *cancel)
+{
+    const auto onProgress = [&onInterval](const QVariantMap &data) {
+        if (!data.contains(progressActivity)) {
+            return;
+        }
+        if (const std::optional<Activity::Interval> interval = parseActivity(data.value(progressActivity).toByteArray()); interval && onInterval) {
+            onInterval(*interval);
+        }
+    };
+    const auto cancelled = [cancel] {
+        return cancel && cancel->load();
+    };
+    // A cancel ends the run early with its totals, on both ways: over the
+    // bus Cancel() makes the job complete, in process the action's stopped().
+    Reply reply = runSynchronously(activityRequest(seconds, intervalMs), onProgress, cancelled);
+    ActivityResult out;
+    static_cast<Result &>(out) = reply;
+    out.data.clear();
+    if (!out.ok()) {
+        return out;
+    }
+    std::optional<Activity::Interval> totals = parseActivity(reply.data.value(replyActivity).toByteArray());
+    if (!totals) {
+        out.failure = Failure::Failed;
+        out.message = i18nc("@info", "The helper's answer to the activity could not be read.");
+        return out;
+    }
+    out.totals = std::move(*totals);
+    out.endReason = reply.data.value(replyEndReason).toString();
     return out;
 }
 

@@ -19,6 +19,7 @@
 // RequestQueue, which runs one request at a time and reports asynchronously.
 
 #include "account.h"
+#include "activity/activity.h"
 #include "trace/tracereport.h"
 
 #include <QList>
@@ -125,6 +126,11 @@ struct TraceResult : Result {
     Trace::Capture capture; // the events, lost events, why it ended
 };
 
+struct ActivityResult : Result {
+    Activity::Interval totals; // the run's
+    QString endReason; // "deadline", "cancelled"
+};
+
 // Whether the helper can be reached at all: its polkit policy
 // (org.kde.cachescope.policy) and its D-Bus activation file
 // (org.kde.cachescope.Helper1.service) are installed, or it runs already,
@@ -169,6 +175,14 @@ struct TraceResult : Result {
 // became true (cancel may be null; the helper's job is then cancelled). As
 // root, the helper's action runs in this process.
 [[nodiscard]] TraceResult trace(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> *cancel);
+// Who fills the page cache, system-wide, for `seconds` (1 to
+// HelperProtocol::maxActivitySeconds), measured by the helper's activity
+// action (docs/helper-security.md rule 19): onInterval is called on the
+// calling thread every intervalMs with that interval's aggregates. Returns
+// with the run's totals when the time is up or *cancel became true (the
+// totals so far; cancel may be null). As root, in this process.
+[[nodiscard]] ActivityResult
+activity(int seconds, int intervalMs, const std::function<void(const Activity::Interval &)> &onInterval, const std::atomic<bool> *cancel);
 
 // A process of this user's own (as this process numbers it; held before it
 // starts its work) moved into a new memory cgroup limited to limitBytes
@@ -219,6 +233,7 @@ enum class Operation {
     Contain,
     Reclaim,
     Account,
+    Activity,
 };
 
 // One request: its operation, its arguments keyed as helperprotocol.h names
@@ -241,6 +256,7 @@ struct Request {
 [[nodiscard]] Request containRequest(int pid, qint64 limitBytes);
 [[nodiscard]] Request reclaimRequest(const QString &cgroup);
 [[nodiscard]] Request accountRequest();
+[[nodiscard]] Request activityRequest(int seconds, int intervalMs);
 
 // The answer to one request. data holds the figures keyed as
 // helperprotocol.h's reply keys (the same from the bus and from the

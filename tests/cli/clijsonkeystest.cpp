@@ -496,6 +496,7 @@ private Q_SLOTS:
             Needs::Root,
             120000);
         add("drop-caches-root", QStringLiteral("drop-caches --json 1"), RunAs::Self, Needs::Root, 600000);
+        add("activity-root", QStringLiteral("activity --json --duration 1 --interval 0.5"), RunAs::Self, Needs::Root, 60000);
     }
 
     void keys()

@@ -17,6 +17,7 @@
 #include "heldprocess.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
+#include "pidnamespace.h"
 #include "privileged.h"
 #include "procfs.h"
 #include "residency.h"
@@ -606,6 +607,94 @@ private Q_SLOTS:
         const Privileged::AccountResult result = Privileged::accountOfSystem();
         QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
         QVERIFY(result.account.parts.empty());
+    }
+
+    // docs/helper-security.md rule 19: activity names every user's files:
+    // refused unless polkit allows, nothing measured.
+    void refusedUserActivity()
+    {
+        REQUIRE_ROLE("refused");
+        int intervals = 0;
+        const Privileged::ActivityResult result = Privileged::activity(
+            2,
+            500,
+            [&intervals](const Activity::Interval &) {
+                ++intervals;
+            },
+            nullptr);
+        QCOMPARE(result.failure, Privileged::Failure::NotAuthorized);
+        QCOMPARE(intervals, 0);
+        QVERIFY(result.totals.processes.empty());
+    }
+
+    // Activity over the bus: a process of this user's reads an evicted file
+    // while it runs; its intervals and totals (to this caller alone) list
+    // the process by its command and the file by its path, with every page
+    // brought in. Cancelled once the read is seen: the totals come all the
+    // same. Then the CLI's way, with its JSON.
+    void activityThroughHelper()
+    {
+        REQUIRE_ROLE("allowed");
+        const std::string path = fixture("user/activity.bin");
+        TestUtil::makeColdFile(path, 8 << 20);
+        struct stat st{};
+        QVERIFY(stat(path.c_str(), &st) == 0);
+        TestUtil::HeldProcess held({QStringLiteral("/usr/bin/python3"),
+                                    QStringLiteral("-c"),
+                                    QStringLiteral("import sys, time\nf = open(sys.argv[1], 'rb')\nf.read()\ntime.sleep(30)"),
+                                    QString::fromStdString(path)});
+        const std::optional<int> hostPid = hostPidOf(held.pid()).pid;
+        QVERIFY(hostPid);
+        const uint64_t filePages = (8 << 20) / pageSize();
+        std::atomic<bool> cancel{false};
+        int intervals = 0;
+        uint64_t seenPages = 0;
+        const Privileged::ActivityResult result = Privileged::activity(
+            20,
+            250,
+            [&](const Activity::Interval &interval) {
+                if (intervals++ == 0) {
+                    held.release();
+                }
+                for (const Activity::FileActivity &file : interval.files) {
+                    if (file.key.inode == uint64_t(st.st_ino) && file.key.device == uint64_t(st.st_dev)) {
+                        seenPages += file.figures.addedPages;
+                    }
+                }
+                cancel = seenPages >= filePages;
+            },
+            &cancel);
+        QVERIFY2(result.ok(), qPrintable(result.message));
+        QCOMPARE(result.endReason, QStringLiteral("cancelled"));
+        QVERIFY(intervals >= 2);
+        const auto process = std::find_if(result.totals.processes.begin(), result.totals.processes.end(), [&](const Activity::ProcessActivity &p) {
+            return p.pid == *hostPid;
+        });
+        QVERIFY2(process != result.totals.processes.end(), "the reader is not listed");
+        QCOMPARE(QString::fromStdString(process->command), QStringLiteral("python3"));
+        QCOMPARE(process->uid, int64_t(getuid()));
+        QVERIFY2(process->figures.addedPages >= filePages, qPrintable(QString::number(process->figures.addedPages)));
+        const auto file = std::find_if(result.totals.files.begin(), result.totals.files.end(), [&](const Activity::FileActivity &f) {
+            return f.key.inode == uint64_t(st.st_ino) && f.key.device == uint64_t(st.st_dev);
+        });
+        QVERIFY2(file != result.totals.files.end(), "the file is not listed");
+        QCOMPARE(QString::fromStdString(file->path), QString::fromStdString(path));
+        QCOMPARE(file->figures.addedPages, filePages);
+
+        const TestUtil::RunResult cli = TestUtil::run(TestUtil::cliPath(),
+                                                      {QStringLiteral("activity"),
+                                                       QStringLiteral("--privileged"),
+                                                       QStringLiteral("--duration"),
+                                                       QStringLiteral("1"),
+                                                       QStringLiteral("--interval"),
+                                                       QStringLiteral("0.5"),
+                                                       QStringLiteral("--json")},
+                                                      60000);
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        const QJsonObject json = TestUtil::jsonObjectOf(cli);
+        QCOMPARE(json.value(QStringLiteral("command")).toString(), QStringLiteral("activity"));
+        QCOMPARE(json.value(QStringLiteral("end_reason")).toString(), QStringLiteral("deadline"));
+        QVERIFY(json.value(QStringLiteral("processes")).isArray());
     }
 
     // The account: root's process and its deleted file are hidden from the

@@ -41,12 +41,13 @@ constexpr __u32 pidfdCoredumpSkip = 1U << 1; // not dumpable
 constexpr __u32 pidfdCoredumpUser = 1U << 2; // dumped as its user
 constexpr __u32 pidfdCoredumpRoot = 1U << 3; // dumped as root (suid_dumpable 2)
 
-// Who owns <procRoot>/<pid>: the process's euid when it is dumpable, root
-// when not. nullopt when /proc does not show it.
+// Who owns <procRoot>/<pid>/stat: the process's euid when it is dumpable,
+// root when not (the kernel's task_dump_owner; the folder itself is always
+// the euid's, so it would tell nothing). nullopt when /proc does not show it.
 std::optional<bool> dumpableFromProc(long long pid, const std::string &procRoot, uint32_t effectiveUid)
 {
     struct stat st{};
-    if (stat((procRoot + "/" + std::to_string(pid)).c_str(), &st) != 0) {
+    if (stat((procRoot + "/" + std::to_string(pid) + "/stat").c_str(), &st) != 0) {
         return std::nullopt;
     }
     if (effectiveUid == 0) {

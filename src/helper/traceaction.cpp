@@ -119,8 +119,9 @@ TaskStanding standingOf(const std::string &initialProc, int64_t pid, uint32_t ca
     const unsigned long effectiveUid = std::strtoul(next, &next, 10);
     const unsigned long savedUid = std::strtoul(next, &next, 10);
     struct stat st{};
-    // Not dumpable: the kernel makes its /proc folder root's.
-    const bool dumpable = stat(folder.c_str(), &st) == 0 && st.st_uid == effectiveUid;
+    // Not dumpable: the kernel makes its /proc files root's (task_dump_owner;
+    // not the folder, which stays the euid's).
+    const bool dumpable = stat((folder + "/stat").c_str(), &st) == 0 && st.st_uid == effectiveUid;
     return realUid == callerUid && effectiveUid == callerUid && savedUid == callerUid && dumpable ? TaskStanding::Callers : TaskStanding::NotCallers;
 }
 
@@ -147,6 +148,7 @@ struct ExecWatch {
     std::unique_ptr<TraceInstance> instance;
     UniqueFd pipe;
     std::string partial;
+    bool unreadable = false; // an exec line whose pid could not be read
 
     // The pids of the exec lines that arrived since the last call.
     std::vector<int64_t> execed()
@@ -164,10 +166,13 @@ struct ExecWatch {
             partial.append(buffer, size_t(n));
             size_t start = 0;
             for (size_t end = partial.find('\n'); end != std::string::npos; end = partial.find('\n', start)) {
-                // A file name with a line break in it splits an exec
-                // line; the kernel's end of it is still one line.
-                if (const std::optional<int64_t> pid = execedPid(std::string_view(partial).substr(start, end - start))) {
+                // A command name with a line break in it splits a line; the
+                // kernel's "task_rename: pid=N" is still on one.
+                const std::string_view line = std::string_view(partial).substr(start, end - start);
+                if (const std::optional<int64_t> pid = execedPid(line)) {
                     pids.push_back(*pid);
+                } else if (isExecLine(line)) {
+                    unreadable = true;
                 }
                 start = end + 1;
             }
@@ -210,7 +215,7 @@ struct TaskChecks {
         for (const int64_t pid : watch.execed()) {
             keepOn = check(initialProc, pid, callerUid) && keepOn;
         }
-        if (watch.instance->lostEvents() > 0) {
+        if (watch.instance->lostEvents() > 0 || watch.unreadable) {
             execsLost = true; // which task execed is not known: nothing can be returned
             keepOn = false;
         }
@@ -442,6 +447,16 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
     const std::string initialProc = initialProcRoot(context);
     const HostPid helperPid = hostPidOf(int(getpid()), context.procRoot, context.hostProcRoot);
     std::string error;
+    // Root may see everything: its tasks are not checked. Anyone else's
+    // execs are watched from before the main instance follows a fork, so
+    // that every task it traces is one the watch follows too.
+    const std::optional<uint32_t> checkedUid = *caller.uid != 0 ? caller.uid : std::nullopt;
+    ExecWatch watch;
+    if (checkedUid) {
+        if (auto problem = startExecWatch(watch, context.tracefsPath, helperPid.pid.value_or(int(getpid())), *hostPid.pid)) {
+            return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
+        }
+    }
     std::vector<bool> present;
     if (auto problem = instance->configure(*hostPid.pid, traceBufferKiBPerCpu, traceEventNames(), false, &present)) {
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
@@ -453,15 +468,6 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
             caller,
             target,
             refuse(Unsupported, QStringLiteral("This kernel has no filemap:mm_filemap_add_to_page_cache tracepoint, so page-cache reads cannot be traced.")));
-    }
-    // Root may see everything: its tasks are not checked. Anyone else's
-    // execs are watched from before the first event is recorded.
-    const std::optional<uint32_t> checkedUid = *caller.uid != 0 ? caller.uid : std::nullopt;
-    ExecWatch watch;
-    if (checkedUid) {
-        if (auto problem = startExecWatch(watch, context.tracefsPath, helperPid.pid.value_or(int(getpid())), *hostPid.pid)) {
-            return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
-        }
     }
     const UniqueFd pipe = instance->openPipe(&error);
     if (!pipe.isValid() || !instance->setTracing(true)) {

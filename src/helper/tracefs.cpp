@@ -79,27 +79,31 @@ const std::vector<std::string> &traceEventNames()
     return names;
 }
 
+namespace
+{
+constexpr std::string_view execLineKey = "task_rename: pid=";
+}
+
 const std::string &execEventName()
 {
-    static const std::string name = "sched/sched_process_exec";
+    static const std::string name = "task/task_rename";
     return name;
+}
+
+bool isExecLine(std::string_view line)
+{
+    return line.find(execLineKey) != std::string_view::npos;
 }
 
 std::optional<int64_t> execedPid(std::string_view line)
 {
-    // "... sched_process_exec: filename=%s pid=%d old_pid=%d": the last
-    // " old_pid=" is the kernel's, and so is the " pid=" just before it.
-    constexpr std::string_view oldPidKey = " old_pid=";
-    constexpr std::string_view pidKey = " pid=";
-    const size_t oldPid = line.rfind(oldPidKey);
-    if (oldPid == std::string_view::npos || !plainDecimal(line.substr(oldPid + oldPidKey.size()))) {
+    const size_t key = line.find(execLineKey);
+    if (key == std::string_view::npos) {
         return std::nullopt;
     }
-    const size_t pid = line.rfind(pidKey, oldPid);
-    if (pid == std::string_view::npos) {
-        return std::nullopt;
-    }
-    const std::optional<uint64_t> value = plainDecimal(line.substr(pid + pidKey.size(), oldPid - pid - pidKey.size()));
+    std::string_view rest = line.substr(key + execLineKey.size());
+    rest = rest.substr(0, rest.find(' '));
+    const std::optional<uint64_t> value = plainDecimal(rest);
     if (!value || *value == 0 || *value > uint64_t(INT32_MAX)) {
         return std::nullopt;
     }

@@ -25,13 +25,20 @@ namespace Cachescope::Helper
 // The six events of Trace::EventKind, as "<system>/<event>", in that order.
 [[nodiscard]] const std::vector<std::string> &traceEventNames();
 
-// The exec event (sched/sched_process_exec), recorded by an instance of its
-// own while a caller other than root is traced (rule 16), and the pid an
-// exec line of its trace_pipe names: " pid=N old_pid=M" at the very end of
-// the line, after the file name the traced program chose (which may hold
-// any text, even such a pair, but never after the kernel's own).
+// The event every exec makes, recorded by an instance of its own while a
+// caller other than root is traced (rule 16): task/task_rename, which exec
+// fires when it gives the task its new command name (and prctl's
+// PR_SET_NAME, which only adds a check). Not sched_process_exec: its
+// record holds the file name, which a caller can make longer than the ring
+// buffer takes, and the kernel then drops the record without counting it;
+// task_rename's is of a fixed size. execedPid: the pid of a line of its
+// trace_pipe, after "task_rename: pid=" (17 bytes: no command name, at most
+// 15, can hold them); nothing for a line without it.
 [[nodiscard]] const std::string &execEventName();
 [[nodiscard]] std::optional<int64_t> execedPid(std::string_view line);
+// Whether a line of that pipe is one of the kernel's task_rename lines
+// (whether or not its pid could be read).
+[[nodiscard]] bool isExecLine(std::string_view line);
 
 // Makes sure tracefs is mounted at mountPoint (statfs TRACEFS_MAGIC);
 // mounts it (nodev, nosuid, noexec) when it is not. Returns an error

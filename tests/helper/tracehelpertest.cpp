@@ -475,6 +475,55 @@ private Q_SLOTS:
         verifyNothingLeft();
     }
 
+    // docs/helper-security.md rule 16: a traced task that makes itself
+    // undumpable (PR_SET_DUMPABLE 0, as a program with file capabilities is
+    // made at its exec) stops being the caller's to trace: the trace ends
+    // ("credentials"). The check looked at the owner of /proc/PID, which the
+    // kernel keeps the euid's whatever the dumpability, and never saw it.
+    void aTaskThatBecomesUndumpableEndsTheTrace()
+    {
+        const std::optional<uint32_t> user = TestUtil::testUserUid();
+        if (!user) {
+            QSKIP("needs cachescope-user (tools/dev's root has it)");
+        }
+        int go[2];
+        int became[2];
+        QVERIFY(pipe(go) == 0 && pipe(became) == 0);
+        const pid_t child = fork();
+        if (child == 0) {
+            close(go[1]);
+            close(became[0]);
+            if (!TestUtil::becomeUser(*user)) {
+                _exit(126);
+            }
+            (void)!write(became[1], "u", 1);
+            char byte = 0;
+            if (read(go[0], &byte, 1) != 1) {
+                _exit(125);
+            }
+            prctl(PR_SET_DUMPABLE, 0);
+            sleep(5);
+            _exit(0);
+        }
+        close(go[0]);
+        close(became[1]);
+        char byte = 0;
+        QCOMPARE(read(became[0], &byte, 1), ssize_t(1));
+        close(became[0]);
+        m_context.progress = [&](const QVariantMap &) {
+            (void)!write(go[1], "g", 1);
+        };
+        const ActionReply reply = trace(arguments(child, 20), int(*user));
+        close(go[1]);
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const std::optional<Trace::Capture> capture = captureOf(reply);
+        QVERIFY(capture);
+        QCOMPARE(QString::fromStdString(capture->endReason), QStringLiteral("credentials"));
+        verifyNothingLeft();
+    }
+
     // The event cap ends the trace: exactly that many events are kept, the
     // rest of the buffer counts as lost, and the instance goes.
     void eventLimitEndsTheTrace()

@@ -74,9 +74,8 @@ struct RawReader {
                         }
                     });
                 aggregator.addUndecoded(undecoded);
-                if (result.missedCount > 0) {
-                    aggregator.addLost(result.missedCount);
-                }
+                // Lost events are the buffers' own counts (report()); a
+                // page's missed count is the same events again.
                 if (result.malformed) {
                     ++malformed;
                 }

@@ -3,6 +3,7 @@
 
 #include "activity/activity.h"
 
+#include "account.h"
 #include "cgroups/applications.h"
 #include "procfs.h"
 
@@ -279,8 +280,9 @@ void Aggregator::take(const Event &event)
             auto &evicted = process->second.evicted;
             if (auto found = evicted.find(key); found != evicted.end()) {
                 found->second += figures.reclaimedPages;
-            } else if (evicted.size() < maxPushedOutPerProcess) {
+            } else if (evicted.size() < maxPushedOutPerProcess && m_nested < maxNested) {
                 evicted.emplace(key, figures.reclaimedPages);
+                ++m_nested;
             }
         }
     }
@@ -289,14 +291,22 @@ void Aggregator::take(const Event &event)
     if (file == m_files.end() && m_files.size() < maxTracked) {
         file = m_files.emplace(key, FileEntry{}).first;
         file->second.deviceName = event.deviceName;
-        m_new.files.emplace_back(key, event.pid);
+        // Named through the process that brings its pages in (one that only
+        // removes or dirties them may not hold it).
+        m_new.files.emplace_back(key, event.kind == EventKind::Added ? event.pid : 0);
     }
     if (file == m_files.end()) {
         add(m_otherFiles, figures);
     } else {
         add(file->second.figures, figures);
-        if (figures.addedPages > 0 && (file->second.adders.size() < 64 || file->second.adders.contains(event.pid))) {
-            file->second.adders[event.pid] += figures.addedPages;
+        auto &adders = file->second.adders;
+        if (figures.addedPages > 0) {
+            if (auto found = adders.find(event.pid); found != adders.end()) {
+                found->second += figures.addedPages;
+            } else if (adders.size() < 64 && m_nested < maxNested) {
+                adders.emplace(event.pid, figures.addedPages);
+                ++m_nested;
+            }
         }
     }
 }
@@ -354,6 +364,7 @@ void Aggregator::reset()
     m_processes.clear();
     m_files.clear();
     m_largeFolios.clear();
+    m_nested = 0;
     m_otherProcesses = {};
     m_otherFiles = {};
     m_all = {};
@@ -446,7 +457,20 @@ std::set<int32_t> kswapdPids(const std::string &procRoot)
             continue;
         }
         const std::optional<std::string> command = firstLine(procRoot + "/" + std::string(name) + "/comm");
-        if (command && command->rfind("kswapd", 0) == 0) {
+        if (!command || command->rfind("kswapd", 0) != 0) {
+            continue;
+        }
+        // Any process may call itself kswapd0 (PR_SET_NAME): only the
+        // kernel's thread counts (PF_KTHREAD in stat's flags, field 9).
+        const std::optional<std::string> stat = readProcFile(procRoot + "/" + std::string(name) + "/stat");
+        const size_t close = stat ? stat->rfind(')') : std::string::npos;
+        if (close == std::string::npos) {
+            continue;
+        }
+        const std::vector<std::string_view> fields = splitFields(std::string_view(*stat).substr(close + 1));
+        uint64_t flags = 0;
+        constexpr uint64_t kernelThread = 0x00200000; // PF_KTHREAD
+        if (fields.size() > 6 && std::from_chars(fields[6].data(), fields[6].data() + fields[6].size(), flags).ec == std::errc() && (flags & kernelThread)) {
             pids.insert(pid);
         }
     }
@@ -464,6 +488,11 @@ Aggregator::NewEntries Aggregator::takeNewEntries()
 Namer::Namer(std::string procRoot)
     : m_procRoot(std::move(procRoot))
 {
+    char mountNamespace[64] = {};
+    const ssize_t length = readlink((m_procRoot + "/self/ns/mnt").c_str(), mountNamespace, sizeof mountNamespace - 1);
+    if (length > 0) {
+        m_ownMountNamespace.assign(mountNamespace, size_t(length));
+    }
 }
 
 Namer::ProcessNames Namer::namesOf(int32_t pid) const
@@ -494,66 +523,118 @@ Namer::ProcessNames Namer::namesOf(int32_t pid) const
     return names;
 }
 
-std::string Namer::pathOf(const FileKey &key, int32_t pid)
+void Namer::nameFiles(std::map<int32_t, std::set<FileKey>> wanted)
 {
-    if (pid <= 0 || key.device == 0) {
-        return {};
-    }
-    auto held = m_held.find(pid);
-    if (held == m_held.end()) {
-        held = m_held.emplace(pid, std::map<FileKey, std::string>{}).first;
-        for (const char *kind : {"/fd", "/map_files"}) {
-            const std::string folder = m_procRoot + "/" + std::to_string(pid) + kind;
-            DIR *directory = opendir(folder.c_str());
-            if (!directory) {
+    // A round's budget: a user can hold 65,536 descriptors in each of
+    // thousands of processes; what is past it stays unnamed.
+    size_t pidsLeft = maxPidsPerRound;
+    size_t readsLeft = maxReadsPerRound;
+    for (auto &[pid, keys] : wanted) {
+        if (pid <= 0 || keys.empty() || pidsLeft == 0 || readsLeft == 0) {
+            continue;
+        }
+        --pidsLeft;
+        const std::string folder = m_procRoot + "/" + std::to_string(pid);
+        // A path from another mount namespace means something else there (a
+        // bind mount of one's own file at /etc/shadow): not given.
+        char mountNamespace[64] = {};
+        const ssize_t length = readlink((folder + "/ns/mnt").c_str(), mountNamespace, sizeof mountNamespace - 1);
+        if (length <= 0 || std::string_view(mountNamespace, size_t(length)) != m_ownMountNamespace) {
+            continue;
+        }
+        const auto take = [&](const FileKey &key, std::string path) {
+            if (keys.erase(key) > 0 && m_files.size() < Aggregator::maxTracked) {
+                m_files.emplace(key, std::move(path));
+            }
+        };
+        // Mapped files: maps names device, inode and path; nothing asks
+        // the file system.
+        --readsLeft;
+        if (const std::optional<std::string> maps = readProcFile(folder + "/maps")) {
+            for (MapsEntry &entry : parseMapsFiles(*maps)) {
+                if (!entry.path.empty() && entry.path.front() == '/') {
+                    take(FileKey{entry.device, entry.inode}, std::move(entry.path));
+                }
+            }
+        }
+        if (keys.empty()) {
+            continue;
+        }
+        // Open files: fdinfo's inode and mount id, the mount's device from
+        // the process's mountinfo, the path from the link's text (readlink
+        // of a /proc link asks no file system; stat would, and a FUSE
+        // daemon could hold the helper there).
+        --readsLeft;
+        std::map<uint32_t, uint64_t> deviceOfMount;
+        if (const std::optional<std::string> mounts = readProcFile(folder + "/mountinfo")) {
+            for (const MountInfoEntry &mount : parseMountInfo(*mounts)) {
+                deviceOfMount.emplace(mount.id, mount.device);
+            }
+        }
+        DIR *directory = opendir((folder + "/fd").c_str());
+        if (!directory) {
+            continue;
+        }
+        while (const dirent *entry = readdir(directory)) {
+            if (keys.empty() || readsLeft == 0) {
+                break;
+            }
+            if (entry->d_name[0] == '.') {
                 continue;
             }
-            // A bound for a process with very many descriptors or mappings.
-            for (int seen = 0; seen < 65536; ++seen) {
-                const dirent *entry = readdir(directory);
-                if (!entry) {
-                    break;
-                }
-                if (entry->d_name[0] == '.') {
-                    continue;
-                }
-                const std::string link = folder + "/" + entry->d_name;
-                struct stat st{};
-                if (stat(link.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-                    continue;
-                }
-                const FileKey heldKey{uint64_t(st.st_dev), uint64_t(st.st_ino)};
-                if (held->second.contains(heldKey)) {
-                    continue;
-                }
-                char target[PATH_MAX];
-                const ssize_t length = readlink(link.c_str(), target, sizeof target - 1);
-                if (length > 0 && target[0] == '/') {
-                    held->second.emplace(heldKey, std::string(target, size_t(length)));
-                }
+            --readsLeft;
+            const std::optional<std::string> info = readProcFile(folder + "/fdinfo/" + entry->d_name);
+            if (!info) {
+                continue;
             }
-            closedir(directory);
+            std::optional<uint64_t> inode;
+            std::optional<uint64_t> mountId;
+            forEachLine(*info, [&](std::string_view line) {
+                const auto number = [&line](std::string_view name) -> std::optional<uint64_t> {
+                    if (line.substr(0, name.size()) != name) {
+                        return std::nullopt;
+                    }
+                    const std::string_view text = trimmedText(line.substr(name.size()));
+                    uint64_t value = 0;
+                    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+                    return error == std::errc() && end == text.data() + text.size() ? std::optional<uint64_t>(value) : std::nullopt;
+                };
+                if (const std::optional<uint64_t> value = number("ino:")) {
+                    inode = value;
+                } else if (const std::optional<uint64_t> value = number("mnt_id:")) {
+                    mountId = value;
+                }
+            });
+            const auto device = mountId ? deviceOfMount.find(uint32_t(*mountId)) : deviceOfMount.end();
+            if (!inode || device == deviceOfMount.end() || !keys.contains(FileKey{device->second, *inode})) {
+                continue;
+            }
+            char target[PATH_MAX];
+            const ssize_t size = readlink((folder + "/fd/" + entry->d_name).c_str(), target, sizeof target - 1);
+            if (size > 0 && target[0] == '/') {
+                take(FileKey{device->second, *inode}, std::string(target, size_t(size)));
+            }
         }
+        closedir(directory);
     }
-    const auto found = held->second.find(key);
-    return found == held->second.end() ? std::string() : found->second;
 }
 
 void Namer::nameNew(const Aggregator::NewEntries &entries)
 {
+    size_t namesLeft = maxPidsNamedPerRound;
     for (const int32_t pid : entries.pids) {
-        if (m_processes.size() < Aggregator::maxTracked) {
+        if (m_processes.size() < Aggregator::maxTracked && namesLeft > 0) {
+            --namesLeft;
             m_processes[pid] = namesOf(pid);
         }
     }
+    std::map<int32_t, std::set<FileKey>> wanted;
     for (const auto &[key, pid] : entries.files) {
-        if (m_files.size() < Aggregator::maxTracked && !m_files.contains(key)) {
-            if (std::string path = pathOf(key, pid); !path.empty()) {
-                m_files.emplace(key, std::move(path));
-            }
+        if (pid > 0 && key.device != 0 && !m_files.contains(key)) {
+            wanted[pid].insert(key);
         }
     }
-    m_held.clear(); // a process's files change: read again next round
+    nameFiles(std::move(wanted));
 }
 
 void Namer::apply(Interval &interval)
@@ -568,25 +649,24 @@ void Namer::apply(Interval &interval)
         process.cgroup = found->second.cgroup;
         process.application = found->second.application;
     }
-    for (FileActivity &file : interval.files) {
-        auto found = m_files.find(file.key);
-        if (found == m_files.end()) {
-            if (std::string path = pathOf(file.key, file.topAdder); !path.empty()) {
-                found = m_files.emplace(file.key, std::move(path)).first;
-            }
+    std::map<int32_t, std::set<FileKey>> wanted;
+    for (const FileActivity &file : interval.files) {
+        if (file.topAdder > 0 && file.key.device != 0 && !m_files.contains(file.key)) {
+            wanted[file.topAdder].insert(file.key);
         }
-        if (found != m_files.end()) {
+    }
+    nameFiles(std::move(wanted));
+    for (FileActivity &file : interval.files) {
+        if (const auto found = m_files.find(file.key); found != m_files.end()) {
             file.path = found->second;
         }
     }
-    m_held.clear();
 }
 
 void Namer::forget()
 {
     m_processes.clear();
     m_files.clear();
-    m_held.clear();
 }
 
 } // namespace Cachescope::Activity

@@ -143,11 +143,19 @@ class Aggregator
 {
 public:
     static constexpr size_t maxTracked = 65536;
+    // The entries below processes and files (files a process pushed out,
+    // processes that brought a file in), all together, an interval.
+    static constexpr size_t maxNested = 262144;
     explicit Aggregator(std::set<int32_t> kswapdPids = {});
     void take(const Event &event);
     void addLost(uint64_t lost)
     {
         m_lost += lost;
+        if (lost > 0) {
+            // A reclaim's end may be among them: no task is taken to be
+            // reclaiming any more.
+            m_inDirectReclaim.clear();
+        }
     }
     void addUndecoded(uint64_t count)
     {
@@ -189,6 +197,7 @@ private:
     // are dirtied right after they are added (a write to a new file).
     std::map<std::pair<FileKey, uint64_t>, uint64_t> m_largeFolios;
     NewEntries m_new;
+    size_t m_nested = 0;
     std::map<int32_t, ProcessEntry> m_processes;
     std::map<FileKey, FileEntry> m_files;
     Figures m_otherProcesses;
@@ -207,10 +216,12 @@ void addInto(Interval &totals, const Interval &interval, size_t limit);
 
 // Names processes from a /proc (command, uid, cgroup, application) and
 // files where a process that added their pages holds them open or mapped
-// (its fd and map_files links, matched by device and inode), as soon as
-// they are first seen, and gives the names to the intervals; what cannot be
-// named stays unnamed. Bounded: at most Aggregator::maxTracked of each,
-// forgotten at forget().
+// (its maps, and its fdinfo's inode and mount matched by device and inode,
+// the path from the fd link's text: nothing asks the file system), as soon
+// as they are first seen, and gives the names to the intervals; what cannot
+// be named stays unnamed, and so does a path of another mount namespace.
+// Bounded: at most Aggregator::maxTracked of each, forgotten at forget(),
+// and each round of naming by the budgets below.
 class Namer
 {
 public:
@@ -227,13 +238,20 @@ private:
         std::string cgroup;
         std::string application;
     };
+    // A round of naming looks at most at this many processes' files, reads
+    // at most this many /proc files for them, and names at most this many
+    // new processes: a few tens of milliseconds, whatever a user holds open.
+    static constexpr size_t maxPidsPerRound = 64;
+    static constexpr size_t maxReadsPerRound = 8192;
+    static constexpr size_t maxPidsNamedPerRound = 2048;
     [[nodiscard]] ProcessNames namesOf(int32_t pid) const;
-    [[nodiscard]] std::string pathOf(const FileKey &key, int32_t pid);
+    // Names the wanted files of each process from its maps and fdinfo, in
+    // this helper's mount namespace only.
+    void nameFiles(std::map<int32_t, std::set<FileKey>> wanted);
     std::string m_procRoot;
+    std::string m_ownMountNamespace; // "mnt:[4026531841]"
     std::map<int32_t, ProcessNames> m_processes;
     std::map<FileKey, std::string> m_files;
-    // Each process's open and mapped files, read once a round of naming.
-    std::map<int32_t, std::map<FileKey, std::string>> m_held;
 };
 
 } // namespace Cachescope::Activity

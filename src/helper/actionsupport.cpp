@@ -64,6 +64,15 @@ void announceStart(HelperContext &context)
     }
 }
 
+void unblockTerminationSignals()
+{
+    sigset_t terminate;
+    sigemptyset(&terminate);
+    sigaddset(&terminate, SIGTERM);
+    sigaddset(&terminate, SIGINT);
+    sigprocmask(SIG_UNBLOCK, &terminate, nullptr);
+}
+
 std::unique_ptr<TraceInstance> newTraceInstance(HelperContext &context, TracefsMountGuard &mount, const char *action, ActionReply *refusal)
 {
     if (auto problem = ensureTracefs(context.tracefsPath, &mount.mounted)) {
@@ -309,6 +318,9 @@ void endOrAbandon(HeldPlaces &places, pid_t pid, std::chrono::milliseconds grace
 
 bool keepOnlyDescriptors(std::initializer_list<int> fds)
 {
+    // The helper blocks SIGTERM and SIGINT to read them from a descriptor
+    // (helpermain.cpp); its children take them as any process does.
+    unblockTerminationSignals();
     // Each goes above the places first, so that putting one at 3 cannot
     // close another that was there.
     constexpr int firstPlace = 3;

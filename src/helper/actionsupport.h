@@ -150,6 +150,10 @@ inline constexpr size_t maxAbandonedChildren = 64;
 // sleep does not), and abandons it, in one of `places`, if it still has not.
 void endOrAbandon(HeldPlaces &places, pid_t pid, std::chrono::milliseconds grace);
 
+// In a forked child: the signals the helper reads from a descriptor
+// (SIGTERM, SIGINT) as any process has them. keepOnlyDescriptors does it.
+void unblockTerminationSignals();
+
 // In a forked child, first: keeps only `fds`, placed at 3, 4, ... in that
 // order, with /dev/null as the standard streams (the helper's may be a pipe
 // someone reads to its end). Nothing else of the helper's stays open, above

@@ -113,6 +113,7 @@ bool startWatcher(const WatchJob &job)
         return false;
     }
     if (child == 0) {
+        unblockTerminationSignals();
         setsid();
         signal(SIGHUP, SIG_IGN);
         const pid_t watcher = fork();

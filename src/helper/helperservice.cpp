@@ -939,6 +939,11 @@ int HelperService::handleCall(sd_bus_message *message, Operation operation)
         auditRefusal(spec.auditName, Caller{}, InvalidArgument);
         return sd_bus_reply_method_errorf(message, errorName(InvalidArgument), "%s", problem.toUtf8().constData());
     }
+    // Stopping at SIGTERM: what comes now is not started (the next
+    // instance the bus starts will take it).
+    if (m_stopping) {
+        return sd_bus_reply_method_errorf(message, errorName(Busy), "The Cachescope helper is stopping; try again in a moment.");
+    }
     // A flood of calls never grows the requests kept, whoever sends them:
     // those waiting for their uid have a bound of their own.
     if (lookingUp() >= m_limits.lookups || placesTaken() >= m_limits.total) {
@@ -1462,6 +1467,7 @@ void HelperService::forget(uint64_t id)
 void HelperService::leave(bool stopWork)
 {
     if (stopWork && !m_leaving) {
+        m_stopping = true;
         std::vector<uint64_t> ids;
         for (const auto &[id, request] : m_requests) {
             ids.push_back(id);

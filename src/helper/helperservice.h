@@ -132,6 +132,7 @@ private:
     std::map<uint64_t, std::shared_ptr<Request>> m_requests;
     QTimer m_idle;
     bool m_leaving = false;
+    bool m_stopping = false; // SIGTERM from outside: new calls are refused
     bool m_nameReleased = false;
     sd_bus_slot *m_releaseSlot = nullptr;
     struct RefusalBudget {

@@ -16,21 +16,6 @@ namespace Cachescope::Cli
 namespace
 {
 
-// Names come from other people's processes (memfd names, commands, paths):
-// in a terminal, none of their control characters is sent as such.
-std::string printable(std::string text)
-{
-    for (size_t i = 0; i < text.size(); ++i) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c < 0x20 || c == 0x7f) {
-            text[i] = '?';
-        } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-            text.replace(i, 2, "?"); // a C1 control (U+0080 to U+009F)
-        }
-    }
-    return text;
-}
-
 std::string processesText(const AccountPart &part)
 {
     std::string text;
@@ -196,7 +181,7 @@ const Table<AccountPart> &partsTable()
                  .help = "who holds it",
                  .value =
                      [](const AccountPart &p) {
-                         std::string text = printable(processesText(p));
+                         std::string text = printableText(processesText(p));
                          if (text.size() > 24) {
                              text = text.substr(0, 21) + "...";
                          }
@@ -208,7 +193,7 @@ const Table<AccountPart> &partsTable()
                  .help = "the folder, file, segment or namespace",
                  .value =
                      [](const AccountPart &p) {
-                         const std::string text = printable(whatText(p));
+                         const std::string text = printableText(whatText(p));
                          return textCell(isValidUtf8(text) ? text : toDisplayUtf8(text));
                      }},
             },
@@ -221,7 +206,7 @@ const Table<AccountPart> &partsTable()
         .linesBelow =
             [](std::string &out, const AccountPart &p) {
                 if (p.hidden) {
-                    out += "    hidden: " + printable(p.hiddenReason) + '\n';
+                    out += "    hidden: " + printableText(p.hiddenReason) + '\n';
                 }
             },
     };

@@ -27,18 +27,6 @@ namespace Cachescope::Cli
 namespace
 {
 
-// Names come from other people's processes and files: in a terminal, none
-// of their control characters is sent as such.
-std::string printable(std::string text)
-{
-    for (char &c : text) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-            c = '?';
-        }
-    }
-    return text;
-}
-
 uint64_t bytesOf(uint64_t pages)
 {
     return pages * pageSize();
@@ -182,9 +170,9 @@ const Table<Activity::ProcessActivity> &processTable()
                              .format = Format::Text,
                              .help = "the command, its application where its cgroup names one",
                              .value = [](const Activity::ProcessActivity &p) {
-                                 std::string text = p.command.empty() ? std::string("(ended)") : printable(p.command);
+                                 std::string text = p.command.empty() ? std::string("(ended)") : printableText(p.command);
                                  if (!p.application.empty()) {
-                                     text += " (" + printable(p.application) + ')';
+                                     text += " (" + printableText(p.application) + ')';
                                  }
                                  return textCell(text);
                              }});
@@ -246,11 +234,11 @@ const Table<Activity::FileActivity> &fileTable()
                              .help = "its path, or device and inode where it could not be named",
                              .value = [](const Activity::FileActivity &f) {
                                  if (!f.path.empty()) {
-                                     const std::string text = printable(f.path);
+                                     const std::string text = printableText(f.path);
                                      return textCell(isValidUtf8(text) ? text : toDisplayUtf8(text));
                                  }
-                                 const std::string device =
-                                     f.key.device ? std::to_string(major(f.key.device)) + ':' + std::to_string(minor(f.key.device)) : printable(f.deviceName);
+                                 const std::string device = f.key.device ? std::to_string(major(f.key.device)) + ':' + std::to_string(minor(f.key.device))
+                                                                         : printableText(f.deviceName);
                                  return textCell("inode " + std::to_string(f.key.inode) + " on " + device);
                              }});
         return t;
@@ -434,7 +422,7 @@ const Table<Activity::GroupActivity> &groupTable()
                  .help = "the application, service or cgroup",
                  .value =
                      [](const Activity::GroupActivity &g) {
-                         return textCell(printable(g.name));
+                         return textCell(printableText(g.name));
                      }},
             },
     };
@@ -493,7 +481,7 @@ const Table<Activity::ProcessIo> &ioTable()
                  .format = Format::Text,
                  .value =
                      [](const Activity::ProcessIo &p) {
-                         return textCell(printable(p.command));
+                         return textCell(printableText(p.command));
                      }},
             },
     };

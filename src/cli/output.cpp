@@ -183,4 +183,17 @@ std::string padRight(std::string_view text, size_t width)
     return padded;
 }
 
+std::string printableText(std::string text)
+{
+    for (size_t i = 0; i < text.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) {
+            text[i] = '?';
+        } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 && static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+            text.replace(i, 2, "?"); // a C1 control (U+0080 to U+009F)
+        }
+    }
+    return text;
+}
+
 } // namespace Cachescope::Cli

@@ -87,6 +87,10 @@ void appendJsonBool(std::string &json, std::string_view key, bool value);
 void appendJsonText(std::string &json, std::string_view key, std::string_view text); // any bytes, shown as UTF-8
 
 // Right-aligns text in width columns (UTF-8 aware enough for our cells: counts code points).
+// Text that comes from other people (commands, memfd names, paths) as a
+// terminal may show it: C0 and C1 control characters (U+0080 to U+009F as
+// UTF-8) become '?', so that none is sent as such.
+[[nodiscard]] std::string printableText(std::string text);
 [[nodiscard]] std::string padLeft(std::string_view text, size_t width);
 [[nodiscard]] std::string padRight(std::string_view text, size_t width);
 

@@ -371,24 +371,6 @@ std::string commandOf(const std::string &procRoot, int pid)
     return *comm;
 }
 
-std::vector<int> processIds(const std::string &procRoot)
-{
-    std::vector<int> pids;
-    DIR *dir = opendir(procRoot.c_str());
-    if (!dir) {
-        return pids;
-    }
-    while (const dirent *entry = readdir(dir)) {
-        int pid = 0;
-        if (numberOf(std::string_view(entry->d_name), pid) && pid > 0) {
-            pids.push_back(pid);
-        }
-    }
-    closedir(dir);
-    std::sort(pids.begin(), pids.end());
-    return pids;
-}
-
 // path below the folder `at` (O_PATH): openat2 with `resolve` and no
 // symbolic or magic link on the way. Invalid where it cannot (or no openat2).
 UniqueFd openBeneath(int at, const std::string &path, uint64_t resolve)

@@ -6,12 +6,15 @@
 #include "format.h"
 #include "uniquefd.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <limits>
 
@@ -119,6 +122,26 @@ std::optional<Result> readAndParse(const std::string &procRoot, const char *name
 }
 
 } // namespace
+
+std::vector<int> processIds(const std::string &procRoot)
+{
+    std::vector<int> pids;
+    DIR *dir = opendir(procRoot.c_str());
+    if (!dir) {
+        return pids;
+    }
+    while (const dirent *entry = readdir(dir)) {
+        const std::string_view name = entry->d_name;
+        int pid = 0;
+        const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
+        if (error == std::errc() && end == name.data() + name.size() && pid > 0) {
+            pids.push_back(pid);
+        }
+    }
+    closedir(dir);
+    std::sort(pids.begin(), pids.end());
+    return pids;
+}
 
 std::string_view trimmedText(std::string_view text)
 {

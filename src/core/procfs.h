@@ -57,6 +57,9 @@ void forEachLine(std::string_view text, Visit visit)
     }
 }
 
+// The pids of a /proc's process folders, in order; empty when it cannot be read.
+[[nodiscard]] std::vector<int> processIds(const std::string &procRoot);
+
 // text without the spaces, tabs and line ends at either end.
 [[nodiscard]] std::string_view trimmedText(std::string_view text);
 

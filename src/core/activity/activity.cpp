@@ -387,7 +387,8 @@ void addInto(Interval &totals, const Interval &interval, size_t limit)
             continue;
         }
         add(found->figures, process.figures);
-        if (found->command.empty()) {
+        // The latest names: the process may have execed meanwhile.
+        if (!process.command.empty()) {
             found->command = process.command;
             found->uid = process.uid;
             found->cgroup = process.cgroup;
@@ -445,24 +446,15 @@ void addInto(Interval &totals, const Interval &interval, size_t limit)
 std::set<int32_t> kswapdPids(const std::string &procRoot)
 {
     std::set<int32_t> pids;
-    DIR *directory = opendir(procRoot.c_str());
-    if (!directory) {
-        return pids;
-    }
-    while (const dirent *entry = readdir(directory)) {
-        int32_t pid = 0;
-        const std::string_view name = entry->d_name;
-        const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
-        if (error != std::errc() || end != name.data() + name.size() || pid <= 0) {
-            continue;
-        }
-        const std::optional<std::string> command = firstLine(procRoot + "/" + std::string(name) + "/comm");
+    for (const int pid : processIds(procRoot)) {
+        const std::string name = std::to_string(pid);
+        const std::optional<std::string> command = firstLine(procRoot + "/" + name + "/comm");
         if (!command || command->rfind("kswapd", 0) != 0) {
             continue;
         }
         // Any process may call itself kswapd0 (PR_SET_NAME): only the
         // kernel's thread counts (PF_KTHREAD in stat's flags, field 9).
-        const std::optional<std::string> stat = readProcFile(procRoot + "/" + std::string(name) + "/stat");
+        const std::optional<std::string> stat = readProcFile(procRoot + "/" + name + "/stat");
         const size_t close = stat ? stat->rfind(')') : std::string::npos;
         if (close == std::string::npos) {
             continue;
@@ -474,7 +466,6 @@ std::set<int32_t> kswapdPids(const std::string &procRoot)
             pids.insert(pid);
         }
     }
-    closedir(directory);
     return pids;
 }
 
@@ -640,9 +631,12 @@ void Namer::nameNew(const Aggregator::NewEntries &entries)
 void Namer::apply(Interval &interval)
 {
     for (ProcessActivity &process : interval.processes) {
+        // Named again where it still runs: it may have execed since it was
+        // first seen (a forked child's events before its exec came under
+        // its parent's command). Ended ones keep the names they had.
         auto found = m_processes.find(process.pid);
-        if (found == m_processes.end() || found->second.command.empty()) {
-            found = m_processes.insert_or_assign(process.pid, namesOf(process.pid)).first;
+        if (ProcessNames now = namesOf(process.pid); !now.command.empty() || found == m_processes.end()) {
+            found = m_processes.insert_or_assign(process.pid, std::move(now)).first;
         }
         process.command = found->second.command;
         process.uid = found->second.uid;

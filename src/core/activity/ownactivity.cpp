@@ -82,18 +82,8 @@ OwnActivitySampler::OwnActivitySampler(std::string procRoot, int64_t uid, std::s
 std::map<int32_t, OwnActivitySampler::ProcessSample> OwnActivitySampler::readProcesses(uint64_t *unreadable) const
 {
     std::map<int32_t, ProcessSample> processes;
-    DIR *directory = opendir(m_procRoot.c_str());
-    if (!directory) {
-        return processes;
-    }
-    while (const dirent *entry = readdir(directory)) {
-        int32_t pid = 0;
-        const std::string_view name = entry->d_name;
-        const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
-        if (error != std::errc() || end != name.data() + name.size() || pid <= 0) {
-            continue;
-        }
-        const std::string folder = m_procRoot + "/" + std::string(name);
+    for (const int pid : processIds(m_procRoot)) {
+        const std::string folder = m_procRoot + "/" + std::to_string(pid);
         const std::optional<std::string> status = readProcFile(folder + "/status");
         const size_t uidLine = status ? status->find("\nUid:") : std::string::npos;
         if (uidLine == std::string::npos || std::strtoll(status->c_str() + uidLine + 5, nullptr, 10) != m_uid) {
@@ -116,7 +106,6 @@ std::map<int32_t, OwnActivitySampler::ProcessSample> OwnActivitySampler::readPro
         }
         processes.emplace(pid, std::move(sample));
     }
-    closedir(directory);
     return processes;
 }
 

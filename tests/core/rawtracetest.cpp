@@ -931,6 +931,25 @@ private Q_SLOTS:
         QVERIFY2(!parsed.result.malformed, parsed.result.error.c_str());
         QCOMPARE(parsed.result.missedCount, uint64_t(0xfffffffe));
         QCOMPARE(parsed.data, (std::vector<std::vector<uint8_t>>{pattern(4, 1)}));
+
+        // As a 64-bit kernel writes the flags: its int (1 << 31) added to
+        // the long commit sign-extends into the upper half (seen on 6.18
+        // when a small buffer overflowed: 0xffffffff00000fd0 and the like).
+        PageBuilder extended(10);
+        extended.record(1, pattern(4, 1)).record(2, pattern(8, 2)).storeMissed(9).commit(0xffffffff00000000ULL | missedEventsFlag | missedStoredFlag);
+        parsed = parse(extended.page());
+        QVERIFY2(!parsed.result.malformed, parsed.result.error.c_str());
+        QVERIFY(parsed.result.missedEvents);
+        QCOMPARE(parsed.result.missedCount, uint64_t(9));
+        QCOMPARE(parsed.result.records, size_t(2));
+
+        // The flag added twice: bit 31 carried out, only the upper half says it.
+        PageBuilder carried(10);
+        carried.record(1, pattern(4, 1)).commit(0xffffffff00000000ULL);
+        parsed = parse(carried.page());
+        QVERIFY2(!parsed.result.malformed, parsed.result.error.c_str());
+        QVERIFY(parsed.result.missedEvents);
+        QCOMPARE(parsed.result.records, size_t(1));
     }
 
     void takesAnEmptyPage()
@@ -1014,8 +1033,10 @@ private Q_SLOTS:
         }
         {
             PageBuilder builder(0);
-            builder.record(1, pattern(4, 1)).commitLength(uint64_t(1) << 32);
-            row("a commit with high bits", builder.page(), 0, "says 4294967296 bytes of data");
+            // The upper half is the flags' sign extension (reportsMissedEvents):
+            // the length is the low half's, here too long.
+            builder.record(1, pattern(4, 1)).commitLength((uint64_t(1) << 32) | 5000);
+            row("a commit with high bits", builder.page(), 0, "says 5000 bytes of data");
         }
         {
             PageBuilder builder(0);

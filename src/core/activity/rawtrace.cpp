@@ -479,9 +479,15 @@ PageResult parsePage(std::span<const uint8_t> page, const PageLayout &layout, co
     }
     const uint8_t *const data = page.data() + layout.dataOffset;
     const uint64_t room = page.size() - layout.dataOffset;
-    const uint64_t commit = loadUnsigned(page.data() + layout.commitOffset, layout.commitSize);
+    // The flags go into commit as the kernel's int (1 << 31), which a
+    // 64-bit local_t takes sign-extended: the length and the flags are in
+    // the low 32 bits (as libtraceevent's kbuffer reads them), and anything
+    // above them also says events were missed (added twice, bit 31 carries
+    // out: seen on 6.18 as 0xffffffff00000fd0).
+    const uint64_t fullCommit = loadUnsigned(page.data() + layout.commitOffset, layout.commitSize);
+    const uint64_t commit = fullCommit & 0xffffffffULL;
     const uint64_t length = commit & ~(missedEventsFlag | missedStoredFlag);
-    result.missedEvents = (commit & missedEventsFlag) != 0;
+    result.missedEvents = (commit & missedEventsFlag) != 0 || (fullCommit >> 32) != 0;
     if (length > room) {
         return stop("The commit at byte " + std::to_string(layout.commitOffset) + " says " + std::to_string(length) + " bytes of data, more than the "
                     + std::to_string(room) + " the page has.");

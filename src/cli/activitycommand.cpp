@@ -59,7 +59,7 @@ std::vector<Column<Row>> figureColumns()
          .key = "reclaimed_bytes",
          .width = 10,
          .format = Format::Bytes,
-         .help = "removed by reclaim: kswapd, or a process short of memory (direct reclaim)",
+         .help = "removed by reclaim: kswapd or kdamond, or a process short of memory or at its cgroup's limit",
          .value =
              [](const Row &row) {
                  return countCell(bytesOf(row.figures.reclaimedPages));
@@ -146,8 +146,11 @@ const Table<Activity::ProcessActivity> &processTable()
                                  [](const Activity::ProcessActivity &p) {
                                      return !p.application.empty();
                                  }});
-        t.columns.push_back({.key = "kswapd", .format = Format::Bool, .help = "the kernel's reclaim thread", .value = [](const Activity::ProcessActivity &p) {
-                                 return boolCell(p.kswapd);
+        t.columns.push_back({.key = "reclaim_thread",
+                             .format = Format::Bool,
+                             .help = "one of the kernel's reclaim threads: kswapd, or kdamond (DAMON's proactive reclaim)",
+                             .value = [](const Activity::ProcessActivity &p) {
+                                 return boolCell(p.reclaimThread);
                              }});
         t.columns.push_back({.key = "pushed_out",
                              .format = Format::Json,
@@ -666,7 +669,7 @@ Command activityCommand()
              "who fills the page cache right now: pages brought in, evicted and dirtied, by process and by file",
              "Watches the kernel's page-cache events of the whole system (every\n"
              "user's) and prints, each interval, the processes and the files that\n"
-             "brought pages into the cache, evicted them (by reclaim: kswapd or a\n"
+             "brought pages into the cache, evicted them (by reclaim: kswapd, kdamond or a\n"
              "process short of memory; or dropped otherwise: truncation, fadvise,\n"
              "drop_caches) and dirtied them, the most active first. The events are\n"
              "counted by the privileged helper (polkit asks for the administrator's\n"

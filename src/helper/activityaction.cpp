@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 
@@ -78,6 +79,7 @@ struct RawReader {
                 // page's missed count is the same events again.
                 if (result.malformed) {
                     ++malformed;
+                    qCDebug(CACHESCOPE_HELPER) << "activity: a malformed trace page:" << QString::fromStdString(result.error);
                 }
             }
         }
@@ -119,7 +121,7 @@ ActionReply activityAction(const QVariantMap &args, const Caller &caller, Helper
     const std::string initialProc = initialProcRoot(context);
     std::string error;
     std::vector<bool> present;
-    if (auto problem = instance->configure(0, activityBufferKiBPerCpu, Activity::eventNames(), false, &present)) {
+    if (auto problem = instance->configure(0, std::min(context.activityBufferKiB, activityBufferKiBPerCpu), Activity::eventNames(), false, &present)) {
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(*problem)));
     }
     if (present.size() < 2 || !present[0] || !present[1]) {
@@ -159,7 +161,7 @@ ActionReply activityAction(const QVariantMap &args, const Caller &caller, Helper
     if (pipes.empty()) {
         return finish(context, action, caller, target, refuse(SystemFailure, QString::fromStdString(error)));
     }
-    Activity::Aggregator aggregator(Activity::kswapdPids(initialProc));
+    Activity::Aggregator aggregator(Activity::reclaimThreadPids(initialProc));
     Activity::Namer namer(initialProc);
     RawReader reader{pipes, *layout, formats, aggregator};
     if (!instance->setTracing(true)) {

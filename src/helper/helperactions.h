@@ -141,6 +141,9 @@ struct HelperContext {
     // Tests only: a lower cap on the events a trace keeps (never above
     // HelperProtocol::maxTraceEvents).
     size_t traceEventLimit = HelperProtocol::maxTraceEvents;
+    // Tests only: a smaller ring buffer for the activity's instance (never
+    // above HelperProtocol::activityBufferKiBPerCpu), so that events are lost.
+    unsigned activityBufferKiB = HelperProtocol::activityBufferKiBPerCpu;
     // docs/helper-security.md rule 17: where the cgroup hierarchies are
     // (the memory controller is found under it, memorycgroup.h), and how
     // old an empty run cgroup must be before contain takes it for a killed

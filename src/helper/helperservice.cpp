@@ -366,7 +366,7 @@ int appendActivity(sd_bus_message *signal, const Activity::Interval &interval)
             r = bytes(process.application);
         }
         if (r >= 0) {
-            r = sd_bus_message_append(signal, "b", int(process.kswapd));
+            r = sd_bus_message_append(signal, "b", int(process.reclaimThread));
         }
         if (r >= 0) {
             r = figures(process.figures);

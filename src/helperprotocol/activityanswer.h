@@ -73,7 +73,8 @@ inline bool readText(QDataStream &in, std::string &value)
     out << quint32(processes);
     for (qsizetype i = 0; i < processes; ++i) {
         const Activity::ProcessActivity &process = interval.processes[size_t(i)];
-        out << qint32(process.pid) << text(process.command) << qint64(process.uid) << text(process.cgroup) << text(process.application) << process.kswapd;
+        out << qint32(process.pid) << text(process.command) << qint64(process.uid) << text(process.cgroup) << text(process.application)
+            << process.reclaimThread;
         write(out, process.figures);
         const qsizetype pushed = std::min<qsizetype>(qsizetype(process.pushedOut.size()), maxActivityPushedOut);
         out << quint32(pushed);
@@ -128,7 +129,7 @@ inline bool readText(QDataStream &in, std::string &value)
         if (!readText(in, process.cgroup) || !readText(in, process.application)) {
             return std::nullopt;
         }
-        in >> process.kswapd;
+        in >> process.reclaimThread;
         read(in, process.figures);
         quint32 pushed = 0;
         in >> pushed;

@@ -424,9 +424,9 @@ std::optional<Activity::Interval> activityOf(const QDBusMessage &message, QStrin
         int pid = 0;
         qlonglong uid = -1;
         QByteArray command, cgroup, application;
-        bool kswapd = false;
+        bool reclaimThread = false;
         processes.beginStructure();
-        processes >> pid >> command >> uid >> cgroup >> application >> kswapd;
+        processes >> pid >> command >> uid >> cgroup >> application >> reclaimThread;
         process.figures = figures(processes);
         processes.beginArray();
         while (!processes.atEnd()) {
@@ -447,7 +447,7 @@ std::optional<Activity::Interval> activityOf(const QDBusMessage &message, QStrin
         process.command = text(command);
         process.cgroup = text(cgroup);
         process.application = text(application);
-        process.kswapd = kswapd;
+        process.reclaimThread = reclaimThread;
         interval.processes.push_back(std::move(process));
     }
     processes.endArray();

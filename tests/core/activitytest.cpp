@@ -71,7 +71,7 @@ private Q_SLOTS:
         const ProcessActivity *kswapd = processOf(interval, 7);
         const ProcessActivity *task = processOf(interval, 42);
         QVERIFY(kswapd && task);
-        QVERIFY(kswapd->kswapd);
+        QVERIFY(kswapd->reclaimThread);
         QCOMPARE(kswapd->figures.reclaimedPages, uint64_t(4));
         QCOMPARE(task->figures.reclaimedPages, uint64_t(8));
         QCOMPARE(task->figures.droppedPages, uint64_t(2));

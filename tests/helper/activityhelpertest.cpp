@@ -274,12 +274,15 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(fileEntry->path), QString::fromStdString(cold));
         QCOMPARE(fileEntry->figures.addedPages, coldPages);
         QCOMPARE(fileEntry->topAdder, *readerPid);
-        // The eviction: every page the read brought in went again,
-        // dropped (fadvise), not reclaimed.
-        QVERIFY2(fileEntry->figures.droppedPages >= coldPages - 64, qPrintable(QString::number(fileEntry->figures.droppedPages)));
-        QCOMPARE(fileEntry->figures.reclaimedPages, uint64_t(0));
+        // The eviction: every page the read brought in went again, dropped
+        // by this process (fadvise); a few may have gone before it to the
+        // machine's DAMON (kdamond: reclaimed, as kswapd's would be).
+        QVERIFY2(fileEntry->figures.evictedPages() >= coldPages - 64, qPrintable(QString::number(fileEntry->figures.evictedPages())));
         const Activity::ProcessActivity *evictor = processOf(*totals, *selfPid);
-        QVERIFY2(evictor && evictor->figures.droppedPages >= coldPages - 64, "this process is not listed with the eviction");
+        QVERIFY2(evictor, "this process is not listed with the eviction");
+        QVERIFY2(evictor->figures.droppedPages + fileEntry->figures.reclaimedPages >= coldPages - 64,
+                 qPrintable(QString::number(evictor->figures.droppedPages)));
+        QVERIFY2(fileEntry->figures.reclaimedPages < coldPages / 8, qPrintable(QString::number(fileEntry->figures.reclaimedPages)));
 
         const Activity::ProcessActivity *writerEntry = processOf(*totals, *writerPid);
         QVERIFY2(writerEntry, "the writer is not listed");
@@ -362,14 +365,62 @@ private Q_SLOTS:
         const auto reclaimer = std::find_if(totals->processes.begin(), totals->processes.end(), [&](const Activity::ProcessActivity &process) {
             return process.command == "dd" && process.figures.reclaimedPages > 0;
         });
+        if (reclaimer == totals->processes.end()) {
+            for (const Activity::ProcessActivity &process : totals->processes) {
+                qWarning("pid %d %s added %llu reclaimed %llu dropped %llu",
+                         process.pid,
+                         process.command.c_str(),
+                         (unsigned long long)process.figures.addedPages,
+                         (unsigned long long)process.figures.reclaimedPages,
+                         (unsigned long long)process.figures.droppedPages);
+            }
+        }
         QVERIFY2(reclaimer != totals->processes.end(), "the reader is not named as a reclaimer");
-        QVERIFY(!reclaimer->kswapd);
+        QVERIFY(!reclaimer->reclaimThread);
         const bool pushedOut = std::any_of(reclaimer->pushedOut.begin(), reclaimer->pushedOut.end(), [&](const auto &entry) {
             return entry.first.device == uint64_t(coldStat.st_dev) && entry.first.inode == uint64_t(coldStat.st_ino);
         });
         QVERIFY2(pushedOut, "the file is not among what the reader pushed out");
         QVERIFY(cachescopeInstances().isEmpty());
         unlink(cold.c_str());
+    }
+
+    // Events the kernel's buffer could not keep are counted, never dropped
+    // silently: with a buffer of 8 KiB a CPU, 4,000 small files read at
+    // once overflow it between two reads.
+    void lostEventsAreCounted()
+    {
+        const std::string folder = m_dir + "/many";
+        std::filesystem::remove_all(folder);
+        QVERIFY(std::filesystem::create_directories(folder));
+        for (int i = 0; i < 4000; ++i) {
+            const std::string path = folder + "/" + std::to_string(i);
+            const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            QVERIFY(fd >= 0 && write(fd, "x", 1) == 1);
+            close(fd);
+        }
+        sync();
+        for (int i = 0; i < 4000; ++i) {
+            TestUtil::evictRaw(folder + "/" + std::to_string(i));
+        }
+        m_context.activityBufferKiB = 8;
+        bool read = false;
+        const ActionReply reply = activity(3, 1000, [&] {
+            if (!read) {
+                read = true;
+                for (int i = 0; i < 4000; ++i) {
+                    readWhole(folder + "/" + std::to_string(i));
+                }
+            }
+        });
+        m_context.activityBufferKiB = activityBufferKiBPerCpu;
+        QVERIFY2(reply.succeeded(), qPrintable(reply.errorDescription()));
+        const std::optional<Activity::Interval> totals = parseActivity(reply.data().value(QString(replyActivity)).toByteArray());
+        QVERIFY(totals);
+        QVERIFY2(totals->lostEvents > 0, "4,000 reads into 8 KiB a CPU lost nothing: the test proves nothing");
+        QVERIFY2(m_log.front().contains(QLatin1String(",lost=")) && !m_log.front().contains(QLatin1String(",lost=0,")), qPrintable(m_log.front()));
+        QVERIFY(cachescopeInstances().isEmpty());
+        std::filesystem::remove_all(folder);
     }
 
     // The deadline ends a run with its totals; the instance is gone.

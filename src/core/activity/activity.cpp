@@ -137,6 +137,7 @@ const std::vector<std::string> &eventNames()
         "vmscan/mm_vmscan_direct_reclaim_end",
         "vmscan/mm_vmscan_memcg_reclaim_begin",
         "vmscan/mm_vmscan_memcg_reclaim_end",
+        "task/task_rename",
     };
     return names;
 }
@@ -207,6 +208,21 @@ std::optional<Event> decode(const RawTrace::Record &record, const Formats &forma
         }
         return event;
     }
+    if (formats.renamed && type == formats.renamed->id) {
+        // The task renamed is the one the event names (pid), which is the
+        // current task at an exec.
+        const RawTrace::Field *pid = formats.renamed->field("pid");
+        const RawTrace::Field *command = formats.renamed->field("newcomm");
+        const std::optional<int64_t> pidValue = pid ? RawTrace::readSigned(record.data, *pid) : std::nullopt;
+        std::optional<std::string> commandValue = command ? RawTrace::readString(record.data, *command) : std::nullopt;
+        if (!pidValue || !commandValue || *pidValue <= 0 || *pidValue > INT32_MAX) {
+            return std::nullopt;
+        }
+        event.kind = EventKind::Renamed;
+        event.pid = int32_t(*pidValue);
+        event.deviceName = std::move(*commandValue);
+        return event;
+    }
     for (const auto &[format, kind] : {std::pair{&formats.reclaimBegin, EventKind::ReclaimBegin},
                                        std::pair{&formats.reclaimEnd, EventKind::ReclaimEnd},
                                        std::pair{&formats.cgroupReclaimBegin, EventKind::ReclaimBegin},
@@ -224,8 +240,8 @@ std::optional<Event> decode(const RawTrace::Record &record, const Formats &forma
     return std::nullopt;
 }
 
-Aggregator::Aggregator(std::set<int32_t> kswapdPids)
-    : m_kswapd(std::move(kswapdPids))
+Aggregator::Aggregator(std::set<int32_t> reclaimThreads)
+    : m_reclaimThreads(std::move(reclaimThreads))
 {
 }
 
@@ -240,11 +256,17 @@ void Aggregator::take(const Event &event)
     case EventKind::ReclaimEnd:
         m_inDirectReclaim.erase(event.pid);
         return;
+    case EventKind::Renamed:
+        if (m_commands.size() >= maxCommands && !m_commands.contains(event.pid)) {
+            m_commands.clear();
+        }
+        m_commands[event.pid] = event.deviceName;
+        return;
     default:
         break;
     }
     Figures figures;
-    const bool reclaiming = m_kswapd.contains(event.pid) || m_inDirectReclaim.contains(event.pid);
+    const bool reclaiming = m_reclaimThreads.contains(event.pid) || m_inDirectReclaim.contains(event.pid);
     switch (event.kind) {
     case EventKind::Added:
         figures.addedPages = event.pages;
@@ -323,7 +345,11 @@ Interval Aggregator::interval(size_t limit, double seconds) const
         const ProcessEntry &entry = m_processes.at(pid);
         ProcessActivity process;
         process.pid = pid;
-        process.kswapd = m_kswapd.contains(pid);
+        process.reclaimThread = m_reclaimThreads.contains(pid);
+        // The command its exec gave it, until /proc names it (Namer).
+        if (const auto command = m_commands.find(pid); command != m_commands.end()) {
+            process.command = command->second;
+        }
         process.figures = entry.figures;
         std::vector<std::pair<FileKey, uint64_t>> pushed(entry.evicted.begin(), entry.evicted.end());
         std::sort(pushed.begin(), pushed.end(), [](const auto &a, const auto &b) {
@@ -443,17 +469,17 @@ void addInto(Interval &totals, const Interval &interval, size_t limit)
     totals.otherFiles = minus(totals.all, shown);
 }
 
-std::set<int32_t> kswapdPids(const std::string &procRoot)
+std::set<int32_t> reclaimThreadPids(const std::string &procRoot)
 {
     std::set<int32_t> pids;
     for (const int pid : processIds(procRoot)) {
         const std::string name = std::to_string(pid);
         const std::optional<std::string> command = firstLine(procRoot + "/" + name + "/comm");
-        if (!command || command->rfind("kswapd", 0) != 0) {
+        if (!command || (command->rfind("kswapd", 0) != 0 && command->rfind("kdamond.", 0) != 0)) {
             continue;
         }
         // Any process may call itself kswapd0 (PR_SET_NAME): only the
-        // kernel's thread counts (PF_KTHREAD in stat's flags, field 9).
+        // kernel's threads count (PF_KTHREAD in stat's flags, field 9).
         const std::optional<std::string> stat = readProcFile(procRoot + "/" + name + "/stat");
         const size_t close = stat ? stat->rfind(')') : std::string::npos;
         if (close == std::string::npos) {
@@ -616,7 +642,9 @@ void Namer::nameNew(const Aggregator::NewEntries &entries)
     for (const int32_t pid : entries.pids) {
         if (m_processes.size() < Aggregator::maxTracked && namesLeft > 0) {
             --namesLeft;
-            m_processes[pid] = namesOf(pid);
+            if (ProcessNames names = namesOf(pid); !names.command.empty()) {
+                m_processes[pid] = std::move(names);
+            }
         }
     }
     std::map<int32_t, std::set<FileKey>> wanted;
@@ -635,8 +663,11 @@ void Namer::apply(Interval &interval)
         // first seen (a forked child's events before its exec came under
         // its parent's command). Ended ones keep the names they had.
         auto found = m_processes.find(process.pid);
-        if (ProcessNames now = namesOf(process.pid); !now.command.empty() || found == m_processes.end()) {
+        if (ProcessNames now = namesOf(process.pid); !now.command.empty()) {
             found = m_processes.insert_or_assign(process.pid, std::move(now)).first;
+        }
+        if (found == m_processes.end()) {
+            continue; // ended before /proc could name it: task_rename's command, if any
         }
         process.command = found->second.command;
         process.uid = found->second.uid;

@@ -23,9 +23,10 @@ namespace Cachescope::Activity
 
 // The events read, as "<system>/<event>": the first two are needed
 // (without page additions and removals nothing is measured), dirtied pages
-// come third, and the reclaim pairs (direct reclaim of a process short of
+// come third, the reclaim pairs (direct reclaim of a process short of
 // memory, and reclaim in a memory cgroup at its limit) tell reclaim from
-// other removals.
+// other removals, and task_rename gives a process its command at its exec,
+// so that one that has ended before /proc could be read is still named.
 [[nodiscard]] const std::vector<std::string> &eventNames();
 
 // The formats of eventNames(), as the running kernel describes them; an
@@ -38,10 +39,11 @@ struct Formats {
     std::optional<RawTrace::EventFormat> reclaimEnd;
     std::optional<RawTrace::EventFormat> cgroupReclaimBegin;
     std::optional<RawTrace::EventFormat> cgroupReclaimEnd;
+    std::optional<RawTrace::EventFormat> renamed;
     // In eventNames() order.
     [[nodiscard]] std::vector<std::optional<RawTrace::EventFormat> *> all()
     {
-        return {&added, &removed, &dirtied, &reclaimBegin, &reclaimEnd, &cgroupReclaimBegin, &cgroupReclaimEnd};
+        return {&added, &removed, &dirtied, &reclaimBegin, &reclaimEnd, &cgroupReclaimBegin, &cgroupReclaimEnd, &renamed};
     }
 };
 
@@ -50,7 +52,8 @@ enum class EventKind {
     Removed,
     Dirtied,
     ReclaimBegin,
-    ReclaimEnd
+    ReclaimEnd,
+    Renamed, // task_rename: an exec (or PR_SET_NAME) gave pid the command in deviceName
 };
 
 // One decoded event. device is the user-space dev_t (makedev) of the
@@ -78,7 +81,7 @@ struct FileKey {
     auto operator<=>(const FileKey &) const = default;
 };
 
-// Pages removed from the cache are evicted: by reclaim (kswapd, or a
+// Pages removed from the cache are evicted: by reclaim (kswapd or kdamond, or a
 // process in direct reclaim) or dropped otherwise (truncation,
 // invalidation, drop_caches, fadvise).
 struct Figures {
@@ -97,7 +100,7 @@ struct Figures {
 };
 
 // A process's figures: pages added and dirtied in its context, and pages
-// removed in its context (reclaimed when it was reclaiming: kswapd, or a
+// removed in its context (reclaimed when it was reclaiming: kswapd or kdamond, or a
 // process in direct reclaim; dropped otherwise). pushedOut: the files whose
 // pages it reclaimed, the most first.
 struct ProcessActivity {
@@ -106,7 +109,7 @@ struct ProcessActivity {
     int64_t uid = -1; // -1: the process ended before it could be named
     std::string cgroup;
     std::string application; // desktop file id where the cgroup names one
-    bool kswapd = false;
+    bool reclaimThread = false; // kswapd or kdamond: one of the kernel's reclaim threads
     Figures figures;
     std::vector<std::pair<FileKey, uint64_t>> pushedOut;
 };
@@ -133,7 +136,7 @@ struct Interval {
     uint64_t undecoded = 0; // records of none of the events (never expected)
 };
 
-// Adds events up. Removals are evictions when the removing task is a kswapd
+// Adds events up. Removals are evictions when the removing task is a reclaim
 // thread or between its own direct-reclaim begin and end events. A dirtied
 // folio counts the pages of the folio added at its index this interval, one
 // page otherwise (the event does not give its size). Bounded:
@@ -146,7 +149,10 @@ public:
     // The entries below processes and files (files a process pushed out,
     // processes that brought a file in), all together, an interval.
     static constexpr size_t maxNested = 262144;
-    explicit Aggregator(std::set<int32_t> kswapdPids = {});
+    // Commands from task_rename kept for processes not yet seen otherwise
+    // (an exec comes before the reads): forgotten past this many.
+    static constexpr size_t maxCommands = 65536;
+    explicit Aggregator(std::set<int32_t> reclaimThreads = {});
     void take(const Event &event);
     void addLost(uint64_t lost)
     {
@@ -166,9 +172,9 @@ public:
     // is right); the aggregator starts again when reset.
     [[nodiscard]] Interval interval(size_t limit, double seconds) const;
     void reset();
-    [[nodiscard]] const std::set<int32_t> &kswapdPids() const
+    [[nodiscard]] const std::set<int32_t> &reclaimThreadPids() const
     {
-        return m_kswapd;
+        return m_reclaimThreads;
     }
     // The processes and files first seen since the last call (a file with
     // the process that brought its first pages in), so that they are named
@@ -190,7 +196,7 @@ private:
         std::string deviceName;
         std::map<int32_t, uint64_t> adders;
     };
-    std::set<int32_t> m_kswapd;
+    std::set<int32_t> m_reclaimThreads;
     std::set<int32_t> m_inDirectReclaim;
     // The size of large folios added this interval, by file and first
     // index: a dirtied folio's event names only its index, and most pages
@@ -198,6 +204,7 @@ private:
     std::map<std::pair<FileKey, uint64_t>, uint64_t> m_largeFolios;
     NewEntries m_new;
     size_t m_nested = 0;
+    std::map<int32_t, std::string> m_commands; // task_rename's, by pid
     std::map<int32_t, ProcessEntry> m_processes;
     std::map<FileKey, FileEntry> m_files;
     Figures m_otherProcesses;
@@ -211,8 +218,10 @@ private:
 // merged by pid and by key), keeping at most limit of each.
 void addInto(Interval &totals, const Interval &interval, size_t limit);
 
-// The pids of the kswapd threads, from a /proc (comm "kswapdN").
-[[nodiscard]] std::set<int32_t> kswapdPids(const std::string &procRoot);
+// The pids of the kernel's reclaim threads, from a /proc: kswapdN (reclaim
+// when memory runs low) and kdamond.N (DAMON's proactive reclaim, which
+// pages idle pages out), kernel threads only (PF_KTHREAD).
+[[nodiscard]] std::set<int32_t> reclaimThreadPids(const std::string &procRoot);
 
 // Names processes from a /proc (command, uid, cgroup, application) and
 // files where a process that added their pages holds them open or mapped

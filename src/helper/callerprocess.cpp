@@ -89,9 +89,18 @@ std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const 
     if (errno == ESRCH) {
         return std::nullopt;
     }
-    // Older kernels: "Uid:\t<real>\t<effective>\t<saved>..." of its status;
-    // the pidfd still open and not exited afterwards proves that the pid
-    // still named the same process while it was read.
+    // Older kernels: /proc; the pidfd still open and not exited afterwards
+    // proves that the pid still named the same process while it was read.
+    const std::optional<ProcessCredentials> credentials = credentialsFromProc(pid, procRoot);
+    if (!credentials || processHasExited(pidfd)) {
+        return std::nullopt;
+    }
+    return credentials;
+}
+
+std::optional<ProcessCredentials> credentialsFromProc(long long pid, const std::string &procRoot)
+{
+    // "Uid:\t<real>\t<effective>\t<saved>..." of its status.
     const std::optional<std::string> status = readProcFile(procRoot + "/" + std::to_string(pid) + "/status");
     const size_t line = status ? status->find("\nUid:") : std::string::npos;
     if (line == std::string::npos) {
@@ -103,9 +112,6 @@ std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const 
     credentials.effectiveUid = uint32_t(std::strtoul(next, &next, 10));
     credentials.savedUid = uint32_t(std::strtoul(next, &next, 10));
     credentials.dumpable = dumpableFromProc(pid, procRoot, credentials.effectiveUid);
-    if (processHasExited(pidfd)) {
-        return std::nullopt;
-    }
     return credentials;
 }
 

@@ -41,8 +41,12 @@ struct ProcessCredentials {
 // sandboxed helper), else from <procRoot>/<pid>/status, the pidfd proving
 // afterwards that the pid still named the same process. Its dumpability
 // from the pidfd too (PIDFD_INFO_COREDUMP, Linux 6.16), else from who owns
-// <procRoot>/<pid> (the kernel makes a process that is not dumpable root's
-// there). Nothing when it has ended or cannot be read.
+// <procRoot>/<pid>/stat (the kernel makes a process that is not dumpable
+// root's there). Nothing when it has ended or cannot be read.
 [[nodiscard]] std::optional<ProcessCredentials> credentialsOf(int pidfd, long long pid, const std::string &procRoot);
+// The same from <procRoot>/<pid> alone, for a process named by pid (no
+// pidfd: a traced task the helper learns of from tracefs). Nothing when it
+// has ended. Root's dumpability (effective uid 0) is not known there.
+[[nodiscard]] std::optional<ProcessCredentials> credentialsFromProc(long long pid, const std::string &procRoot);
 
 } // namespace Cachescope::Helper

@@ -108,21 +108,11 @@ enum class TaskStanding {
 
 TaskStanding standingOf(const std::string &initialProc, int64_t pid, uint32_t callerUid)
 {
-    const std::string folder = initialProc + "/" + std::to_string(pid);
-    const std::optional<std::string> status = readProcFile(folder + "/status");
-    const size_t line = status ? status->find("\nUid:") : std::string::npos;
-    if (line == std::string::npos) {
+    const std::optional<ProcessCredentials> credentials = credentialsFromProc(pid, initialProc);
+    if (!credentials) {
         return TaskStanding::Gone;
     }
-    char *next = nullptr;
-    const unsigned long realUid = std::strtoul(status->c_str() + line + 5, &next, 10);
-    const unsigned long effectiveUid = std::strtoul(next, &next, 10);
-    const unsigned long savedUid = std::strtoul(next, &next, 10);
-    struct stat st{};
-    // Not dumpable: the kernel makes its /proc files root's (task_dump_owner;
-    // not the folder, which stays the euid's).
-    const bool dumpable = stat((folder + "/stat").c_str(), &st) == 0 && st.st_uid == effectiveUid;
-    return realUid == callerUid && effectiveUid == callerUid && savedUid == callerUid && dumpable ? TaskStanding::Callers : TaskStanding::NotCallers;
+    return ownedByCaller(*credentials, callerUid) && credentials->dumpable == true ? TaskStanding::Callers : TaskStanding::NotCallers;
 }
 
 // docs/helper-security.md rule 16: the first traced task that is no longer

@@ -123,6 +123,25 @@ std::optional<Result> readAndParse(const std::string &procRoot, const char *name
 
 } // namespace
 
+std::optional<uint64_t> processStatField(std::string_view statText, size_t number)
+{
+    const size_t close = statText.rfind(')');
+    if (close == std::string_view::npos || number < 3) {
+        return std::nullopt;
+    }
+    const std::vector<std::string_view> fields = splitFields(statText.substr(close + 1));
+    if (fields.size() <= number - 3) {
+        return std::nullopt;
+    }
+    const std::string_view field = fields[number - 3];
+    uint64_t value = 0;
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+    if (error != std::errc() || end != field.data() + field.size()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
 std::vector<int> processIds(const std::string &procRoot)
 {
     std::vector<int> pids;

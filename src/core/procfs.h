@@ -57,6 +57,11 @@ void forEachLine(std::string_view text, Visit visit)
     }
 }
 
+// Field `number` (as proc(5) numbers them, 3 or more: 9 flags, 22
+// starttime) of a /proc/PID/stat text, as a number; counted after the last
+// ')', since the command before it may hold spaces and ')'.
+[[nodiscard]] std::optional<uint64_t> processStatField(std::string_view statText, size_t number);
+
 // The pids of a /proc's process folders, in order; empty when it cannot be read.
 [[nodiscard]] std::vector<int> processIds(const std::string &procRoot);
 

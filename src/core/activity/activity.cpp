@@ -481,14 +481,8 @@ std::set<int32_t> reclaimThreadPids(const std::string &procRoot)
         // Any process may call itself kswapd0 (PR_SET_NAME): only the
         // kernel's threads count (PF_KTHREAD in stat's flags, field 9).
         const std::optional<std::string> stat = readProcFile(procRoot + "/" + name + "/stat");
-        const size_t close = stat ? stat->rfind(')') : std::string::npos;
-        if (close == std::string::npos) {
-            continue;
-        }
-        const std::vector<std::string_view> fields = splitFields(std::string_view(*stat).substr(close + 1));
-        uint64_t flags = 0;
         constexpr uint64_t kernelThread = 0x00200000; // PF_KTHREAD
-        if (fields.size() > 6 && std::from_chars(fields[6].data(), fields[6].data() + fields[6].size(), flags).ec == std::errc() && (flags & kernelThread)) {
+        if (const std::optional<uint64_t> flags = stat ? processStatField(*stat, 9) : std::nullopt; flags && (*flags & kernelThread)) {
             pids.insert(pid);
         }
     }

@@ -172,10 +172,6 @@ public:
     // is right); the aggregator starts again when reset.
     [[nodiscard]] Interval interval(size_t limit, double seconds) const;
     void reset();
-    [[nodiscard]] const std::set<int32_t> &reclaimThreadPids() const
-    {
-        return m_reclaimThreads;
-    }
     // The processes and files first seen since the last call (a file with
     // the process that brought its first pages in), so that they are named
     // while they are there: a short-lived reader has ended by the

@@ -18,27 +18,6 @@ namespace Cachescope::Activity
 namespace
 {
 
-std::optional<uint64_t> startTimeOf(const std::string &statText)
-{
-    // The command, in parentheses, may hold spaces and ')': the fields
-    // count from the last ')'.
-    const size_t close = statText.rfind(')');
-    if (close == std::string::npos) {
-        return std::nullopt;
-    }
-    const std::vector<std::string_view> fields = splitFields(std::string_view(statText).substr(close + 1));
-    // Field 22 of stat is the 20th after the command (state is the 3rd).
-    if (fields.size() < 20) {
-        return std::nullopt;
-    }
-    uint64_t value = 0;
-    const std::string_view field = fields[19];
-    if (std::from_chars(field.data(), field.data() + field.size(), value).ec != std::errc()) {
-        return std::nullopt;
-    }
-    return value;
-}
-
 } // namespace
 
 std::optional<IoCounters> parseProcessIo(std::string_view text)
@@ -92,7 +71,7 @@ std::map<int32_t, OwnActivitySampler::ProcessSample> OwnActivitySampler::readPro
         const std::optional<std::string> io = readProcFile(folder + "/io");
         const std::optional<IoCounters> counters = io ? parseProcessIo(*io) : std::nullopt;
         const std::optional<std::string> stat = readProcFile(folder + "/stat");
-        const std::optional<uint64_t> start = stat ? startTimeOf(*stat) : std::nullopt;
+        const std::optional<uint64_t> start = stat ? processStatField(*stat, 22) : std::nullopt; // starttime
         if (!counters || !start) {
             ++*unreadable; // a set-user-ID program of this user's real uid, or ended meanwhile
             continue;

@@ -18,6 +18,7 @@
 #include "privileged.h"
 #include "testutil.h"
 #include "tracecapture.h"
+#include "tracefs.h"
 
 #include <QDir>
 #include <QRandomGenerator>
@@ -582,6 +583,42 @@ private Q_SLOTS:
 
     // An instance of the pattern whose helper is gone is removed at the next
     // trace; one of a live process and one of another name are not touched.
+    // The exec watch's lines: the pid after the kernel's "task_rename:
+    // pid=", whatever the command names around it hold (15 bytes at most,
+    // any byte but NUL: spaces, dashes, a line break); a line of the event
+    // whose pid cannot be read is still known as one (a lost exec).
+    void execWatchLines_data()
+    {
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<bool>("isExec");
+        QTest::addColumn<qlonglong>("pid");
+        QTest::newRow("the kernel's") << QByteArray(
+            "           bash-4242    [001] .....   123.456789: task_rename: pid=4242 oldcomm=bash newcomm=passwd oom_score_adj=0")
+                                      << true << 4242LL;
+        QTest::newRow("a command with spaces and a false pid")
+            << QByteArray("  a pid=1 b-777 [000] ..... 1.0: task_rename: pid=777 oldcomm=a pid=1 b newcomm=x pid=2 oom_score_adj=0") << true << 777LL;
+        QTest::newRow("the part after a line break in a command") << QByteArray("x task_rename: pid=31 oldcomm=y newcomm=z oom_score_adj=0") << true << 31LL;
+        QTest::newRow("the part before it") << QByteArray("      evil") << false << 0LL;
+        QTest::newRow("a pid that is no number") << QByteArray("a-1 [0] 1.0: task_rename: pid=12x oldcomm=a newcomm=b") << true << 0LL;
+        QTest::newRow("pid 0") << QByteArray("a-1 [0] 1.0: task_rename: pid=0 oldcomm=a newcomm=b") << true << 0LL;
+        QTest::newRow("a pid past 2^31") << QByteArray("a-1 [0] 1.0: task_rename: pid=4294967296 oldcomm=a") << true << 0LL;
+        QTest::newRow("another event") << QByteArray("a-1 [0] 1.0: sched_process_exec: filename=/x pid=5 old_pid=5") << false << 0LL;
+    }
+
+    void execWatchLines()
+    {
+        QFETCH(QByteArray, line);
+        QFETCH(bool, isExec);
+        QFETCH(qlonglong, pid);
+        const std::string_view text(line.constData(), size_t(line.size()));
+        QCOMPARE(isExecLine(text), isExec);
+        const std::optional<int64_t> read = execedPid(text);
+        QCOMPARE(read.has_value(), pid != 0);
+        if (read) {
+            QCOMPARE(qlonglong(*read), pid);
+        }
+    }
+
     void removesStaleInstances()
     {
         std::optional<int> deadHostPid;

@@ -3,6 +3,7 @@
 
 #include "mainwindow.h"
 
+#include "activity/whoview.h"
 #include "applications/applicationsview.h"
 #include "cachelimitdialog.h"
 #include "cachemap/cachemapview.h"
@@ -112,6 +113,12 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
     connect(m_applicationsView, &ApplicationsView::message, this, &MainWindow::showMessage);
     connect(m_applicationsView, &ApplicationsView::refreshRequested, m_sampler, &MemorySampler::sampleNow);
 
+    // Who fills the cache now: under the activity plot, read only while shown.
+    m_whoView = new WhoView(m_memoryPanel);
+    m_whoView->setObjectName(QStringLiteral("whoView"));
+    m_memoryPanel->addActivityPart(m_whoView);
+    connect(m_whoView, &WhoView::message, this, &MainWindow::showMessage);
+
     // The cache map: which folders hold the cache. It walks when first shown
     // and on request; its actions go through the files panel, as drops do.
     m_cacheMapView = new CacheMapView(m_memoryPanel);
@@ -129,6 +136,7 @@ MainWindow::MainWindow(const QString &procRoot, QWidget *parent)
         m_applicationsView->setCacheAccount(m_cacheMapView->account());
     });
     connect(m_cacheMapView, &CacheMapView::inspectRequested, m_filesPanel, &FilesPanel::inspectUrls);
+    connect(m_whoView, &WhoView::inspectRequested, m_filesPanel, &FilesPanel::inspectUrls);
 
     // What needs root (drop caches, swap, hidden residency) goes through the
     // privileged helper; its effects are marked on the memory plot.
@@ -242,6 +250,11 @@ KMessageWidget *MainWindow::messageWidget() const
 ApplicationsView *MainWindow::applicationsView() const
 {
     return m_applicationsView;
+}
+
+WhoView *MainWindow::whoView() const
+{
+    return m_whoView;
 }
 
 void MainWindow::setUpActions()
@@ -436,7 +449,7 @@ void MainWindow::restoreLayout()
 bool MainWindow::memoryPanelShowsAView() const
 {
     const QWidget *current = m_memoryPanel->tabs()->currentWidget();
-    return current == m_cacheMapView || current == m_applicationsView;
+    return current == m_cacheMapView || current == m_applicationsView || current == m_memoryPanel->activityTab();
 }
 
 void MainWindow::fitSplitterToMemoryTab()
@@ -536,6 +549,7 @@ void MainWindow::changeEvent(QEvent *event)
         // Minimised: the plots stop drawing; restored: they catch up.
         m_memoryPanel->updateVisibility();
         m_applicationsView->updateVisibility();
+        m_whoView->updateVisibility();
     }
 }
 

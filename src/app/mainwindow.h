@@ -17,6 +17,7 @@ namespace Cachescope::App
 {
 
 class ApplicationsView;
+class WhoView;
 class CacheMapView;
 class PrivilegedActions;
 class FilesPanel;
@@ -48,6 +49,7 @@ public:
     [[nodiscard]] QSplitter *filesSplitter() const;
     [[nodiscard]] KMessageWidget *messageWidget() const;
     [[nodiscard]] ApplicationsView *applicationsView() const;
+    [[nodiscard]] WhoView *whoView() const;
 
 public Q_SLOTS:
     // Files and folders to inspect, from the command line or a second start.
@@ -93,6 +95,7 @@ private:
     MemorySampler *m_sampler = nullptr;
     PrivilegedActions *m_privileged = nullptr;
     ApplicationsView *m_applicationsView = nullptr;
+    WhoView *m_whoView = nullptr;
     CacheMapView *m_cacheMapView = nullptr;
     QPointer<HandbookViewer> m_handbookViewer;
     // No saved splitter sizes: the first show sets them from the window's height.

@@ -3,14 +3,14 @@
 
 #include "applicationsmodel.h"
 
+#include "desktopapplication.h"
+
 #include "format.h"
 
 #include <KLocalizedString>
-#include <KService>
 
 #include <QFont>
 #include <QLocale>
-#include <QStandardPaths>
 
 namespace Cachescope::App
 {
@@ -101,22 +101,10 @@ const ApplicationsModel::Naming &ApplicationsModel::namingOf(const ApplicationCa
         m_namings.clear(); // services and scopes come and go: keep it bounded
     }
     Naming naming;
-    if (!row.desktopFileId.empty()) {
-        const QString id = QString::fromStdString(row.desktopFileId);
-        KService::Ptr service = KService::serviceByDesktopName(id);
-        if (!service) {
-            // Not (yet) in the sycoca database, which a session rebuilds on its
-            // own schedule: the desktop file itself, where the XDG rules put it.
-            const QString path = QStandardPaths::locate(QStandardPaths::ApplicationsLocation, id + QStringLiteral(".desktop"));
-            if (!path.isEmpty()) {
-                service = KService::Ptr(new KService(path));
-            }
-        }
-        if (service && service->isValid()) {
-            naming.name = service->name();
-            naming.icon = QIcon::fromTheme(service->icon(), QIcon::fromTheme(kindIconName(row.kind)));
-            naming.comment = service->comment();
-        }
+    if (const std::optional<DesktopApplication> application = desktopApplication(QString::fromStdString(row.desktopFileId))) {
+        naming.name = application->name;
+        naming.icon = QIcon::fromTheme(application->iconName, QIcon::fromTheme(kindIconName(row.kind)));
+        naming.comment = application->comment;
     }
     if (naming.name.isEmpty()) {
         naming.name = displayName(row);

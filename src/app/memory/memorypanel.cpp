@@ -23,6 +23,7 @@
 #include <QEvent>
 #include <QIcon>
 #include <QMouseEvent>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolTip>
@@ -499,6 +500,32 @@ void MemoryPanel::replotRates()
 bool MemoryPanel::ratesShown() const
 {
     return m_ratesShown;
+}
+
+void MemoryPanel::addActivityPart(QWidget *part)
+{
+    if (!m_activitySplitter) {
+        m_activitySplitter = new QSplitter(Qt::Vertical, m_ui->activityTab);
+        m_activitySplitter->setObjectName(QStringLiteral("activitySplitter"));
+        m_activitySplitter->setChildrenCollapsible(false);
+        m_ui->activityTabLayout->removeWidget(m_ui->ratesPlot);
+        m_activitySplitter->addWidget(m_ui->ratesPlot);
+        m_ui->activityTabLayout->addWidget(m_activitySplitter);
+    }
+    // The part asks for no height of its own: the panel's smallest size
+    // stays the plots', and a small window shows the plot whole.
+    QSizePolicy policy = part->sizePolicy();
+    policy.setVerticalPolicy(QSizePolicy::Ignored);
+    part->setSizePolicy(policy);
+    m_activitySplitter->addWidget(part);
+    // Both grow with the tab, the part a little more: its lists need rows.
+    m_activitySplitter->setStretchFactor(0, 2);
+    m_activitySplitter->setStretchFactor(m_activitySplitter->indexOf(part), 3);
+}
+
+QWidget *MemoryPanel::activityTab() const
+{
+    return m_ui->activityTab;
 }
 
 void MemoryPanel::updateVisibility()

@@ -18,6 +18,7 @@ class QCPGraph;
 class QCPItemStraightLine;
 class QCPItemText;
 class QTableWidget;
+class QSplitter;
 class QTabWidget;
 class KActionCollection;
 class KMessageWidget;
@@ -67,6 +68,11 @@ public:
 
     void setHistoryMinutes(int minutes);
     [[nodiscard]] double historySeconds() const;
+
+    // Puts `part` under the activity plot in the Activity tab, with a
+    // splitter between them (the "Who" part).
+    void addActivityPart(QWidget *part);
+    [[nodiscard]] QWidget *activityTab() const;
 
     // Whether the activity plot is on screen, and so whether vmstat needs reading.
     [[nodiscard]] bool ratesShown() const;
@@ -165,6 +171,8 @@ private:
     QCPGraph *m_minorFaultsGraph = nullptr;
     QCPGraph *m_majorFaultsGraph = nullptr;
     QCPGraph *m_refaultsGraph = nullptr;
+
+    QSplitter *m_activitySplitter = nullptr;
 
     // The moment hovering points at, one line per pane.
     QList<QCPItemStraightLine *> m_hoverLines;

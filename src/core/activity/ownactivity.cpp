@@ -114,6 +114,7 @@ std::optional<OwnInterval> OwnActivitySampler::sample(double seconds)
             GroupActivity group;
             group.name = row.name;
             group.cgroupPath = row.cgroupPath;
+            group.desktopFileId = row.desktopFileId;
             group.fileBytes = row.stats.file.value_or(0);
             group.fileChangeBytes = int64_t(group.fileBytes) - int64_t(before->second.file);
             if (row.stats.refaults && before->second.refaults && *row.stats.refaults >= *before->second.refaults) {

@@ -24,6 +24,7 @@ namespace Cachescope::Activity
 struct GroupActivity {
     std::string name; // as `apps` names it: the application, the unit, the cgroup
     std::string cgroupPath;
+    std::string desktopFileId; // where the cgroup names an application
     int64_t fileChangeBytes = 0; // memory.stat "file": grown (> 0) or shrunk
     std::optional<uint64_t> refaults; // memory.stat workingset_refault_file over the interval
     std::optional<double> pressureSomeAvg10; // memory.pressure "some avg10" (a percentage), v2 with PSI

@@ -12,12 +12,14 @@
 #include <KDBusService>
 #include <KIconTheme>
 #include <KLocalizedString>
+#include <KSignalHandler>
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
 
+#include <csignal>
 #include <cstdio>
 
 namespace
@@ -93,6 +95,14 @@ int main(int argc, char **argv)
     QObject::connect(&service, &KDBusService::activateRequested, &session, &Session::activate);
     QObject::connect(&session, &Session::done, &app, &QCoreApplication::quit);
     session.start({urlsFromArguments(parser.positionalArguments(), QDir::currentPath()), parser.isSet(QStringLiteral("evict"))});
+
+    // The session's end (logout) and Ctrl+C end the event loop rather than
+    // the process: the window then goes in order, and what it started with
+    // administrator rights in this process (as root) is undone.
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
+        KSignalHandler::self()->watchSignal(signal);
+    }
+    QObject::connect(KSignalHandler::self(), &KSignalHandler::signalReceived, &app, &QCoreApplication::quit);
 
     const int status = app.exec();
     previousMessageHandler = qInstallMessageHandler(dropLibraryNoiseAtExit);

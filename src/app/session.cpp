@@ -14,7 +14,13 @@ Session::Session(QObject *parent)
 {
 }
 
-Session::~Session() = default;
+Session::~Session()
+{
+    // A window still open when the event loop ended (a quit on SIGTERM):
+    // its work ends in order, such as a watch of every user's activity,
+    // whose tracefs instance goes with it.
+    delete m_window.data();
+}
 
 void Session::start(const CommandLineRequest &request)
 {

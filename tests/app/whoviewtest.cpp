@@ -472,6 +472,53 @@ private Q_SLOTS:
         QVERIFY2(cachescopeInstances().isEmpty(), qPrintable(cachescopeInstances().join(QLatin1Char(','))));
         QCOMPARE(tracefsMounts(), mountsBefore);
     }
+
+    // The window watching every user (as root, the action in its process)
+    // is sent SIGTERM, as a session's end does: it ends in order, and its
+    // tracefs instance and mount go with it.
+    void sigtermEndsTheWatchInOrder()
+    {
+        if (!TestUtil::isRoot()) {
+            QSKIP("watching every user needs root here");
+        }
+        if (!TestUtil::haveProgram("dbus-run-session")) {
+            QSKIP("no dbus-run-session for the window's session bus");
+        }
+        const int mountsBefore = tracefsMounts();
+        const QString app = QFileInfo(TestUtil::cliPath()).absolutePath() + QStringLiteral("/cachescope");
+        const QString home = QString::fromStdString(m_dir) + QStringLiteral("/sigterm-home");
+        QDir(home).removeRecursively();
+        QVERIFY(QDir().mkpath(home + QStringLiteral("/.local/state")));
+        QFile state(home + QStringLiteral("/.local/state/cachescopestaterc"));
+        QVERIFY(state.open(QIODevice::WriteOnly));
+        state.write("[MainWindowLayout]\nMemoryTab=1\n");
+        state.close();
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("HOME"), home);
+        environment.insert(QStringLiteral("XDG_STATE_HOME"), home + QStringLiteral("/.local/state"));
+        environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/.config"));
+        environment.insert(QStringLiteral("CACHESCOPE_WATCH_ALL_USERS"), QStringLiteral("1"));
+        QProcess window;
+        window.setProcessEnvironment(environment);
+        window.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        // The window itself, not dbus-run-session, gets the signal: a bus
+        // of its own first, then the window execs in its place.
+        window.start(QStringLiteral("dbus-run-session"),
+                     {QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo $$; exec \"$0\""), app});
+        QVERIFY(window.waitForStarted());
+        const auto stopWindow = qScopeGuard([&window] {
+            window.kill();
+            window.waitForFinished();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(window.canReadLine(), 10000);
+        const pid_t pid = pid_t(window.readLine().trimmed().toInt());
+        QVERIFY(pid > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!cachescopeInstances().isEmpty(), 20000);
+        QVERIFY(::kill(pid, SIGTERM) == 0);
+        QTRY_VERIFY_WITH_TIMEOUT(::kill(pid, 0) != 0, 20000);
+        QVERIFY2(cachescopeInstances().isEmpty(), qPrintable(cachescopeInstances().join(QLatin1Char(','))));
+        QCOMPARE(tracefsMounts(), mountsBefore);
+    }
 };
 
 QTEST_MAIN(WhoViewTest)

@@ -214,6 +214,59 @@ private Q_SLOTS:
         QVERIFY(pipe.data(Qt::ToolTipRole).toString().contains(QStringLiteral("never opened")));
     }
 
+    // A file whose pages reclaim took (a read under a 16 MiB cache limit):
+    // its tooltip says how many came and went, as cachestat counts them
+    // (read directly here); a file only evicted by fadvise leaves no trace.
+    void cameAndWentFromCachestat()
+    {
+        if (!cachestatAvailable()) {
+            QSKIP("cachestat(2) needs Linux 6.5 or later");
+        }
+        if (!TestUtil::isRoot()) {
+            QSKIP("a run under a cache limit needs a memory cgroup of its own (root in tools/dev's root)");
+        }
+        const std::string dir = TestUtil::scratchDir("fileslist-came-and-went");
+        const std::string path = dir + "/reclaimed.bin";
+        constexpr uint64_t bytes = 96ULL << 20;
+        TestUtil::makeColdFile(path, bytes);
+        TestUtil::evictRaw(path);
+        const TestUtil::RunResult run = TestUtil::run(TestUtil::cliPath(),
+                                                      {QStringLiteral("run"),
+                                                       QStringLiteral("--cache-limit"),
+                                                       QStringLiteral("16M"),
+                                                       QStringLiteral("--"),
+                                                       QStringLiteral("/usr/bin/dd"),
+                                                       QStringLiteral("if=") + QString::fromStdString(path),
+                                                       QStringLiteral("of=/dev/null"),
+                                                       QStringLiteral("bs=1M")});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        CachestatCounts counts;
+        {
+            const UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+            QVERIFY(fd.get() >= 0);
+            QCOMPARE(cachestatRange(fd.get(), 0, 0, counts), 0);
+        }
+        QVERIFY2(counts.evicted >= 1024, qPrintable(QString::number(counts.evicted))); // most of 24,576 pages went
+
+        const std::string plain = dir + "/fadvised.bin";
+        TestUtil::makeColdFile(plain, 1 << 20);
+        TestUtil::readRange(plain, 0, 1 << 20);
+        TestUtil::adviseDontNeed(plain);
+
+        PanelUnderTest t;
+        t.panel.inspectUrls({urlOf(path), urlOf(plain)});
+        QTRY_VERIFY_WITH_TIMEOUT(!t.panel.isBusy() && t.rowNamed(QStringLiteral("reclaimed.bin")).isValid(), longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(t.rowNamed(QStringLiteral("fadvised.bin")).isValid(), longWaitMs);
+        const QString tip = t.rowNamed(QStringLiteral("reclaimed.bin")).data(Qt::ToolTipRole).toString();
+        const QRegularExpressionMatch match = QRegularExpression(QStringLiteral("Came and went: ([0-9,]+) pages")).match(tip);
+        QVERIFY2(match.hasMatch(), qPrintable(tip));
+        const uint64_t shown = match.captured(1).remove(QLatin1Char(',')).toULongLong();
+        // Read again by the list a moment later: no fewer (idle pages only go), never more than the file has.
+        QVERIFY2(shown >= counts.evicted && shown <= bytes / 4096, qPrintable(tip + QStringLiteral(" against ") + QString::number(counts.evicted)));
+        QVERIFY2(!t.rowNamed(QStringLiteral("fadvised.bin")).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Came and went")),
+                 qPrintable(t.rowNamed(QStringLiteral("fadvised.bin")).data(Qt::ToolTipRole).toString()));
+    }
+
     // Top Cached Files sorted by name: the same natural order.
     void topCachedSortsNaturally()
     {

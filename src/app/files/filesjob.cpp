@@ -371,6 +371,8 @@ void FilesJob::onEntry(const WalkEntry &entry)
                     child.resident = r.resident;
                     child.dirty = r.dirty;
                     child.detail = r.detail;
+                    child.evicted = r.evicted;
+                    child.recentlyEvicted = r.recentlyEvicted;
                 }
             }
             return;

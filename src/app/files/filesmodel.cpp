@@ -424,6 +424,21 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
         if (!n.problem.isEmpty()) {
             lines << i18nc("@info:tooltip", "Not everything could be read: %1", n.problem);
         }
+        if (!n.isDirectory && n.known && n.detail && !n.hidden && n.evicted > 0) {
+            // cachestat(2)'s nr_evicted and nr_recently_evicted: shadow entries
+            // left where pages were evicted (mm/workingset.c), "recently" by
+            // the refault distance against the working set, not by the clock.
+            lines << i18ncp("@info:tooltip",
+                            "Came and went: %1 page of this file was evicted and the kernel still remembers it (cachestat)",
+                            "Came and went: %1 pages of this file were evicted and the kernel still remembers them (cachestat)",
+                            qulonglong(n.evicted));
+            if (n.recentlyEvicted > 0) {
+                lines << i18ncp("@info:tooltip",
+                                "%1 of them evicted recently: read again, it would count as a refault, a sign that the cache is too small for what runs",
+                                "%1 of them evicted recently: read again, they would count as refaults, a sign that the cache is too small for what runs",
+                                qulonglong(n.recentlyEvicted));
+            }
+        }
         if (column == DirtyColumn && n.known && !n.detail) {
             lines << i18nc("@info:tooltip", "Dirty pages are known only with cachestat (Linux 6.5 and later).");
         }
@@ -690,6 +705,8 @@ void FilesModel::setFileResidency(FileNode *n, const Residency &residency, const
     n->resident = residency.hidden ? 0 : residency.resident;
     n->detail = residency.detail;
     n->dirty = residency.dirty;
+    n->evicted = residency.hidden ? 0 : residency.evicted;
+    n->recentlyEvicted = residency.hidden ? 0 : residency.recentlyEvicted;
     n->strip.clear();
     n->stripDirty.clear();
     if (histogram && histogram->ok() && !histogram->hidden) {
@@ -802,6 +819,8 @@ void applyChild(FileNode &n, const FolderChild &child)
     n.resident = child.resident;
     n.dirty = child.dirty;
     n.detail = child.detail;
+    n.evicted = child.evicted;
+    n.recentlyEvicted = child.recentlyEvicted;
     n.hidden = child.hidden;
     n.noPageCache = child.noPageCache;
     n.notRegular = child.notRegular;

@@ -29,6 +29,10 @@ struct FolderChild {
     uint64_t resident = 0;
     uint64_t dirty = 0;
     bool detail = false;
+    // Files, with cachestat: pages evicted whose shadow entries the kernel
+    // keeps, and of them those whose return would count as a refault.
+    uint64_t evicted = 0;
+    uint64_t recentlyEvicted = 0;
     uint64_t files = 0; // folders: files in the tree
     uint64_t hiddenFiles = 0;
     uint64_t hiddenPages = 0;
@@ -78,6 +82,8 @@ struct FileNode {
     uint64_t resident = 0;
     uint64_t dirty = 0;
     bool detail = false; // dirty is known (cachestat)
+    uint64_t evicted = 0; // files, with cachestat (FolderChild::evicted)
+    uint64_t recentlyEvicted = 0;
     bool hidden = false; // files: the kernel hides the residency
     bool noPageCache = false; // files: on proc, sysfs, ...: never opened again after the first read
     bool notRegular = false; // a FIFO, socket or device in a listed folder: never opened (FolderChild::notRegular)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 
@@ -610,6 +611,12 @@ int runActivity(Context &context, const ParsedArgs &args)
     }
     if (!args.has("privileged") && geteuid() != 0) {
         return runOwnActivity(context, interval.value_or(1.0), duration, size_t(limit));
+    }
+    // The helper runs for whole seconds (its Activity method's argument).
+    if (duration && std::floor(*duration) != *duration) {
+        return usageError(args.command,
+                          "--duration: '" + *args.value("duration")
+                              + "' is not whole seconds; watching all users (--privileged, or as root) runs for whole seconds");
     }
     const int intervalMs = int(interval.value_or(1.0) * 1000);
     std::atomic<bool> cancel{false};

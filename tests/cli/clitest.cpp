@@ -552,6 +552,11 @@ private Q_SLOTS:
         QTest::newRow("trace zero runs")
             << QStringList{QStringLiteral("trace"), QStringLiteral("--runs"), QStringLiteral("0"), QStringLiteral("--"), QStringLiteral("ls")}
             << QStringLiteral("--runs: '0' is not a whole number");
+        QTest::newRow("activity fractional duration") << QStringList{QStringLiteral("activity"),
+                                                                     QStringLiteral("--privileged"),
+                                                                     QStringLiteral("--duration"),
+                                                                     QStringLiteral("1.5")}
+                                                      << QStringLiteral("--duration: '1.5' is not whole seconds");
         QTest::newRow("trace both methods")
             << QStringList{QStringLiteral("trace"), QStringLiteral("--privileged"), QStringLiteral("--fallback"), QStringLiteral("--"), QStringLiteral("ls")}
             << QStringLiteral("--privileged and --fallback exclude each other");

@@ -106,18 +106,28 @@ void WhoModel::addInterval(std::vector<Row> rows)
             quietEnough = std::max(1, quietness[excess - 1]);
         }
     }
-    for (int i = int(m_entries.size()) - 1; i >= 0; --i) {
-        const Entry &entry = m_entries[size_t(i)];
-        const bool quiet = entry.quiet >= quietEnough || std::all_of(entry.history.begin(), entry.history.end(), [](const std::deque<double> &series) {
-                               return std::all_of(series.begin(), series.end(), [](double value) {
-                                   return value <= 0;
-                               });
-                           });
-        if (quiet) {
-            beginRemoveRows({}, i, i);
-            m_entries.erase(m_entries.begin() + i);
-            endRemoveRows();
+    const auto gone = [quietEnough](const Entry &entry) {
+        return entry.quiet >= quietEnough || std::all_of(entry.history.begin(), entry.history.end(), [](const std::deque<double> &series) {
+                   return std::all_of(series.begin(), series.end(), [](double value) {
+                       return value <= 0;
+                   });
+               });
+    };
+    // Runs of rows that go, each removed at once (from the end: the
+    // positions before a run stay right).
+    for (int last = int(m_entries.size()) - 1; last >= 0;) {
+        if (!gone(m_entries[size_t(last)])) {
+            --last;
+            continue;
         }
+        int first = last;
+        while (first > 0 && gone(m_entries[size_t(first - 1)])) {
+            --first;
+        }
+        beginRemoveRows({}, first, last);
+        m_entries.erase(m_entries.begin() + first, m_entries.begin() + last + 1);
+        endRemoveRows();
+        last = first - 1;
     }
     if (!m_entries.empty()) {
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));

@@ -109,8 +109,12 @@ QTreeView *makeList(QWidget *parent, WhoSortModel *model, SparklineDelegate *spa
     view->setAccessibleName(accessibleName);
     view->header()->setStretchLastSection(false);
     view->header()->setSectionResizeMode(WhoModel::NameColumn, QHeaderView::Stretch);
+    // Wide enough for "1,023.9 MiB/s" and the headings; fixed rather than
+    // fitted to the contents, which would measure every row each second.
+    const int figureWidth = view->fontMetrics().horizontalAdvance(QStringLiteral("1,023.9 MiB/s")) + 16;
     for (int column = WhoModel::FirstMeasureColumn; column <= WhoModel::ThirdMeasureColumn; ++column) {
-        view->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+        view->header()->setSectionResizeMode(column, QHeaderView::Interactive);
+        view->header()->resizeSection(column, figureWidth);
     }
     view->header()->setSectionResizeMode(WhoModel::HistoryColumn, QHeaderView::Fixed);
     view->header()->resizeSection(WhoModel::HistoryColumn, view->fontMetrics().horizontalAdvance(QLatin1Char('0')) * 14);
@@ -125,6 +129,32 @@ QLabel *paneTitle(QWidget *parent)
     font.setBold(true);
     label->setFont(font);
     return label;
+}
+
+// The icons every row of a kind shares, looked up in the theme once.
+const QIcon &themeIcon(const char *name)
+{
+    static std::map<std::string, QIcon> icons;
+    auto found = icons.find(name);
+    if (found == icons.end()) {
+        found = icons.emplace(name, QIcon::fromTheme(QLatin1String(name))).first;
+    }
+    return found->second;
+}
+
+// An application's icon, with a fallback, once an application.
+QIcon applicationIcon(const QString &iconName, const char *fallback)
+{
+    static QHash<QString, QIcon> icons;
+    const QString key = iconName + QLatin1Char('|') + QLatin1String(fallback);
+    auto found = icons.constFind(key);
+    if (found == icons.constEnd()) {
+        if (icons.size() >= 4096) {
+            icons.clear();
+        }
+        found = icons.insert(key, QIcon::fromTheme(iconName, themeIcon(fallback)));
+    }
+    return *found;
 }
 
 } // namespace
@@ -381,6 +411,8 @@ void WhoView::setSource(Source source)
     m_secondModel->clear();
     m_pushedOut.clear();
     m_pushedOutModel->removeRows(0, m_pushedOutModel->rowCount());
+    m_pushedOutShowsHint = false;
+    m_firstIntervalShown = false;
     m_lostEvents = 0;
     const bool allUsers = source == Source::AllUsers;
     if (allUsers) {
@@ -474,7 +506,9 @@ void WhoView::updateSourceLabel()
             text += QLatin1Char(' ')
                 + i18ncp("@info", "%1 event was lost: the figures are low by it.", "%1 events were lost: the figures are low by them.", m_lostEvents);
         }
-        m_sourceLabel->setText(text);
+        if (m_sourceLabel->text() != text) {
+            m_sourceLabel->setText(text);
+        }
     } else {
         m_sourceLabel->setText(
             i18nc("@info",
@@ -597,7 +631,7 @@ void WhoView::takeOwnInterval(const Activity::OwnInterval &interval)
         row.key = QStringLiteral("p:%1").arg(process.pid);
         row.pid = process.pid;
         row.name = QString::fromStdString(process.command);
-        row.icon = QIcon::fromTheme(QStringLiteral("application-x-executable"));
+        row.icon = themeIcon("application-x-executable");
         row.toolTip = i18nc("@info:tooltip", "%1, process %2", row.name, process.pid);
         row.perSecond = {double(process.readBytes) / seconds, double(process.writeBytes) / seconds, double(process.readCalls) / seconds};
         processes.push_back(std::move(row));
@@ -610,10 +644,10 @@ void WhoView::takeOwnInterval(const Activity::OwnInterval &interval)
         WhoModel::Row row;
         row.key = QStringLiteral("g:") + QString::fromStdString(group.cgroupPath);
         row.name = QString::fromStdString(group.name);
-        row.icon = QIcon::fromTheme(QStringLiteral("folder"));
+        row.icon = themeIcon("folder");
         if (const std::optional<DesktopApplication> application = applicationOf(group.desktopFileId)) {
             row.name = application->name;
-            row.icon = QIcon::fromTheme(application->iconName, row.icon);
+            row.icon = applicationIcon(application->iconName, "folder");
         }
         QStringList lines{QString::fromStdString(group.cgroupPath)};
         lines << i18nc("@info:tooltip", "Page cache now: %1", formatBytes(group.fileBytes, ByteStyle::OneDecimal, QLocale()));
@@ -647,7 +681,11 @@ void WhoView::takeAllUsersInterval(const Activity::Interval &interval)
         return;
     }
     m_lostEvents += interval.lostEvents;
-    updateSourceLabel();
+    // The label changes with the first interval and with lost events only.
+    if (interval.lostEvents > 0 || !m_firstIntervalShown) {
+        m_firstIntervalShown = true;
+        updateSourceLabel();
+    }
     if (m_paused) {
         return;
     }
@@ -676,10 +714,11 @@ void WhoView::takeAllUsersInterval(const Activity::Interval &interval)
         row.pid = process.pid;
         const QString command = QString::fromStdString(process.command);
         row.name = command.isEmpty() ? i18nc("@item a process", "process %1", process.pid) : command;
-        row.icon = QIcon::fromTheme(process.reclaimThread ? QStringLiteral("edit-clear-history") : QStringLiteral("application-x-executable"));
+        const char *fallback = process.reclaimThread ? "edit-clear-history" : "application-x-executable";
+        row.icon = themeIcon(fallback);
         if (const std::optional<DesktopApplication> application = applicationOf(process.application)) {
             row.name = i18nc("@item application and its command", "%1 (%2)", application->name, command);
-            row.icon = QIcon::fromTheme(application->iconName, row.icon);
+            row.icon = applicationIcon(application->iconName, fallback);
         }
         QStringList lines;
         lines << i18nc("@info:tooltip", "%1, process %2", command.isEmpty() ? row.name : command, process.pid);
@@ -726,7 +765,7 @@ void WhoView::takeAllUsersInterval(const Activity::Interval &interval)
             row.toolTip =
                 i18nc("@info:tooltip", "The helper could not name this file: no process had it open or mapped when it looked, or not in this mount namespace.");
         }
-        row.icon = QIcon::fromTheme(QStringLiteral("text-x-generic"));
+        row.icon = themeIcon("text-x-generic");
         row.perSecond = perSecond(file.figures);
         files.push_back(std::move(row));
     }
@@ -749,7 +788,11 @@ void WhoView::updatePushedOut()
     const QModelIndexList selected = m_processesView->selectionModel()->selectedRows();
     const WhoModel::Row *process =
         selected.isEmpty() ? nullptr : m_processesModel->rowAt(m_processesSort->mapToSource(current.isValid() ? current : selected.first()).row());
+    if ((!process || process->pid <= 0) && m_pushedOutShowsHint) {
+        return; // the hint stands
+    }
     m_pushedOutModel->removeRows(0, m_pushedOutModel->rowCount());
+    m_pushedOutShowsHint = !process || process->pid <= 0;
     if (!process || process->pid <= 0) {
         m_pushedOutLabel->setText(i18nc("@title:group", "Pushed Out"));
         const QString hint = i18nc("@info", "Select a process to see which files lost pages while it read, over the last minute.");

@@ -149,6 +149,8 @@ private:
     bool m_shown = false;
     bool m_paused = false;
     uint64_t m_lostEvents = 0; // in this watch
+    bool m_firstIntervalShown = false;
+    bool m_pushedOutShowsHint = false; // no process selected: nothing to redo each interval
 
     // What each process pushed out, interval by interval over the last
     // minute: the files it reclaimed itself (direct reclaim), and what the

@@ -41,7 +41,7 @@ PrivilegedSteps &privilegedSteps()
 }
 bool privilegedStepsSet = false; // constant-initialised: safe at any time
 
-const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash"};
+const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash", "drop-behind"};
 
 // Which options each experiment takes (the common ones aside).
 const std::vector<std::string> &optionsOf(const std::string &experiment)
@@ -55,6 +55,7 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
         {"faults", {"file", "folder", "size", "runs", "buffer", "cold-only", "warm-only"}},
         {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged"}},
         {"folder-thrash", {"folder", "files", "file-size", "limit", "runs"}},
+        {"drop-behind", {"folder", "size", "limit", "runs", "reads-only", "writes-only"}},
     };
     for (const auto &[name, options] : table) {
         if (name == experiment) {
@@ -205,6 +206,46 @@ void appendFolderThrashText(const Context &context, std::string &out, const Resu
         "  RECLAIMED PAGES: folder 1's pages the cgroup reclaimed (cachestat); REFAULTS: the cgroup's (cgroup v2 only)\n";
 }
 
+// The lesson's table: one line a way, each figure's mean (± the 95 %
+// interval over several runs).
+void appendDropBehindText(const Context &context, std::string &out, const Result &result)
+{
+    const QJsonObject &details = result.details;
+    out += "Files: " + details.value(QStringLiteral("path")).toString().toStdString() + " (removed), the big one "
+        + sizeText(uint64_t(result.parameters.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ", the desktop's "
+        + sizeText(uint64_t(result.parameters.value(QStringLiteral("desktop_size")).toDouble()), context.rawBytes) + '\n';
+    if (details.contains(QStringLiteral("cgroup"))) {
+        const QJsonObject group = details.value(QStringLiteral("cgroup")).toObject();
+        out += "Cgroup: " + group.value(QStringLiteral("path")).toString().toStdString() + " (v"
+            + std::to_string(group.value(QStringLiteral("version")).toInt()) + ", limit "
+            + sizeText(uint64_t(group.value(QStringLiteral("limit")).toDouble()), context.rawBytes) + ")\n";
+    }
+    const auto mean = [](const VariantResult &v, const char *name, int decimals, const char *unit) -> std::string {
+        const Measurement *m = v.find(name);
+        if (!m) {
+            return "unknown";
+        }
+        std::string text = number(m->statistics.mean, decimals);
+        if (m->statistics.count > 1) {
+            text += " \u00b1 " + number(m->statistics.confidenceHalfWidth, decimals);
+        }
+        return text + unit;
+    };
+    out += "\n  " + padRight("WAY", 20) + padLeft("SPEED", 20) + padLeft("FILE LEFT CACHED", 20) + padLeft("DESKTOP KEPT", 16) + "  RUNS\n";
+    for (const VariantResult &v : result.variants) {
+        if (v.skipped) {
+            out += "  " + padRight(v.name, 20) + "  skipped: " + v.skipReason + '\n';
+            continue;
+        }
+        const Measurement *seconds = v.find("seconds");
+        out += "  " + padRight(v.name, 20) + padLeft(mean(v, "throughput", 0, " MiB/s"), 20) + padLeft(mean(v, "cache_left_percent", 1, " %"), 20)
+            + padLeft(mean(v, "desktop_kept_percent", 1, " %"), 16) + "  " + std::to_string(seconds ? seconds->statistics.count : 0) + '\n';
+    }
+    out +=
+        "\n  FILE LEFT CACHED: the big file's pages in the cache after the way ended; DESKTOP KEPT: the desktop's\n"
+        "  pages still cached, of those cached before (all read just before, in the same cgroup)\n";
+}
+
 void appendResultText(const Context &context, std::string &out, const Result &result)
 {
     out += "Experiment " + result.experiment + " (" + number(result.seconds, 1) + " s)";
@@ -215,6 +256,8 @@ void appendResultText(const Context &context, std::string &out, const Result &re
     const QJsonObject &details = result.details;
     if (result.experiment == "folder-thrash") {
         appendFolderThrashText(context, out, result);
+    } else if (result.experiment == "drop-behind") {
+        appendDropBehindText(context, out, result);
     } else if (details.contains(QStringLiteral("path"))) {
         out += "File: " + details.value(QStringLiteral("path")).toString().toStdString() + " ("
             + sizeText(uint64_t(details.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ")\n";
@@ -239,7 +282,7 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         out += "Files recorded with: " + details.value(QStringLiteral("recording_method")).toString().toStdString() + '\n';
     }
     for (const VariantResult &v : result.variants) {
-        if (result.experiment == "folder-thrash" && !v.skipped) {
+        if (result.experiment == "drop-behind" || (result.experiment == "folder-thrash" && !v.skipped)) {
             continue; // in the lesson's table
         }
         out += '\n' + v.name + ":";
@@ -444,7 +487,8 @@ int runExperiment(Context &context, const ParsedArgs &args)
         known = known || name == candidate;
     }
     if (!known) {
-        return usageError(args.command, "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash)");
+        return usageError(args.command,
+                          "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash, drop-behind)");
     }
     const std::vector<std::string> &allowed = optionsOf(name);
     for (const auto &[option, value] : args.options) {
@@ -490,6 +534,9 @@ int runExperiment(Context &context, const ParsedArgs &args)
     if (args.has("no-fadvise") && !args.has("drop-caches")) {
         return usageError(args.command, "--no-fadvise leaves nothing to run without --drop-caches");
     }
+    if (args.has("reads-only") && args.has("writes-only")) {
+        return usageError(args.command, "--reads-only and --writes-only exclude each other");
+    }
     if (args.has("no-with-swap") && !args.has("without-swap")) {
         return usageError(args.command, "--no-with-swap leaves nothing to run without --without-swap");
     }
@@ -520,7 +567,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         : args.has("privileged")                                 ? "--privileged"
                                                                  : std::string();
     // Contained runs need a memory cgroup: the helper's (or systemd's), through the companion.
-    const bool needsCgroup = name == "folder-thrash" || (name == "pressure" && !args.has("whole-machine"));
+    const bool needsCgroup = name == "folder-thrash" || name == "drop-behind" || (name == "pressure" && !args.has("whole-machine"));
     if (needsCgroup && privilegedOption.empty() && !privilegedStepsSet) {
         qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << "needs cachescope-cli-privileged for its memory cgroup";
         return runInPrivilegedCompanion(context.arguments, "experiment: ", [&name](const std::string &lookedFor) {
@@ -562,6 +609,15 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.limit = limit;
         p.runs = runs ? int(runs) : p.runs;
         experiment = makeFolderThrashExperiment(p, privilegedSteps());
+    } else if (name == "drop-behind") {
+        DropBehindParameters p;
+        p.folder = file.folder;
+        p.size = size ? size : p.size;
+        p.limit = limit;
+        p.runs = runs ? int(runs) : p.runs;
+        p.reads = !args.has("writes-only");
+        p.writes = !args.has("reads-only");
+        experiment = makeDropBehindExperiment(p, privilegedSteps());
     } else if (name == "cold-start") {
         ColdStartParameters p;
         p.command = command;
@@ -605,8 +661,9 @@ int runExperiment(Context &context, const ParsedArgs &args)
     }
     for (const VariantResult &v : result.variants) {
         if (v.skipped) {
-            // O_DIRECT refused by the filesystem is a finding, not a failure.
-            if (name == "faults") {
+            // O_DIRECT or RWF_DONTCACHE refused by the file system is a
+            // finding, not a failure.
+            if (name == "faults" || (name == "drop-behind" && v.skipReason.rfind("not supported by this kernel or file system", 0) == 0)) {
                 context.skip(v.name, v.skipReason);
             } else {
                 context.fail(v.name, v.skipReason);
@@ -647,7 +704,7 @@ Command experimentCommand()
 {
     return {{"experiment",
              "NAME [-- COMMAND [ARG...]]",
-             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash; or replay a trace",
+             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash, drop-behind; or replay a trace",
              "Runs one of the classic page-cache experiments, several times, and reports\n"
              "each figure's mean, standard deviation and 95% confidence interval\n"
              "(Student's t). --json adds the live samples (memory and the file's\n"
@@ -681,17 +738,23 @@ Command experimentCommand()
              "              to 4, sync, then read every file of folder 1; again with folder\n"
              "              2 evicted before copying 3. For each --files count: the read's\n"
              "              time and folder 1's cached pages before it.\n"
+             "  drop-behind read a big file (--size, default 256M), then write one, four\n"
+             "              ways each, after a set of desktop files was read, in a memory\n"
+             "              cgroup a little larger than the file: plain; with\n"
+             "              posix_fadvise(DONTNEED) as it goes; RWF_DONTCACHE (Linux 6.14+,\n"
+             "              where the file system has it); O_DIRECT. Speed, the file's\n"
+             "              pages left cached, and how much of the desktop's stayed.\n"
              "\n"
              "Files are made in --folder (default: the current folder), which must be on\n"
              "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
              "the end and on Ctrl+C. --drop-caches, --without-swap and the memory\n"
-             "cgroups of folder-thrash and pressure need the privileged helper, or\n"
+             "cgroups of folder-thrash, drop-behind and pressure need the privileged helper, or\n"
              "systemd's user manager for the cgroups (they run through\n"
              "cachescope-cli-privileged); swap is always turned back on, the cgroups\n"
              "are removed.",
              {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
               {0, "folder", "DIR", "where to make the file (default: the current folder)"},
-              {0, "size", "BYTES", "size of the file to make (default 64M; suffixes K, M, G)"},
+              {0, "size", "BYTES", "size of the file to make (default 64M, drop-behind 256M; suffixes K, M, G)"},
               {0, "runs", "N", "repeat N times (default: 3 for cold-read, cold-start and folder-thrash, else 1)"},
               {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
               {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
@@ -700,7 +763,10 @@ Command experimentCommand()
                "limit",
                "BYTES",
                "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
-               "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M)"},
+               "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M); "
+               "drop-behind: the cgroup's limit (default: the big file's size plus 16M)"},
+              {0, "reads-only", nullptr, "drop-behind: only the reads"},
+              {0, "writes-only", nullptr, "drop-behind: only the writes"},
               {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
               {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
               {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},
@@ -728,7 +794,8 @@ Command experimentCommand()
              "  cachescope-cli experiment writeback --size 256M --wait 35\n"
              "  cachescope-cli experiment faults --size 128M\n"
              "  cachescope-cli experiment replay --trace python.json --runs 5\n"
-             "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n",
+             "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n"
+             "  cachescope-cli experiment drop-behind --size 1G --runs 3\n",
              1},
             runExperiment};
 }

@@ -228,6 +228,14 @@ private Q_SLOTS:
         lesson->showPlots();
         shoot(QStringLiteral("experiment-folder-thrash-plots.png"));
     }
+
+    // In a memory cgroup too: the four ways of reading and of writing.
+    void dropBehind()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("drop-behind"));
+        setValue(page, "sizeSpin", 128);
+        runAndShoot(QStringLiteral("drop-behind"));
+    }
 };
 
 QTEST_MAIN(ExperimentShots)

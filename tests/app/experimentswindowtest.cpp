@@ -244,12 +244,12 @@ private Q_SLOTS:
         QCOMPARE(plot.graph(0)->dataCount(), 0);
     }
 
-    void constructsSevenPages()
+    void constructsEightPages()
     {
         auto *window = new ExperimentsWindow;
         window->show();
-        QCOMPARE(window->pages().size(), 7);
-        QCOMPARE(window->pageWidget()->model()->rowCount(), 7);
+        QCOMPARE(window->pages().size(), 8);
+        QCOMPARE(window->pageWidget()->model()->rowCount(), 8);
         QStringList names;
         for (ExperimentPage *page : window->pages()) {
             names << page->experimentName();
@@ -265,7 +265,8 @@ private Q_SLOTS:
                               QStringLiteral("writeback"),
                               QStringLiteral("faults"),
                               QStringLiteral("trace"),
-                              QStringLiteral("folder-thrash")}));
+                              QStringLiteral("folder-thrash"),
+                              QStringLiteral("drop-behind")}));
 
         // The privileged variants are usable only with the helper; when they
         // are not, the tooltip says why.

@@ -133,6 +133,143 @@ private Q_SLOTS:
         checkGroupsGone();
     }
 
+    // ------------------------------------------------ drop-behind
+
+    // A plain read and a plain write leave the big file cached and push the
+    // desktop's files out of the cgroup; fadvise and O_DIRECT leave almost
+    // nothing of the file and keep the desktop's; RWF_DONTCACHE does the
+    // same or says why it cannot run here.
+    void dropBehindLesson()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-drop-behind");
+        DropBehindParameters p;
+        p.folder = folder;
+        p.size = 64ULL << 20;
+        const Result result = makeDropBehindExperiment(p, containSteps())->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QCOMPARE(result.variants.size(), size_t(8));
+        for (const char *operation : {"read", "write"}) {
+            for (const char *method : dropBehindMethods) {
+                const std::string name = dropBehindVariantName(std::string(operation) == "write", method);
+                const VariantResult *v = result.variant(name);
+                QVERIFY2(v, name.c_str());
+                QCOMPARE(v->details.value(QStringLiteral("method")).toString(), QString::fromLatin1(method));
+                if (v->skipped) {
+                    // Only RWF_DONTCACHE may be missing (kernel or file system), and it says so.
+                    QVERIFY2(std::string(method) == "dontcache", (name + ": " + v->skipReason).c_str());
+                    QVERIFY2(v->skipReason.find("not supported by this kernel or file system") == 0, v->skipReason.c_str());
+                    continue;
+                }
+                const double left = mean(v, "cache_left_percent");
+                const double kept = mean(v, "desktop_kept_percent");
+                qInfo("%s: %.0f MiB/s, %.1f %% of the file left cached, %.1f %% of the desktop's pages kept", name.c_str(), mean(v, "throughput"), left, kept);
+                if (std::string(method) == "plain") {
+                    QVERIFY2(left >= 75, qPrintable(QString::number(left)));
+                    QVERIFY2(kept <= 50, qPrintable(QString::number(kept)));
+                } else if (name == "write, dontcache") {
+                    // Its pages go once written back, and they wait for the
+                    // flusher dirty: the desktop's pages give way meanwhile,
+                    // fewer than to a plain write (67 % kept against 38 % here).
+                    QVERIFY2(left < 5, qPrintable(QString::number(left)));
+                    QVERIFY2(kept > mean(result.variant("write, plain"), "desktop_kept_percent"), qPrintable(QString::number(kept)));
+                } else {
+                    QVERIFY2(left < 5, qPrintable(QString::number(left)));
+                    QVERIFY2(kept >= 90, qPrintable(QString::number(kept)));
+                }
+                QCOMPARE(uint64_t(v->runs.first().toObject().value(QStringLiteral("bytes")).toDouble()), p.size);
+            }
+        }
+        const QJsonObject group = result.details.value(QStringLiteral("cgroup")).toObject();
+        QCOMPARE(uint64_t(group.value(QStringLiteral("limit")).toDouble()), dropBehindDefaultLimit(p.size));
+        QVERIFY(result.details.value(QStringLiteral("cgroup_removed")).toBool());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void dropBehindWithoutContainIsSkipped()
+    {
+        const std::string folder = TestUtil::scratchDir("contained-drop-behind-skipped");
+        DropBehindParameters p;
+        p.folder = folder;
+        p.writes = false;
+        const Result result = makeDropBehindExperiment(p)->run({}, m_noCancel);
+        QVERIFY(result.error.empty());
+        QCOMPARE(result.variants.size(), size_t(4));
+        for (const VariantResult &v : result.variants) {
+            QVERIFY(v.skipped);
+            QVERIFY2(v.skipReason.find("never runs unconfined") != std::string::npos, v.skipReason.c_str());
+        }
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void dropBehindBadInput_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("tiny file") << QStringLiteral("tiny file") << QStringLiteral("from 16 MiB to 64 GiB");
+        QTest::newRow("odd size") << QStringLiteral("odd size") << QStringLiteral("whole MiB");
+        QTest::newRow("tiny desktop") << QStringLiteral("tiny desktop") << QStringLiteral("desktop's files must be from 4 MiB");
+        QTest::newRow("tiny limit") << QStringLiteral("tiny limit") << QStringLiteral("at least 16 MiB");
+        QTest::newRow("nothing to do") << QStringLiteral("nothing to do") << QStringLiteral("neither reads nor writes");
+        QTest::newRow("missing folder") << QStringLiteral("missing folder") << QStringLiteral("/nonexistent/cachescope: No such file");
+    }
+
+    void dropBehindBadInput()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, message);
+        DropBehindParameters p;
+        p.folder = TestUtil::scratchDir("contained-drop-behind-bad");
+        if (what == QLatin1String("tiny file")) {
+            p.size = 1 << 20;
+        } else if (what == QLatin1String("odd size")) {
+            p.size = (64ULL << 20) + 4096;
+        } else if (what == QLatin1String("tiny desktop")) {
+            p.desktopSize = 4096;
+        } else if (what == QLatin1String("tiny limit")) {
+            p.limit = 1 << 20;
+        } else if (what == QLatin1String("nothing to do")) {
+            p.reads = false;
+            p.writes = false;
+        } else if (what == QLatin1String("missing folder")) {
+            p.folder = "/nonexistent/cachescope";
+        }
+        bool asked = false;
+        PrivilegedSteps steps;
+        steps.contain = [&asked](int, uint64_t, ContainedGroup &, std::string &error) {
+            asked = true;
+            error = "should not be asked";
+            return false;
+        };
+        const Result result = makeDropBehindExperiment(p, steps)->run({}, m_noCancel);
+        QVERIFY2(QString::fromStdString(result.error).contains(message), result.error.c_str());
+        QVERIFY(!asked);
+        QVERIFY(result.variants.empty());
+    }
+
+    // Cancel during the fadvise read: the worker is killed, the files and
+    // the cgroup are removed.
+    void dropBehindCancel()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-drop-behind-cancel");
+        DropBehindParameters p;
+        p.folder = folder;
+        p.size = 64ULL << 20;
+        std::atomic<bool> cancel{false};
+        Progress progress;
+        progress.event = [&cancel](const Event &event) {
+            if (event.text.find("read, fadvise: run 1: reading") != std::string::npos) {
+                cancel = true;
+            }
+        };
+        const Result result = makeDropBehindExperiment(p, containSteps())->run(progress, cancel);
+        QVERIFY(result.cancelled);
+        QVERIFY(result.variant("read, plain"));
+        QVERIFY(!result.variant("write, plain"));
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
     // ------------------------------------------------ the folder-eviction lesson
 
     // The robust signal: with folder 2 evicted first, folder 1 keeps clearly

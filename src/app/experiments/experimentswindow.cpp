@@ -5,6 +5,7 @@
 
 #include "coldreadpage.h"
 #include "coldstartpage.h"
+#include "dropbehindpage.h"
 #include "experimentpage.h"
 #include "faultspage.h"
 #include "folderthrashpage.h"
@@ -54,6 +55,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         new FaultsPage(m_pageWidget),
         new TracePage(m_pageWidget),
         new FolderThrashPage(m_pageWidget),
+        new DropBehindPage(m_pageWidget),
     };
     for (ExperimentPage *page : pages) {
         page->setObjectName(page->experimentName() + QStringLiteral("-page"));

@@ -53,6 +53,9 @@ QString measurementLabel(const std::string &name)
         {QStringLiteral("folder1_cached"), ki18nc("@item measurement", "Folder 1 cached before the read")},
         {QStringLiteral("folder1_reclaimed"), ki18nc("@item measurement", "Folder 1's pages reclaimed")},
         {QStringLiteral("cgroup_refaults"), ki18nc("@item measurement", "The cgroup's refaults")},
+        {QStringLiteral("cache_left_bytes"), ki18nc("@item measurement", "File left in the cache")},
+        {QStringLiteral("cache_left_percent"), ki18nc("@item measurement", "Share of the file left in the cache")},
+        {QStringLiteral("desktop_kept_percent"), ki18nc("@item measurement", "Desktop's cache kept")},
     };
     const QString key = QString::fromStdString(name);
     const auto found = labels.constFind(key);

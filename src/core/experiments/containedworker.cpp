@@ -245,4 +245,22 @@ bool waitUntilGone(const std::string &path, double waitSeconds)
     return true;
 }
 
+void fillIncompressible(char *buffer, size_t size)
+{
+    uint64_t state = 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < size; ++i) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        buffer[i] = char(state);
+    }
+}
+
+bool readWorkerCommand(int commandFd, void *command, size_t size)
+{
+    ssize_t got;
+    while ((got = ::read(commandFd, command, size)) < 0 && errno == EINTR) { }
+    return got == ssize_t(size);
+}
+
 } // namespace Cachescope::Experiments

@@ -86,6 +86,13 @@ private:
     std::optional<ContainedGroup> m_group;
 };
 
+// For a worker's main (system calls only, no allocation): fills buffer
+// with incompressible-ish data, so that a compressing file system cannot
+// fake the I/O; and reads one command of size bytes from the parent, false
+// once the parent closed its end (the worker then ends).
+void fillIncompressible(char *buffer, size_t size);
+[[nodiscard]] bool readWorkerCommand(int commandFd, void *command, size_t size);
+
 // Why a contained experiment cannot run here: privileged.contain is empty.
 [[nodiscard]] std::string containUnavailableReason();
 

@@ -186,6 +186,33 @@ inline constexpr const char *folderThrashWithEviction = "evict folder 2 first";
 // Every variant is skipped without privileged.contain.
 [[nodiscard]] std::unique_ptr<Experiment> makeFolderThrashExperiment(const FolderThrashParameters &parameters, const PrivilegedSteps &privileged = {});
 
+// 8. Drop-behind: one big file read, then written, four ways each from a
+// cold start (plain; read or write then posix_fadvise(DONTNEED) as it goes;
+// preadv2/pwritev2 with RWF_DONTCACHE, Linux 6.14+ where the file system has
+// it; O_DIRECT), after a set of "desktop" files was read: the way's speed,
+// the big file's pages left in the cache, and how much of the desktop's
+// stayed. In a memory cgroup (PrivilegedSteps::contain) a little larger
+// than the big file, so that what a plain read keeps pushes the desktop's
+// pages out there and nowhere else; never run unconfined.
+struct DropBehindParameters {
+    std::string folder = "."; // disk-backed: the files are made in a new folder here
+    uint64_t size = 256ULL << 20; // the big file
+    uint64_t desktopSize = 32ULL << 20; // the desktop's files, 4 MiB each
+    uint64_t limit = 0; // the cgroup's; 0: dropBehindDefaultLimit()
+    int runs = 1;
+    bool reads = true;
+    bool writes = true;
+    uint64_t chunk = 8ULL << 20; // fadvise's and sync_file_range's step
+    int sampleIntervalMs = 50;
+};
+// The big file and 16 MiB: all of it fits, the desktop's files do not.
+[[nodiscard]] uint64_t dropBehindDefaultLimit(uint64_t size);
+// The four ways, as the variants' "method" detail names them.
+inline constexpr const char *dropBehindMethods[] = {"plain", "fadvise", "dontcache", "direct"};
+// A variant's name: "read, fadvise", "write, direct".
+[[nodiscard]] std::string dropBehindVariantName(bool write, const char *method);
+[[nodiscard]] std::unique_ptr<Experiment> makeDropBehindExperiment(const DropBehindParameters &parameters, const PrivilegedSteps &privileged = {});
+
 // The cold-start recording: which regular files a command opened, from an
 // strace log (-f -e trace=openat,open,execve). Failed opens are left out.
 [[nodiscard]] std::vector<std::string> filesFromStraceLog(const std::string &log, const std::string &workingDirectory);

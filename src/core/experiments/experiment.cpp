@@ -144,6 +144,8 @@ constexpr SampleField sampleFields[] = {
     {"written", &Sample::written},
     {"group_cached", &Sample::groupCached},
     {"group_usage", &Sample::groupUsage},
+    {"desktop_resident", &Sample::desktopResident},
+    {"desktop_pages", &Sample::desktopPages},
 };
 } // namespace
 

@@ -75,6 +75,10 @@ struct Sample {
     // its page cache and all its memory, in bytes.
     std::optional<uint64_t> groupCached;
     std::optional<uint64_t> groupUsage;
+    // Drop-behind: the "desktop" files' pages in the cache, and how many
+    // they have (the files read before the big one).
+    std::optional<uint64_t> desktopResident;
+    std::optional<uint64_t> desktopPages;
     // How long an fsync or sync that ended just before this sample took.
     std::optional<double> fsyncSeconds;
     std::optional<double> syncSeconds;
@@ -123,7 +127,8 @@ struct PrivilegedSteps {
     // caller lets the process go on); returns when the process has exited,
     // the deadline passed or cancel was set. Through the helper's `trace`
     // action, or in process as root.
-    std::function<bool(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error)>
+    std::function<
+        bool(int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error)>
         trace;
     // Moves process `pid` (the caller's own, held before it starts its work)
     // into a new memory cgroup limited to limitBytes, which is removed once

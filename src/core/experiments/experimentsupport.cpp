@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <ctime>
+#include <filesystem>
 #include <vector>
 
 namespace Cachescope::Experiments
@@ -170,6 +171,20 @@ void TemporaryFile::remove()
 {
     if (!m_path.empty()) {
         ::unlink(m_path.c_str());
+        m_path.clear();
+    }
+}
+
+TemporaryFolder::~TemporaryFolder()
+{
+    remove();
+}
+
+void TemporaryFolder::remove()
+{
+    if (!m_path.empty()) {
+        std::error_code error;
+        std::filesystem::remove_all(m_path, error);
         m_path.clear();
     }
 }

@@ -113,6 +113,25 @@ private:
     std::string m_path;
 };
 
+// Removes a folder of the experiment's own (a fresh mkdtemp) and all it
+// holds when it goes out of scope, or on remove().
+class TemporaryFolder
+{
+public:
+    TemporaryFolder() = default;
+    ~TemporaryFolder();
+    TemporaryFolder(const TemporaryFolder &) = delete;
+    TemporaryFolder &operator=(const TemporaryFolder &) = delete;
+    void set(const std::string &path)
+    {
+        m_path = path;
+    }
+    void remove();
+
+private:
+    std::string m_path;
+};
+
 // A child process that is killed (SIGKILL) and reaped when the guard goes
 // out of scope, so that no way out of an engine leaves one behind.
 class ChildGuard

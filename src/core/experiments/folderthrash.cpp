@@ -324,19 +324,10 @@ bool readFolder(const char *base, int folder, int files, char *buffer, Report &r
         ::_exit(1);
     }
     auto *buffer = static_cast<char *>(mapped);
-    // Incompressible-ish data, so that a compressing file system cannot fake the I/O.
-    uint64_t state = 0x9e3779b97f4a7c15ULL;
-    for (size_t i = 0; i < workerBufferBytes; ++i) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        buffer[i] = char(state);
-    }
+    fillIncompressible(buffer, workerBufferBytes);
     for (;;) {
         Command command;
-        ssize_t got;
-        while ((got = ::read(commandFd, &command, sizeof command)) < 0 && errno == EINTR) { }
-        if (got != ssize_t(sizeof command)) {
+        if (!readWorkerCommand(commandFd, &command, sizeof command)) {
             ::_exit(0); // the parent is done with us
         }
         report = Report();
@@ -391,31 +382,6 @@ uint64_t evictFolder(const std::string &folder)
     const WalkResult walk = walker.walk({folder});
     return walk.total.resident > walk.total.residentAfter ? walk.total.resident - walk.total.residentAfter : 0;
 }
-
-// Removes the experiment's folder (its own files only: a fresh mkdtemp).
-class FolderGuard
-{
-public:
-    ~FolderGuard()
-    {
-        remove();
-    }
-    void set(const std::string &path)
-    {
-        m_path = path;
-    }
-    void remove()
-    {
-        if (!m_path.empty()) {
-            std::error_code error;
-            std::filesystem::remove_all(m_path, error);
-            m_path.clear();
-        }
-    }
-
-private:
-    std::string m_path;
-};
 
 class FolderThrashExperiment : public Engine
 {
@@ -525,7 +491,7 @@ private:
             result.error = p.folder + ": cannot make a folder there: " + errnoText(errno);
             return;
         }
-        FolderGuard guard;
+        TemporaryFolder guard;
         guard.set(pattern);
         m_base = pattern;
         result.details.insert(QStringLiteral("path"), QString::fromStdString(m_base));

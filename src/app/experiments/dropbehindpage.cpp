@@ -69,7 +69,8 @@ DropBehindPage::DropBehindPage(QWidget *parent)
                "(Linux 6.14 and later, where the file system supports it: else the way says so); and <literal>O_DIRECT</literal>, "
                "which bypasses the cache. Then the same four ways write a new file.</para>"
                "<para>Expect the plain way to leave the whole file cached and to push out every page of the desktop's that does not fit beside it; the other "
-               "three leave almost nothing of the file and keep the desktop's cache, at what cost in speed the table says. The plot "
+               "three leave almost nothing of the file and keep the desktop's cache (a dontcache write only as its pages are written back: "
+               "until then they wait, dirty, and press the desktop's), at what cost in speed the table says. The plot "
                "shows the big file's pages in the cache during each run.</para>"
                "<para>The reads and writes run in a process inside the cgroup, so nothing else on this computer is pressed. It needs "
                "the privileged helper to make the cgroup; Cancel removes the files and the cgroup.</para>"),

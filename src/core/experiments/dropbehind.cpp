@@ -12,7 +12,7 @@
 //   is first written back with sync_file_range, or DONTNEED cannot drop it);
 // - preadv2()/pwritev2() with RWF_DONTCACHE (Linux 6.14, include/uapi/
 //   linux/fs.h): the pages go once the I/O is done, where the file system
-//   supports it (EOPNOTSUPP where not; EINVAL from a kernel without it);
+//   supports it (EOPNOTSUPP where not, and from a kernel without the flag);
 // - O_DIRECT: no page cache at all, the I/O straight from the buffer.
 // The desktop's pages left, the big file's pages left and the speed tell
 // the lesson. The parent evicts and measures (neither puts a page in the
@@ -162,8 +162,10 @@ bool readWhole(const char *path, int method, char *buffer, uint64_t chunk, Repor
         offset += uint64_t(got);
         report.bytes += uint64_t(got);
         if (method == Fadvise && offset - advised >= chunk) {
-            if (::posix_fadvise(fd, off_t(advised), off_t(offset - advised), POSIX_FADV_DONTNEED) != 0) {
+            // posix_fadvise returns its error rather than setting errno.
+            if (const int error = ::posix_fadvise(fd, off_t(advised), off_t(offset - advised), POSIX_FADV_DONTNEED); error != 0) {
                 ::close(fd);
+                errno = error;
                 return failed(report, Advising, file);
             }
             advised = offset;
@@ -217,7 +219,8 @@ bool writeWhole(const char *path, int method, const char *buffer, uint64_t size,
                 != 0) {
                 return bail(Syncing);
             }
-            if (::posix_fadvise(fd, off_t(advised), off_t(report.bytes - advised), POSIX_FADV_DONTNEED) != 0) {
+            if (const int error = ::posix_fadvise(fd, off_t(advised), off_t(report.bytes - advised), POSIX_FADV_DONTNEED); error != 0) {
+                errno = error;
                 return bail(Advising);
             }
             advised = report.bytes;
@@ -528,10 +531,11 @@ private:
                 result.variants.push_back(std::move(v));
                 continue;
             }
-            for (int run = 0; ok && run < p.runs && !cancel.load(); ++run) {
+            for (int run = 0; ok && !v.skipped && run < p.runs && !cancel.load(); ++run) {
                 ok = runOnce(v, write, method, run, worker, recorder, result, cancel);
             }
-            if (!v.measurements.empty()) {
+            // A way the file system refused in its first run says so.
+            if (!v.measurements.empty() || v.skipped) {
                 v.computeStatistics();
                 result.variants.push_back(std::move(v));
             }

@@ -261,8 +261,9 @@ private Q_SLOTS:
         const QRegularExpressionMatch match = QRegularExpression(QStringLiteral("Came and went: ([0-9,]+) pages")).match(tip);
         QVERIFY2(match.hasMatch(), qPrintable(tip));
         const uint64_t shown = match.captured(1).remove(QLatin1Char(',')).toULongLong();
-        // Read again by the list a moment later: no fewer (idle pages only go), never more than the file has.
-        QVERIFY2(shown >= counts.evicted && shown <= bytes / 4096, qPrintable(tip + QStringLiteral(" against ") + QString::number(counts.evicted)));
+        // Read again by the list a moment later: about as many (the kernel's
+        // shadow shrinker may forget some meanwhile), never more than the file has.
+        QVERIFY2(shown >= counts.evicted / 2 && shown <= bytes / 4096, qPrintable(tip + QStringLiteral(" against ") + QString::number(counts.evicted)));
         QVERIFY2(!t.rowNamed(QStringLiteral("fadvised.bin")).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Came and went")),
                  qPrintable(t.rowNamed(QStringLiteral("fadvised.bin")).data(Qt::ToolTipRole).toString()));
     }

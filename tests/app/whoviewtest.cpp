@@ -10,7 +10,7 @@
 //   the file opening in the files list, the run ended and its tracefs
 //   instance gone once the tab is hidden;
 // - with a stand-in for the helper: what a process pushed out (itself and
-//   kswapd while it read), Pause, the figures a second, a refusal said;
+//   a reclaim thread while it read), Pause, the figures a second, a refusal said;
 // and screenshots to look at: <build>/screenshots/activity-who*.png.
 
 #include "activity/whoview.h"
@@ -216,7 +216,9 @@ private Q_SLOTS:
             second.push_back(row(pid, 2));
         }
         model.addInterval(std::move(second));
-        QVERIFY(model.rowCount() <= WhoModel::maxRows);
+        // Exactly room for the ten: the ten quietest and none else went
+        // (process 1 was active an interval ago, the new ones now).
+        QCOMPARE(model.rowCount(), WhoModel::maxRows);
         QVERIFY(model.rowOf(QStringLiteral("p:1")));
         QVERIFY(model.rowOf(QStringLiteral("p:1010")));
     }
@@ -282,10 +284,12 @@ private Q_SLOTS:
     // ends the run.
     void allUsersWithAStandIn()
     {
+        // Before the window: its watch's runner counts here until the
+        // window (and the watch, waiting for it) is gone.
+        std::atomic<int> intervalsSent{0};
         MainWindow window;
         window.resize(1280, 860);
         WhoView *who = window.whoView();
-        std::atomic<int> intervalsSent{0};
         who->watch()->setRunner([&intervalsSent](int,
                                                  int,
                                                  const std::function<void(const Activity::Interval &)> &onInterval,
@@ -338,7 +342,7 @@ private Q_SLOTS:
         for (int row = 0; row < who->pushedOutModel()->rowCount(); ++row) {
             pushed << who->pushedOutModel()->index(row, 0).data().toString() + QLatin1Char('|') + who->pushedOutModel()->index(row, 2).data().toString();
         }
-        QVERIFY2(pushed.contains(QStringLiteral("/usr/lib/libdesktop.so|kswapd while it read")), qPrintable(pushed.join(QLatin1Char(','))));
+        QVERIFY2(pushed.contains(QStringLiteral("/usr/lib/libdesktop.so|A reclaim thread while it read")), qPrintable(pushed.join(QLatin1Char(','))));
         QVERIFY2(pushed.contains(QStringLiteral("inode 101 on 0:8|It (direct reclaim)")), qPrintable(pushed.join(QLatin1Char(','))));
         QVERIFY(who->pushedOutLabel()->text().contains(QLatin1String("indexer")));
         saveScreenshot(&window, QStringLiteral("activity-who-pushed-out.png"));
@@ -386,6 +390,33 @@ private Q_SLOTS:
         QTRY_COMPARE(who.source(), WhoView::Source::Own);
         QTRY_VERIFY(who.messageWidget()->isVisible());
         QVERIFY(who.messageWidget()->text().contains(QLatin1String("Not authorized")));
+    }
+
+    // Stopped while the helper still asked polkit: the call ends
+    // "cancelled", which is no failure to report; the button works again.
+    void stopWhileAskingIsNoFailure()
+    {
+        WhoView who;
+        who.watch()->setRunner(
+            [](int, int, const std::function<void(const Activity::Interval &)> &, const std::atomic<bool> &cancel, QString &error, QString &) {
+                while (!cancel.load()) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                }
+                error = QStringLiteral("The request was cancelled.");
+                return false;
+            });
+        who.resize(900, 300);
+        who.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&who));
+        who.watchAllUsers();
+        QVERIFY(who.watch()->isRunning());
+        who.stopWatchingAllUsers();
+        QCOMPARE(who.source(), WhoView::Source::Own);
+        QTRY_VERIFY(!who.watch()->isRunning());
+        QTest::qWait(100);
+        QVERIFY2(!who.messageWidget()->isVisible() || !who.messageWidget()->text().contains(QLatin1String("cancelled")),
+                 qPrintable(who.messageWidget()->text()));
+        QTRY_VERIFY(who.watchAllButton()->isEnabled());
     }
 
     // Every user's, as root: the helper's action in this process and the

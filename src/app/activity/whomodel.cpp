@@ -12,8 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <limits>
 #include <unordered_map>
 
 namespace Cachescope::App
@@ -92,40 +90,45 @@ void WhoModel::addInterval(std::vector<Row> rows)
         }
         push(entry, entry.row.perSecond);
     }
-    // Over the bound, the rows quiet the longest go first.
-    int quietEnough = std::numeric_limits<int>::max();
+    // Over the bound, the rows quiet the longest go first, as many as
+    // make room (rows active in this interval always stay).
+    std::vector<bool> evicted(m_entries.size(), false);
     if (m_entries.size() + incoming.size() > size_t(maxRows)) {
-        std::vector<int> quietness;
-        quietness.reserve(m_entries.size());
-        for (const Entry &entry : m_entries) {
-            quietness.push_back(entry.quiet);
+        std::vector<size_t> order(m_entries.size());
+        for (size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
         }
-        const size_t excess = std::min(quietness.size(), m_entries.size() + incoming.size() - size_t(maxRows));
-        if (excess > 0) {
-            std::nth_element(quietness.begin(), quietness.begin() + long(excess - 1), quietness.end(), std::greater<>());
-            quietEnough = std::max(1, quietness[excess - 1]);
+        std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+            return m_entries[a].quiet > m_entries[b].quiet;
+        });
+        size_t excess = m_entries.size() + incoming.size() - size_t(maxRows);
+        for (size_t i = 0; i < order.size() && excess > 0 && m_entries[order[i]].quiet > 0; ++i, --excess) {
+            evicted[order[i]] = true;
         }
     }
-    const auto gone = [quietEnough](const Entry &entry) {
-        return entry.quiet >= quietEnough || std::all_of(entry.history.begin(), entry.history.end(), [](const std::deque<double> &series) {
+    const auto gone = [this, &evicted](size_t index) {
+        const Entry &entry = m_entries[index];
+        return evicted[index] || std::all_of(entry.history.begin(), entry.history.end(), [](const std::deque<double> &series) {
                    return std::all_of(series.begin(), series.end(), [](double value) {
                        return value <= 0;
                    });
                });
     };
+
     // Runs of rows that go, each removed at once (from the end: the
     // positions before a run stay right).
     for (int last = int(m_entries.size()) - 1; last >= 0;) {
-        if (!gone(m_entries[size_t(last)])) {
+        if (!gone(size_t(last))) {
             --last;
             continue;
         }
         int first = last;
-        while (first > 0 && gone(m_entries[size_t(first - 1)])) {
+        while (first > 0 && gone(size_t(first - 1))) {
             --first;
         }
         beginRemoveRows({}, first, last);
         m_entries.erase(m_entries.begin() + first, m_entries.begin() + last + 1);
+        evicted.erase(evicted.begin() + first, evicted.begin() + last + 1);
         endRemoveRows();
         last = first - 1;
     }

@@ -465,8 +465,8 @@ void WhoView::setSource(Source source)
              true},
             {i18nc("@title:column", "Refaults"),
              i18nc("@info:tooltip",
-                   "File pages read again soon after they were evicted, a second: memory.stat workingset_refault_file. Soon means by the kernel's refault "
-                   "distance against the working set, not by the clock."),
+                   "File pages read again after they were evicted while the kernel still remembered them, a second: memory.stat "
+                   "workingset_refault_file."),
              false},
         }});
         m_processesSparkline->setColors(ownProcessColors);
@@ -475,15 +475,7 @@ void WhoView::setSource(Source source)
         m_secondLabel->setText(i18nc("@title:group memory cgroups", "Applications and Services"));
         m_watchAllButton->setText(i18nc("@action:button", "Watch All Users…"));
         m_watchAllButton->setIcon(QIcon::fromTheme(QStringLiteral("view-process-all")));
-        QString reason;
-        const bool available = Privileged::helperAvailable(&reason);
-        // A watch that is still ending (its job cancelled) is waited for.
-        m_watchAllButton->setEnabled(available && !m_watch->isRunning());
-        m_watchAllButton->setToolTip(
-            available ? i18nc("@info:tooltip",
-                              "Every process and every file, from the kernel's events: pages brought in, evicted and dirtied. It shows other "
-                              "users' file names, so it asks for the administrator's password each time.")
-                      : reason);
+        updateWatchButton();
         m_secondView->setToolTip({});
     }
     m_pushedOutPane->setVisible(allUsers);
@@ -530,21 +522,54 @@ void WhoView::watchAllUsers()
 
 void WhoView::stopWatchingAllUsers()
 {
+    m_stopRequested = m_watch->isRunning();
     m_watch->stop();
     if (m_source == Source::AllUsers) {
         setSource(Source::Own);
     }
 }
 
+void WhoView::updateWatchButton()
+{
+    if (m_source != Source::Own) {
+        return;
+    }
+    // Asked once, when first shown: it takes calls on the system bus, and
+    // its answer holds for the session.
+    if (!m_helperAvailable && !m_shown) {
+        m_watchAllButton->setEnabled(false);
+        return;
+    }
+    if (!m_helperAvailable) {
+        QString reason;
+        m_helperAvailable = Privileged::helperAvailable(&reason);
+        m_helperUnavailableReason = reason;
+    }
+    // A watch that is still ending (its job cancelled) is waited for.
+    m_watchAllButton->setEnabled(*m_helperAvailable && !m_watch->isRunning());
+    m_watchAllButton->setToolTip(*m_helperAvailable ? i18nc("@info:tooltip",
+                                                            "Every process and every file, from the kernel's events: pages brought in, evicted and "
+                                                            "dirtied. It shows other users' file names, so it asks for the administrator's password "
+                                                            "each time.")
+                                                    : m_helperUnavailableReason);
+}
+
 void WhoView::watchFinished(const QString &error, const QString &endReason)
 {
-    if (!error.isEmpty()) {
+    // A watch stopped here (Stop, the tab left) may end with "cancelled"
+    // while polkit still asked: that is no failure to report.
+    const bool stoppedHere = m_stopRequested;
+    m_stopRequested = false;
+    if (!error.isEmpty() && !stoppedHere) {
         showMessage(i18nc("@info", "Every user's activity could not be watched: %1", error), KMessageWidget::Error);
     } else if (endReason == QLatin1String("deadline")) {
         showMessage(i18nc("@info", "The watch of all users ended after its hour. Watch All Users… starts another."), KMessageWidget::Information);
     }
-    // Back to this user's view, or (already there) the button works again.
-    setSource(Source::Own);
+    if (m_source == Source::AllUsers) {
+        setSource(Source::Own);
+    } else {
+        updateWatchButton(); // this user's lists stay as they are
+    }
 }
 
 void WhoView::setPaused(bool paused)
@@ -577,8 +602,12 @@ void WhoView::updateVisibility()
         return;
     }
     m_shown = shown;
+    if (shown && !m_helperAvailable) {
+        updateWatchButton();
+    }
     if (!shown && m_source == Source::AllUsers) {
         // Nothing runs for a part nobody sees: the helper's instance goes.
+        m_stopRequested = m_watch->isRunning();
         m_watch->stop();
         setSource(Source::Own);
         showMessage(i18nc("@info", "Watching all users stopped when the Activity tab was hidden: it costs nothing while it is not on show."),
@@ -807,7 +836,7 @@ void WhoView::updatePushedOut()
     m_pushedOutView->setToolTip(
         i18nc("@info:tooltip",
               "The files whose pages were reclaimed over the last minute by this process itself (direct reclaim), and by the kernel's reclaim threads "
-              "while it brought pages in."));
+              "(kswapd, kdamond) while it brought pages in."));
     // file → pages, by itself and by the reclaim threads
     std::map<Activity::FileKey, std::pair<uint64_t, uint64_t>> lost;
     for (const PushedOut &interval : m_pushedOut) {
@@ -836,11 +865,11 @@ void WhoView::updatePushedOut()
         bytes->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         QString by;
         if (pages.first > 0 && pages.second > 0) {
-            by = i18nc("@item reclaimed by the process and by kswapd", "It and kswapd");
+            by = i18nc("@item reclaimed by the process and by the kernel's reclaim threads (kswapd, kdamond)", "It and a reclaim thread");
         } else if (pages.first > 0) {
             by = i18nc("@item reclaimed by the process itself", "It (direct reclaim)");
         } else {
-            by = i18nc("@item reclaimed by the kernel's threads", "kswapd while it read");
+            by = i18nc("@item reclaimed by the kernel's reclaim threads (kswapd, kdamond)", "A reclaim thread while it read");
         }
         m_pushedOutModel->appendRow({name, bytes, new QStandardItem(by)});
     }

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 class KMessageWidget;
@@ -117,6 +118,7 @@ private:
     void updateSourceLabel();
     void showMessage(const QString &text, int type);
     void watchFinished(const QString &error, const QString &endReason);
+    void updateWatchButton();
     [[nodiscard]] QString fileName(const Activity::FileKey &key) const;
 
     Source m_source = Source::Own;
@@ -150,6 +152,9 @@ private:
     bool m_paused = false;
     uint64_t m_lostEvents = 0; // in this watch
     bool m_firstIntervalShown = false;
+    bool m_stopRequested = false; // the running watch was stopped here
+    std::optional<bool> m_helperAvailable;
+    QString m_helperUnavailableReason;
     bool m_pushedOutShowsHint = false; // no process selected: nothing to redo each interval
 
     // What each process pushed out, interval by interval over the last

@@ -426,16 +426,22 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
         }
         if (!n.isDirectory && n.known && n.detail && !n.hidden && n.evicted > 0) {
             // cachestat(2)'s nr_evicted and nr_recently_evicted: shadow entries
-            // left where pages were evicted (mm/workingset.c), "recently" by
-            // the refault distance against the working set, not by the clock.
+            // left where reclaim evicted pages (mm/workingset.c). Every such
+            // page read again counts as a refault; the recent ones, by the
+            // refault distance against the working set, are also put straight
+            // back among the active pages.
             lines << i18ncp("@info:tooltip",
-                            "Came and went: %1 page of this file was evicted and the kernel still remembers it (cachestat)",
-                            "Came and went: %1 pages of this file were evicted and the kernel still remembers them (cachestat)",
+                            "Came and went: %1 page of this file was evicted and the kernel still remembers it (cachestat); read again, it "
+                            "counts as a refault",
+                            "Came and went: %1 pages of this file were evicted and the kernel still remembers them (cachestat); read again, they "
+                            "count as refaults",
                             qulonglong(n.evicted));
             if (n.recentlyEvicted > 0) {
                 lines << i18ncp("@info:tooltip",
-                                "%1 of them evicted recently: read again, it would count as a refault, a sign that the cache is too small for what runs",
-                                "%1 of them evicted recently: read again, they would count as refaults, a sign that the cache is too small for what runs",
+                                "%1 of them evicted so recently that, read again, it would go straight back among the pages in use: a sign that the "
+                                "cache is too small for what runs",
+                                "%1 of them evicted so recently that, read again, they would go straight back among the pages in use: a sign that the "
+                                "cache is too small for what runs",
                                 qulonglong(n.recentlyEvicted));
             }
         }

@@ -41,7 +41,7 @@ PrivilegedSteps &privilegedSteps()
 }
 bool privilegedStepsSet = false; // constant-initialised: safe at any time
 
-const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash", "drop-behind"};
+const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash", "drop-behind", "thrash-cliff"};
 
 // Which options each experiment takes (the common ones aside).
 const std::vector<std::string> &optionsOf(const std::string &experiment)
@@ -56,6 +56,7 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
         {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged"}},
         {"folder-thrash", {"folder", "files", "file-size", "limit", "runs"}},
         {"drop-behind", {"folder", "size", "limit", "runs", "reads-only", "writes-only"}},
+        {"thrash-cliff", {"folder", "limit", "runs"}},
     };
     for (const auto &[name, options] : table) {
         if (name == experiment) {
@@ -246,6 +247,61 @@ void appendDropBehindText(const Context &context, std::string &out, const Result
         "  pages still cached, of those cached before (all read just before, in the same cgroup)\n";
 }
 
+// The lesson's table: one line a working set, then the cliff.
+void appendThrashCliffText(const Context &context, std::string &out, const Result &result)
+{
+    const QJsonObject &details = result.details;
+    out += "Files: " + details.value(QStringLiteral("path")).toString().toStdString() + " (removed), files of 1 MiB\n";
+    if (details.contains(QStringLiteral("cgroup"))) {
+        const QJsonObject group = details.value(QStringLiteral("cgroup")).toObject();
+        out += "Cgroup: " + group.value(QStringLiteral("path")).toString().toStdString() + " (v"
+            + std::to_string(group.value(QStringLiteral("version")).toInt()) + ", limit "
+            + sizeText(uint64_t(group.value(QStringLiteral("limit")).toDouble()), context.rawBytes) + ")\n";
+    }
+    const bool refaults = details.value(QStringLiteral("refaults_method")).toString().startsWith(QLatin1String("memory.stat"));
+    const auto mean = [](const VariantResult &v, const char *name, const std::function<std::string(double)> &text) -> std::string {
+        const Measurement *m = v.find(name);
+        if (!m) {
+            return "unknown";
+        }
+        return m->statistics.count > 1 ? text(m->statistics.mean) + " \u00b1 " + text(m->statistics.confidenceHalfWidth) : text(m->statistics.mean);
+    };
+    out += "\n  " + padRight("WORKING SET", 44) + padLeft("SIDE", 7) + padLeft("A PASS", 18)
+        + padLeft(refaults ? "REFAULTS A PASS" : "READ FROM DISK A PASS", 24) + "  PASSES\n";
+    for (const VariantResult &v : result.variants) {
+        if (v.skipped) {
+            out += "  " + padRight(v.name, 44) + "  skipped: " + v.skipReason + '\n';
+            continue;
+        }
+        const Measurement *seconds = v.find("pass_seconds");
+        out += "  " + padRight(v.name, 44) + padLeft(v.details.value(QStringLiteral("side")).toString().toStdString(), 7)
+            + padLeft(mean(v,
+                           "pass_seconds",
+                           [](double value) {
+                               return number(value * 1000, 1) + " ms";
+                           }),
+                      18)
+            + padLeft(refaults ? mean(v,
+                                      "refaults",
+                                      [](double value) {
+                                          return number(value, 0);
+                                      })
+                               : mean(v,
+                                      "read_from_storage",
+                                      [&context](double value) {
+                                          return sizeText(uint64_t(std::max(0.0, value)), context.rawBytes);
+                                      }),
+                      24)
+            + "  " + std::to_string(seconds ? seconds->statistics.count : 0) + '\n';
+    }
+    if (details.contains(QStringLiteral("cliff_ratio"))) {
+        out += "\n  The cliff: a pass just over the limit took " + number(details.value(QStringLiteral("cliff_ratio")).toDouble(), 1)
+            + "x as long as one just under it.\n";
+    }
+    out += refaults ? "  REFAULTS: the cgroup's workingset_refault_file over a pass\n"
+                    : "  READ FROM DISK: the worker's /proc/PID/io read_bytes over a pass (cgroup v1 counts no refaults)\n";
+}
+
 void appendResultText(const Context &context, std::string &out, const Result &result)
 {
     out += "Experiment " + result.experiment + " (" + number(result.seconds, 1) + " s)";
@@ -258,6 +314,8 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         appendFolderThrashText(context, out, result);
     } else if (result.experiment == "drop-behind") {
         appendDropBehindText(context, out, result);
+    } else if (result.experiment == "thrash-cliff") {
+        appendThrashCliffText(context, out, result);
     } else if (details.contains(QStringLiteral("path"))) {
         out += "File: " + details.value(QStringLiteral("path")).toString().toStdString() + " ("
             + sizeText(uint64_t(details.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ")\n";
@@ -282,7 +340,7 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         out += "Files recorded with: " + details.value(QStringLiteral("recording_method")).toString().toStdString() + '\n';
     }
     for (const VariantResult &v : result.variants) {
-        if (result.experiment == "drop-behind" || (result.experiment == "folder-thrash" && !v.skipped)) {
+        if (result.experiment == "drop-behind" || result.experiment == "thrash-cliff" || (result.experiment == "folder-thrash" && !v.skipped)) {
             continue; // in the lesson's table
         }
         out += '\n' + v.name + ":";
@@ -488,7 +546,8 @@ int runExperiment(Context &context, const ParsedArgs &args)
     }
     if (!known) {
         return usageError(args.command,
-                          "unknown experiment '" + name + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash, drop-behind)");
+                          "unknown experiment '" + name
+                              + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash, drop-behind, thrash-cliff)");
     }
     const std::vector<std::string> &allowed = optionsOf(name);
     for (const auto &[option, value] : args.options) {
@@ -567,7 +626,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         : args.has("privileged")                                 ? "--privileged"
                                                                  : std::string();
     // Contained runs need a memory cgroup: the helper's (or systemd's), through the companion.
-    const bool needsCgroup = name == "folder-thrash" || name == "drop-behind" || (name == "pressure" && !args.has("whole-machine"));
+    const bool needsCgroup = name == "folder-thrash" || name == "drop-behind" || name == "thrash-cliff" || (name == "pressure" && !args.has("whole-machine"));
     if (needsCgroup && privilegedOption.empty() && !privilegedStepsSet) {
         qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << "needs cachescope-cli-privileged for its memory cgroup";
         return runInPrivilegedCompanion(context.arguments, "experiment: ", [&name](const std::string &lookedFor) {
@@ -618,6 +677,12 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.reads = !args.has("writes-only");
         p.writes = !args.has("reads-only");
         experiment = makeDropBehindExperiment(p, privilegedSteps());
+    } else if (name == "thrash-cliff") {
+        ThrashCliffParameters p;
+        p.folder = file.folder;
+        p.limit = limit ? limit : p.limit;
+        p.runs = runs ? int(runs) : p.runs;
+        experiment = makeThrashCliffExperiment(p, privilegedSteps());
     } else if (name == "cold-start") {
         ColdStartParameters p;
         p.command = command;
@@ -702,102 +767,109 @@ int runExperiment(Context &context, const ParsedArgs &args)
 
 Command experimentCommand()
 {
-    return {{"experiment",
-             "NAME [-- COMMAND [ARG...]]",
-             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash, drop-behind; or replay a trace",
-             "Runs one of the classic page-cache experiments, several times, and reports\n"
-             "each figure's mean, standard deviation and 95% confidence interval\n"
-             "(Student's t). --json adds the live samples (memory and the file's\n"
-             "resident pages over time) and events, to keep and compare results.\n"
-             "\n"
-             "  cold-read   evict a file (made here, or --file), time a sequential read\n"
-             "              cold, then warm: throughput and the cold/warm ratio.\n"
-             "  pressure    warm a file, then a child process allocates memory in steps\n"
-             "              (never past MemAvailable minus max(256 MiB, 5%) unless\n"
-             "              --allow-oom; oom_score_adj 1000): cache reclaimed for memory\n"
-             "              allocated, and how much of the warm file survived. By default\n"
-             "              the child reads the file and allocates its size in a memory\n"
-             "              cgroup of the file's size plus --headroom, so that the cache\n"
-             "              gives way on any machine; --whole-machine: no cgroup.\n"
-             "  cold-start  record the files a command opens (strace, else /proc/PID/maps),\n"
-             "              evict only those, time the cold start, then the warm one.\n"
-             "              The command is run directly, never through a shell.\n"
-             "  writeback   write a file without syncing; watch Dirty and Writeback (and\n"
-             "              the file's own, with cachestat) drain; time fsync and sync.\n"
-             "  faults      read a file with read() in small pieces, stdio, setvbuf, mmap\n"
-             "              and O_DIRECT, cold and warm, each in a child: minor and major\n"
-             "              page faults, time, memory added to the page cache.\n"
-             "  replay      the trace file of `cachescope-cli trace --output FILE`: check\n"
-             "              its files are the ones traced (a changed file is refused, a\n"
-             "              vanished one skipped), evict them, read exactly the traced\n"
-             "              pages (readahead off) as recorded, in file order and in disk\n"
-             "              order (FIEMAP): time and MB/s; then the traced command's cold\n"
-             "              start against replayed cold I/O + its warm start.\n"
-             "  folder-thrash  the folder-eviction lesson: in a memory cgroup that holds\n"
-             "              about three of four folders, copy folder 1 to 2, sync, copy 3\n"
-             "              to 4, sync, then read every file of folder 1; again with folder\n"
-             "              2 evicted before copying 3. For each --files count: the read's\n"
-             "              time and folder 1's cached pages before it.\n"
-             "  drop-behind read a big file (--size, default 256M), then write one, four\n"
-             "              ways each, after a set of desktop files was read, in a memory\n"
-             "              cgroup a little larger than the file: plain; with\n"
-             "              posix_fadvise(DONTNEED) as it goes; RWF_DONTCACHE (Linux 6.14+,\n"
-             "              where the file system has it); O_DIRECT. Speed, the file's\n"
-             "              pages left cached, and how much of the desktop's stayed.\n"
-             "\n"
-             "Files are made in --folder (default: the current folder), which must be on\n"
-             "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
-             "the end and on Ctrl+C. --drop-caches, --without-swap and the memory\n"
-             "cgroups of folder-thrash, drop-behind and pressure need the privileged helper, or\n"
-             "systemd's user manager for the cgroups (they run through\n"
-             "cachescope-cli-privileged); swap is always turned back on, the cgroups\n"
-             "are removed.",
-             {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
-              {0, "folder", "DIR", "where to make the file (default: the current folder)"},
-              {0, "size", "BYTES", "size of the file to make (default 64M, drop-behind 256M; suffixes K, M, G)"},
-              {0, "runs", "N", "repeat N times (default: 3 for cold-read, cold-start and folder-thrash, else 1)"},
-              {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
-              {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
-              {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
-              {0,
-               "limit",
-               "BYTES",
-               "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
-               "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M); "
-               "drop-behind: the cgroup's limit (default: the big file's size plus 16M)"},
-              {0, "reads-only", nullptr, "drop-behind: only the reads"},
-              {0, "writes-only", nullptr, "drop-behind: only the writes"},
-              {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
-              {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
-              {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},
-              {0, "file-size", "BYTES", "folder-thrash: size of each file (default 1M)"},
-              {0, "step", "BYTES", "pressure: allocation step (default 16M); writeback: write step (default 4M)"},
-              {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
-              {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
-              {0, "no-with-swap", nullptr, "pressure: only the variant without swap"},
-              {0, "timeout", "SECONDS", "cold-start, replay: kill a run of the command after SECONDS (default 60); writeback: drain timeout"},
-              {0, "show-output", nullptr, "cold-start, replay: let the command write to the terminal (default: /dev/null)"},
-              {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
-              {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 40)"},
-              {0, "trace", "FILE", "replay: the trace file to replay"},
-              {0, "no-check", nullptr, "replay: leave out the check against the command's measured cold start"},
-              {0, "privileged", nullptr, "replay: also drop_caches before every cold run, through the privileged helper"},
-              {0, "cold-only", nullptr, "faults: only the cold reads"},
-              {0, "warm-only", nullptr, "faults: only the warm reads"},
-              {0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"},
-              {0, "bytes", nullptr, "print sizes as raw byte counts instead of KiB/MiB/GiB"},
-              {'h', "help", nullptr, "show this help"}},
-             "  cachescope-cli experiment cold-read --size 256M --runs 5\n"
-             "  cachescope-cli experiment cold-read --file big.iso --drop-caches\n"
-             "  cachescope-cli experiment pressure --limit 1G --json\n"
-             "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
-             "  cachescope-cli experiment writeback --size 256M --wait 35\n"
-             "  cachescope-cli experiment faults --size 128M\n"
-             "  cachescope-cli experiment replay --trace python.json --runs 5\n"
-             "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n"
-             "  cachescope-cli experiment drop-behind --size 1G --runs 3\n",
-             1},
-            runExperiment};
+    return {
+        {"experiment",
+         "NAME [-- COMMAND [ARG...]]",
+         "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash, drop-behind, thrash-cliff; or replay a trace",
+         "Runs one of the classic page-cache experiments, several times, and reports\n"
+         "each figure's mean, standard deviation and 95% confidence interval\n"
+         "(Student's t). --json adds the live samples (memory and the file's\n"
+         "resident pages over time) and events, to keep and compare results.\n"
+         "\n"
+         "  cold-read   evict a file (made here, or --file), time a sequential read\n"
+         "              cold, then warm: throughput and the cold/warm ratio.\n"
+         "  pressure    warm a file, then a child process allocates memory in steps\n"
+         "              (never past MemAvailable minus max(256 MiB, 5%) unless\n"
+         "              --allow-oom; oom_score_adj 1000): cache reclaimed for memory\n"
+         "              allocated, and how much of the warm file survived. By default\n"
+         "              the child reads the file and allocates its size in a memory\n"
+         "              cgroup of the file's size plus --headroom, so that the cache\n"
+         "              gives way on any machine; --whole-machine: no cgroup.\n"
+         "  cold-start  record the files a command opens (strace, else /proc/PID/maps),\n"
+         "              evict only those, time the cold start, then the warm one.\n"
+         "              The command is run directly, never through a shell.\n"
+         "  writeback   write a file without syncing; watch Dirty and Writeback (and\n"
+         "              the file's own, with cachestat) drain; time fsync and sync.\n"
+         "  faults      read a file with read() in small pieces, stdio, setvbuf, mmap\n"
+         "              and O_DIRECT, cold and warm, each in a child: minor and major\n"
+         "              page faults, time, memory added to the page cache.\n"
+         "  replay      the trace file of `cachescope-cli trace --output FILE`: check\n"
+         "              its files are the ones traced (a changed file is refused, a\n"
+         "              vanished one skipped), evict them, read exactly the traced\n"
+         "              pages (readahead off) as recorded, in file order and in disk\n"
+         "              order (FIEMAP): time and MB/s; then the traced command's cold\n"
+         "              start against replayed cold I/O + its warm start.\n"
+         "  folder-thrash  the folder-eviction lesson: in a memory cgroup that holds\n"
+         "              about three of four folders, copy folder 1 to 2, sync, copy 3\n"
+         "              to 4, sync, then read every file of folder 1; again with folder\n"
+         "              2 evicted before copying 3. For each --files count: the read's\n"
+         "              time and folder 1's cached pages before it.\n"
+         "  drop-behind read a big file (--size, default 256M), then write one, four\n"
+         "              ways each, after a set of desktop files was read, in a memory\n"
+         "              cgroup a little larger than the file: plain; with\n"
+         "              posix_fadvise(DONTNEED) as it goes; RWF_DONTCACHE (Linux 6.14+,\n"
+         "              where the file system has it); O_DIRECT. Speed, the file's\n"
+         "              pages left cached, and how much of the desktop's stayed.\n"
+         "  thrash-cliff in a memory cgroup of --limit (default 64M), read a working\n"
+         "              set of 1 MiB files pass after pass, for sets from half the\n"
+         "              limit to one and a half times it: seconds and refaults a pass\n"
+         "              (cgroup v1: reads from storage), and the cliff between the\n"
+         "              largest set under the limit and the smallest over it.\n"
+         "\n"
+         "Files are made in --folder (default: the current folder), which must be on\n"
+         "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
+         "the end and on Ctrl+C. --drop-caches, --without-swap and the memory\n"
+         "cgroups of folder-thrash, drop-behind, thrash-cliff and pressure need the privileged helper, or\n"
+         "systemd's user manager for the cgroups (they run through\n"
+         "cachescope-cli-privileged); swap is always turned back on, the cgroups\n"
+         "are removed.",
+         {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
+          {0, "folder", "DIR", "where to make the file (default: the current folder)"},
+          {0, "size", "BYTES", "size of the file to make (default 64M, drop-behind 256M; suffixes K, M, G)"},
+          {0, "runs", "N", "repeat N times (default: 3 for cold-read, cold-start and folder-thrash, else 1)"},
+          {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
+          {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
+          {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
+          {0,
+           "limit",
+           "BYTES",
+           "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
+           "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M); "
+           "drop-behind: the cgroup's limit (default: the big file's size plus 16M); thrash-cliff: the cgroup's limit (default 64M)"},
+          {0, "reads-only", nullptr, "drop-behind: only the reads"},
+          {0, "writes-only", nullptr, "drop-behind: only the writes"},
+          {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
+          {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
+          {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},
+          {0, "file-size", "BYTES", "folder-thrash: size of each file (default 1M)"},
+          {0, "step", "BYTES", "pressure: allocation step (default 16M); writeback: write step (default 4M)"},
+          {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
+          {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
+          {0, "no-with-swap", nullptr, "pressure: only the variant without swap"},
+          {0, "timeout", "SECONDS", "cold-start, replay: kill a run of the command after SECONDS (default 60); writeback: drain timeout"},
+          {0, "show-output", nullptr, "cold-start, replay: let the command write to the terminal (default: /dev/null)"},
+          {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
+          {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 40)"},
+          {0, "trace", "FILE", "replay: the trace file to replay"},
+          {0, "no-check", nullptr, "replay: leave out the check against the command's measured cold start"},
+          {0, "privileged", nullptr, "replay: also drop_caches before every cold run, through the privileged helper"},
+          {0, "cold-only", nullptr, "faults: only the cold reads"},
+          {0, "warm-only", nullptr, "faults: only the warm reads"},
+          {0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"},
+          {0, "bytes", nullptr, "print sizes as raw byte counts instead of KiB/MiB/GiB"},
+          {'h', "help", nullptr, "show this help"}},
+         "  cachescope-cli experiment cold-read --size 256M --runs 5\n"
+         "  cachescope-cli experiment cold-read --file big.iso --drop-caches\n"
+         "  cachescope-cli experiment pressure --limit 1G --json\n"
+         "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
+         "  cachescope-cli experiment writeback --size 256M --wait 35\n"
+         "  cachescope-cli experiment faults --size 128M\n"
+         "  cachescope-cli experiment replay --trace python.json --runs 5\n"
+         "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n"
+         "  cachescope-cli experiment drop-behind --size 1G --runs 3\n"
+         "  cachescope-cli experiment thrash-cliff --limit 128M --runs 3\n",
+         1},
+        runExperiment};
 }
 
 } // namespace Cachescope::Cli

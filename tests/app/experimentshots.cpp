@@ -236,6 +236,14 @@ private Q_SLOTS:
         setValue(page, "sizeSpin", 128);
         runAndShoot(QStringLiteral("drop-behind"));
     }
+
+    // In a memory cgroup too: the working sets around its limit.
+    void thrashCliff()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("thrash-cliff"));
+        setValue(page, "limitSpin", 32);
+        runAndShoot(QStringLiteral("thrash-cliff"));
+    }
 };
 
 QTEST_MAIN(ExperimentShots)

@@ -244,12 +244,12 @@ private Q_SLOTS:
         QCOMPARE(plot.graph(0)->dataCount(), 0);
     }
 
-    void constructsEightPages()
+    void constructsNinePages()
     {
         auto *window = new ExperimentsWindow;
         window->show();
-        QCOMPARE(window->pages().size(), 8);
-        QCOMPARE(window->pageWidget()->model()->rowCount(), 8);
+        QCOMPARE(window->pages().size(), 9);
+        QCOMPARE(window->pageWidget()->model()->rowCount(), 9);
         QStringList names;
         for (ExperimentPage *page : window->pages()) {
             names << page->experimentName();
@@ -266,7 +266,8 @@ private Q_SLOTS:
                               QStringLiteral("faults"),
                               QStringLiteral("trace"),
                               QStringLiteral("folder-thrash"),
-                              QStringLiteral("drop-behind")}));
+                              QStringLiteral("drop-behind"),
+                              QStringLiteral("thrash-cliff")}));
 
         // The privileged variants are usable only with the helper; when they
         // are not, the tooltip says why.

@@ -109,6 +109,19 @@ private:
         return steps;
     }
 
+    // A contain step for bad input, which must never reach it: asked says
+    // whether it was.
+    static PrivilegedSteps neverAskedSteps(bool &asked)
+    {
+        PrivilegedSteps steps;
+        steps.contain = [&asked](int, uint64_t, ContainedGroup &, std::string &error) {
+            asked = true;
+            error = "should not be asked";
+            return false;
+        };
+        return steps;
+    }
+
     void requireRoot()
     {
         if (::geteuid() != 0) {
@@ -235,12 +248,7 @@ private Q_SLOTS:
             p.folder = "/nonexistent/cachescope";
         }
         bool asked = false;
-        PrivilegedSteps steps;
-        steps.contain = [&asked](int, uint64_t, ContainedGroup &, std::string &error) {
-            asked = true;
-            error = "should not be asked";
-            return false;
-        };
+        const PrivilegedSteps steps = neverAskedSteps(asked);
         const Result result = makeDropBehindExperiment(p, steps)->run({}, m_noCancel);
         QVERIFY2(QString::fromStdString(result.error).contains(message), result.error.c_str());
         QVERIFY(!asked);
@@ -268,6 +276,87 @@ private Q_SLOTS:
         QVERIFY(result.variant("read, plain"));
         QVERIFY(!result.variant("write, plain"));
         QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    // ------------------------------------------------ the thrashing cliff
+
+    // Below the limit, every pass after the first comes from memory; over
+    // it, passes read from the disk again. Asserted on what the kernel
+    // counts (refaults on v2, the worker's reads from storage on v1), never
+    // on the seconds, which are reported.
+    void thrashCliffLesson()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-thrash-cliff");
+        ThrashCliffParameters p;
+        p.folder = folder;
+        p.limit = 32ULL << 20;
+        p.fractions = {0.5, 1.5};
+        p.passes = 2;
+        const Result result = makeThrashCliffExperiment(p, containSteps())->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QCOMPARE(result.variants.size(), size_t(2));
+        const VariantResult &below = result.variants.front();
+        const VariantResult &above = result.variants.back();
+        QCOMPARE(below.details.value(QStringLiteral("side")).toString(), QStringLiteral("below"));
+        QCOMPARE(above.details.value(QStringLiteral("side")).toString(), QStringLiteral("above"));
+        const bool refaults = result.details.value(QStringLiteral("refaults_method")).toString().startsWith(QLatin1String("memory.stat"));
+        const char *figure = refaults ? "refaults" : "read_from_storage";
+        const double belowFigure = mean(&below, figure);
+        const double aboveFigure = mean(&above, figure);
+        const double aboveBytes = above.details.value(QStringLiteral("working_set_bytes")).toDouble();
+        const double abovePages = aboveBytes / 4096;
+        qInfo("%s a pass: %.0f under the limit, %.0f over it (%.0f pages in the set); a pass %.1f ms against %.1f ms",
+              figure,
+              belowFigure,
+              aboveFigure,
+              abovePages,
+              mean(&below, "pass_seconds") * 1000,
+              mean(&above, "pass_seconds") * 1000);
+        const double whole = refaults ? abovePages : aboveBytes;
+        // Under: next to nothing again from the disk; over: a good part of the set every pass.
+        QVERIFY2(belowFigure < whole * 0.05, qPrintable(QString::number(belowFigure)));
+        QVERIFY2(aboveFigure > whole * 0.2, qPrintable(QString::number(aboveFigure)));
+        QCOMPARE(below.find("pass_seconds")->values.size(), size_t(2));
+        QVERIFY(result.details.contains(QStringLiteral("cliff_ratio")));
+        QVERIFY(result.details.value(QStringLiteral("cgroup_removed")).toBool());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void thrashCliffBadInput_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("tiny limit") << QStringLiteral("tiny limit") << QStringLiteral("from 16 MiB to 16 GiB");
+        QTest::newRow("no set") << QStringLiteral("no set") << QStringLiteral("no working set");
+        QTest::newRow("huge set") << QStringLiteral("huge set") << QStringLiteral("at most 4 times the limit");
+        QTest::newRow("no pass") << QStringLiteral("no pass") << QStringLiteral("from 1 to 100 passes");
+        QTest::newRow("missing folder") << QStringLiteral("missing folder") << QStringLiteral("/nonexistent/cachescope: No such file");
+    }
+
+    void thrashCliffBadInput()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, message);
+        ThrashCliffParameters p;
+        p.folder = TestUtil::scratchDir("contained-thrash-cliff-bad");
+        if (what == QLatin1String("tiny limit")) {
+            p.limit = 1 << 20;
+        } else if (what == QLatin1String("no set")) {
+            p.fractions.clear();
+        } else if (what == QLatin1String("huge set")) {
+            p.fractions = {0.5, 9};
+        } else if (what == QLatin1String("no pass")) {
+            p.passes = 0;
+        } else if (what == QLatin1String("missing folder")) {
+            p.folder = "/nonexistent/cachescope";
+        }
+        bool asked = false;
+        const PrivilegedSteps steps = neverAskedSteps(asked);
+        const Result result = makeThrashCliffExperiment(p, steps)->run({}, m_noCancel);
+        QVERIFY2(QString::fromStdString(result.error).contains(message), result.error.c_str());
+        QVERIFY(!asked);
+        QVERIFY(result.variants.empty());
     }
 
     // ------------------------------------------------ the folder-eviction lesson
@@ -394,14 +483,8 @@ private Q_SLOTS:
                 QSKIP("no /dev/shm here");
             }
         }
-        // A contain step that is never reached for bad input.
-        PrivilegedSteps steps;
         bool asked = false;
-        steps.contain = [&asked](int, uint64_t, ContainedGroup &, std::string &error) {
-            asked = true;
-            error = "should not be asked";
-            return false;
-        };
+        const PrivilegedSteps steps = neverAskedSteps(asked);
         const Result result = makeFolderThrashExperiment(p, steps)->run({}, m_noCancel);
         QVERIFY2(QString::fromStdString(result.error).contains(message), result.error.c_str());
         QVERIFY(!asked);

@@ -10,6 +10,7 @@
 #include "faultspage.h"
 #include "folderthrashpage.h"
 #include "pressurepage.h"
+#include "thrashcliffpage.h"
 #include "tracepage.h"
 #include "writebackpage.h"
 
@@ -56,6 +57,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         new TracePage(m_pageWidget),
         new FolderThrashPage(m_pageWidget),
         new DropBehindPage(m_pageWidget),
+        new ThrashCliffPage(m_pageWidget),
     };
     for (ExperimentPage *page : pages) {
         page->setObjectName(page->experimentName() + QStringLiteral("-page"));

@@ -56,6 +56,9 @@ QString measurementLabel(const std::string &name)
         {QStringLiteral("cache_left_bytes"), ki18nc("@item measurement", "File left in the cache")},
         {QStringLiteral("cache_left_percent"), ki18nc("@item measurement", "Share of the file left in the cache")},
         {QStringLiteral("desktop_kept_percent"), ki18nc("@item measurement", "Desktop's cache kept")},
+        {QStringLiteral("pass_seconds"), ki18nc("@item measurement", "Time a pass")},
+        {QStringLiteral("read_from_storage"), ki18nc("@item measurement", "Read from the disk a pass")},
+        {QStringLiteral("refaults"), ki18nc("@item measurement", "Refaults a pass")},
     };
     const QString key = QString::fromStdString(name);
     const auto found = labels.constFind(key);

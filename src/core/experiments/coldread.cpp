@@ -187,8 +187,7 @@ std::unique_ptr<Experiment> makeColdReadExperiment(const ColdReadParameters &par
 
 std::optional<uint64_t> readAheadKiB(const std::string &path, const std::string &sysRoot)
 {
-    struct stat st {
-    };
+    struct stat st{};
     if (::stat(path.c_str(), &st) != 0) {
         return std::nullopt;
     }

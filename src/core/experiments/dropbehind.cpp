@@ -437,14 +437,11 @@ private:
         if (!result.error.empty()) {
             return;
         }
-        std::string pattern = p.folder + "/cachescope-drop-behind-XXXXXX";
-        if (!::mkdtemp(pattern.data())) {
-            result.error = p.folder + ": cannot make a folder there: " + errnoText(errno);
+        TemporaryFolder guard;
+        const std::string base = makeExperimentFolder(p.folder, "cachescope-drop-behind", guard, result.error);
+        if (base.empty()) {
             return;
         }
-        TemporaryFolder guard;
-        guard.set(pattern);
-        const std::string base = pattern;
         result.details.insert(QStringLiteral("path"), QString::fromStdString(base));
 
         // The files, made here (flushed, then evicted): the worker's reads

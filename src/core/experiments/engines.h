@@ -213,6 +213,25 @@ inline constexpr const char *dropBehindMethods[] = {"plain", "fadvise", "dontcac
 [[nodiscard]] std::string dropBehindVariantName(bool write, const char *method);
 [[nodiscard]] std::unique_ptr<Experiment> makeDropBehindExperiment(const DropBehindParameters &parameters, const PrivilegedSteps &privileged = {});
 
+// 9. The thrashing cliff: in a memory cgroup of a fixed limit, a working set
+// read pass after pass, for working sets from half the limit to one and a
+// half times it. Below the limit every pass after the first is served from
+// memory; just over it, each page is evicted shortly before it is needed
+// again and every pass goes to the disk. Per working set: seconds a pass
+// and refaults a pass (v2's workingset_refault_file; on v1, which does not
+// count them, the bytes the worker read from storage, /proc/PID/io).
+struct ThrashCliffParameters {
+    std::string folder = "."; // disk-backed: the files are made in a new folder here
+    uint64_t limit = 64ULL << 20; // the cgroup's
+    std::vector<double> fractions = {0.5, 0.75, 0.9, 1.1, 1.25, 1.5}; // working sets, of the limit
+    int passes = 3; // measured passes after the first (cold) one
+    int runs = 1;
+    int sampleIntervalMs = 50;
+};
+// A working set's variant name: "working set 48 MiB (75 % of the limit)".
+[[nodiscard]] std::string thrashCliffVariantName(uint64_t bytes, double fraction);
+[[nodiscard]] std::unique_ptr<Experiment> makeThrashCliffExperiment(const ThrashCliffParameters &parameters, const PrivilegedSteps &privileged = {});
+
 // The cold-start recording: which regular files a command opened, from an
 // strace log (-f -e trace=openat,open,execve). Failed opens are left out.
 [[nodiscard]] std::vector<std::string> filesFromStraceLog(const std::string &log, const std::string &workingDirectory);

@@ -189,6 +189,17 @@ void TemporaryFolder::remove()
     }
 }
 
+std::string makeExperimentFolder(const std::string &folder, const char *prefix, TemporaryFolder &guard, std::string &error)
+{
+    std::string pattern = folder + '/' + prefix + "-XXXXXX";
+    if (!::mkdtemp(pattern.data())) {
+        error = folder + ": cannot make a folder there: " + errnoText(errno);
+        return {};
+    }
+    guard.set(pattern);
+    return pattern;
+}
+
 ChildGuard::~ChildGuard()
 {
     killNow();

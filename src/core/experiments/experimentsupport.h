@@ -132,6 +132,10 @@ private:
     std::string m_path;
 };
 
+// A new folder of the experiment's own in folder ("<folder>/<prefix>-XXXXXX",
+// mkdtemp), given to guard. Its path, or empty with error naming folder and why.
+[[nodiscard]] std::string makeExperimentFolder(const std::string &folder, const char *prefix, TemporaryFolder &guard, std::string &error);
+
 // A child process that is killed (SIGKILL) and reaped when the guard goes
 // out of scope, so that no way out of an engine leaves one behind.
 class ChildGuard

@@ -486,14 +486,11 @@ private:
         if (!result.error.empty()) {
             return;
         }
-        std::string pattern = p.folder + "/cachescope-folder-thrash-XXXXXX";
-        if (!::mkdtemp(pattern.data())) {
-            result.error = p.folder + ": cannot make a folder there: " + errnoText(errno);
+        TemporaryFolder guard;
+        m_base = makeExperimentFolder(p.folder, "cachescope-folder-thrash", guard, result.error);
+        if (m_base.empty()) {
             return;
         }
-        TemporaryFolder guard;
-        guard.set(pattern);
-        m_base = pattern;
         result.details.insert(QStringLiteral("path"), QString::fromStdString(m_base));
 
         recorder.event("Making a memory cgroup of " + formatBytes(limit()).toStdString() + " for the worker");

@@ -103,16 +103,6 @@ int rowWithPath(const WhoModel *model, const QString &path)
     return -1;
 }
 
-// The sum of a row's history of a measure, times the interval: bytes.
-double historyBytes(const WhoModel *model, const QString &key, int measure, double intervalSeconds)
-{
-    double sum = 0;
-    for (double value : model->history(key, measure)) {
-        sum += value * intervalSeconds;
-    }
-    return sum;
-}
-
 int tracefsMounts()
 {
     QFile mountinfo(QStringLiteral("/proc/self/mountinfo"));
@@ -259,11 +249,12 @@ private Q_SLOTS:
         QVERIFY2(read >= 40.0 * MiB, qPrintable(QString::number(read)));
         const QString self = QStringLiteral("p:%1").arg(getpid());
         QTRY_VERIFY_WITH_TIMEOUT(rowWithKey(who->processesModel(), self) >= 0, 5000);
-        // Each interval's figure a second, times its length: within the
-        // timer's jitter of what /proc/self/io says (read directly).
-        QTRY_VERIFY_WITH_TIMEOUT(historyBytes(who->processesModel(), self, 0, 0.3) >= read * 0.7, 5000);
-        QVERIFY2(historyBytes(who->processesModel(), self, 0, 0.3) <= read * 1.3 + 4 * MiB,
-                 qPrintable(QString::number(historyBytes(who->processesModel(), self, 0, 0.3))));
+        // Each interval's figure a second, times its own length: what
+        // /proc/self/io says (read directly), within what this process read
+        // besides the file meanwhile.
+        QTRY_VERIFY_WITH_TIMEOUT(who->processesModel()->historyTotal(self, 0) >= read * 0.9, 5000);
+        QVERIFY2(who->processesModel()->historyTotal(self, 0) <= read * 1.1 + 4 * MiB,
+                 qPrintable(QString::number(who->processesModel()->historyTotal(self, 0))));
         who->processesView()->sortByColumn(WhoModel::FirstMeasureColumn, Qt::DescendingOrder);
         saveScreenshot(&window, QStringLiteral("activity-who-own.png"));
 
@@ -480,9 +471,11 @@ private Q_SLOTS:
         QCOMPARE(who->processesModel()->rowAt(rowWithKey(who->processesModel(), readerKey))->name, QStringLiteral("tail"));
         QTRY_VERIFY_WITH_TIMEOUT(rowWithPath(who->secondModel(), path) >= 0, 15000);
         // All of it brought in, within readahead's pages, over the intervals.
-        QTRY_VERIFY_WITH_TIMEOUT(historyBytes(who->secondModel(), QString(who->secondModel()->rowAt(rowWithPath(who->secondModel(), path))->key), 0, 0.5)
-                                     >= 60.0 * MiB,
-                                 15000);
+        struct stat coldStat{};
+        QVERIFY(::stat(cold.c_str(), &coldStat) == 0);
+        const QString fileKey = QStringLiteral("f:%1:%2").arg(quint64(coldStat.st_dev)).arg(quint64(coldStat.st_ino));
+        QTRY_VERIFY_WITH_TIMEOUT(who->secondModel()->historyTotal(fileKey, 0) >= 60.0 * MiB, 15000);
+        QVERIFY2(who->secondModel()->historyTotal(fileKey, 0) <= 65.0 * MiB, qPrintable(QString::number(who->secondModel()->historyTotal(fileKey, 0))));
         who->secondView()->sortByColumn(WhoModel::FirstMeasureColumn, Qt::DescendingOrder);
         saveScreenshot(&window, QStringLiteral("activity-who.png"));
 

@@ -59,8 +59,12 @@ int WhoModel::sparklineMeasure() const
     return m_sparkline;
 }
 
-void WhoModel::addInterval(std::vector<Row> rows)
+void WhoModel::addInterval(std::vector<Row> rows, double seconds)
 {
+    m_intervalSeconds.push_back(seconds);
+    while (int(m_intervalSeconds.size()) > m_historyLength) {
+        m_intervalSeconds.pop_front();
+    }
     std::unordered_map<QString, size_t> incoming;
     incoming.reserve(rows.size());
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -158,6 +162,7 @@ void WhoModel::addInterval(std::vector<Row> rows)
 
 void WhoModel::clear()
 {
+    m_intervalSeconds.clear();
     if (m_entries.empty()) {
         return;
     }
@@ -189,6 +194,19 @@ QList<double> WhoModel::history(const QString &key, int measure) const
     }
     const std::deque<double> &series = found->history[size_t(std::clamp(measure, 0, measureCount - 1))];
     return QList<double>(series.begin(), series.end());
+}
+
+double WhoModel::historyTotal(const QString &key, int measure) const
+{
+    const QList<double> series = history(key, measure);
+    // A row's history ends with the newest interval, as the lengths do.
+    double total = 0;
+    const qsizetype offset = qsizetype(m_intervalSeconds.size()) - series.size();
+    for (qsizetype i = 0; i < series.size(); ++i) {
+        const qsizetype at = offset + i;
+        total += series[i] * (at >= 0 ? m_intervalSeconds[size_t(at)] : 0.0);
+    }
+    return total;
 }
 
 int WhoModel::rowCount(const QModelIndex &parent) const

@@ -76,14 +76,18 @@ public:
     void setSparklineMeasure(int index);
     [[nodiscard]] int sparklineMeasure() const;
 
-    // One interval: the rows that did something in it. Rows seen before
-    // keep their place (and the view its selection); the others get a zero.
-    void addInterval(std::vector<Row> rows);
+    // One interval of `seconds`: the rows that did something in it. Rows
+    // seen before keep their place (and the view its selection); the
+    // others get a zero.
+    void addInterval(std::vector<Row> rows, double seconds = 1.0);
     void clear();
 
     [[nodiscard]] const Row *rowAt(int row) const;
     [[nodiscard]] const Row *rowOf(const QString &key) const;
     [[nodiscard]] QList<double> history(const QString &key, int measure) const;
+    // What a row's figures a second add up to over the history kept (each
+    // interval's figure times its own length): bytes, or events.
+    [[nodiscard]] double historyTotal(const QString &key, int measure) const;
 
     [[nodiscard]] int rowCount(const QModelIndex &parent = {}) const override;
     [[nodiscard]] int columnCount(const QModelIndex &parent = {}) const override;
@@ -102,6 +106,7 @@ private:
     };
 
     std::vector<Entry> m_entries;
+    std::deque<double> m_intervalSeconds; // the newest last, as long as the longest history
     std::array<Measure, measureCount> m_measures;
     int m_historyLength = 60;
     int m_sparkline = 0;

@@ -665,7 +665,7 @@ void WhoView::takeOwnInterval(const Activity::OwnInterval &interval)
         row.perSecond = {double(process.readBytes) / seconds, double(process.writeBytes) / seconds, double(process.readCalls) / seconds};
         processes.push_back(std::move(row));
     }
-    m_processesModel->addInterval(std::move(processes));
+    m_processesModel->addInterval(std::move(processes), seconds);
 
     std::vector<WhoModel::Row> groups;
     groups.reserve(interval.groups.size());
@@ -690,7 +690,7 @@ void WhoView::takeOwnInterval(const Activity::OwnInterval &interval)
         row.perSecond = {std::max(0.0, change), std::max(0.0, -change), double(group.refaults.value_or(0)) / seconds};
         groups.push_back(std::move(row));
     }
-    m_secondModel->addInterval(std::move(groups));
+    m_secondModel->addInterval(std::move(groups), seconds);
     if (!interval.groupsFound && !interval.groupsReason.empty()) {
         m_secondView->setToolTip(QString::fromStdString(interval.groupsReason));
     }
@@ -774,7 +774,7 @@ void WhoView::takeAllUsersInterval(const Activity::Interval &interval)
             pushed.byProcess[process.pid] = process.pushedOut;
         }
     }
-    m_processesModel->addInterval(std::move(processes));
+    m_processesModel->addInterval(std::move(processes), seconds);
 
     std::vector<WhoModel::Row> files;
     files.reserve(interval.files.size());
@@ -784,6 +784,13 @@ void WhoView::takeAllUsersInterval(const Activity::Interval &interval)
         row.device = file.key.device;
         row.inode = file.key.inode;
         row.path = QString::fromStdString(file.path);
+        if (row.path.isEmpty()) {
+            // Named in an earlier interval: the name stays (the helper names
+            // a file only while a process has it open or mapped).
+            if (const auto known = m_fileNames.find(file.key); known != m_fileNames.end()) {
+                row.path = known->second;
+            }
+        }
         if (!row.path.isEmpty()) {
             row.name = QFileInfo(row.path).fileName();
             row.toolTip = row.path;
@@ -798,7 +805,7 @@ void WhoView::takeAllUsersInterval(const Activity::Interval &interval)
         row.perSecond = perSecond(file.figures);
         files.push_back(std::move(row));
     }
-    m_secondModel->addInterval(std::move(files));
+    m_secondModel->addInterval(std::move(files), seconds);
 
     m_pushedOut.push_back(std::move(pushed));
     const size_t minute = size_t(std::max(2, int(std::lround(60000.0 / m_intervalMs))));

@@ -76,6 +76,15 @@ int main(int argc, char **argv)
 
     KCrash::initialize();
 
+    // The session's end (logout) and Ctrl+C end the event loop rather than
+    // the process: the window then goes in order, and what it started with
+    // administrator rights in this process (as root) is undone. Before any
+    // window: a window's work may start as soon as it shows.
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
+        KSignalHandler::self()->watchSignal(signal);
+    }
+    QObject::connect(KSignalHandler::self(), &KSignalHandler::signalReceived, &app, &QCoreApplication::quit);
+
     QCommandLineParser parser;
     setUpCommandLine(parser);
     parser.process(app);
@@ -95,14 +104,6 @@ int main(int argc, char **argv)
     QObject::connect(&service, &KDBusService::activateRequested, &session, &Session::activate);
     QObject::connect(&session, &Session::done, &app, &QCoreApplication::quit);
     session.start({urlsFromArguments(parser.positionalArguments(), QDir::currentPath()), parser.isSet(QStringLiteral("evict"))});
-
-    // The session's end (logout) and Ctrl+C end the event loop rather than
-    // the process: the window then goes in order, and what it started with
-    // administrator rights in this process (as root) is undone.
-    for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
-        KSignalHandler::self()->watchSignal(signal);
-    }
-    QObject::connect(KSignalHandler::self(), &KSignalHandler::signalReceived, &app, &QCoreApplication::quit);
 
     const int status = app.exec();
     previousMessageHandler = qInstallMessageHandler(dropLibraryNoiseAtExit);

@@ -56,7 +56,7 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
         {"replay", {"trace", "runs", "timeout", "show-output", "no-check", "privileged"}},
         {"folder-thrash", {"folder", "files", "file-size", "limit", "runs"}},
         {"drop-behind", {"folder", "size", "limit", "runs", "reads-only", "writes-only"}},
-        {"thrash-cliff", {"folder", "limit", "runs"}},
+        {"thrash-cliff", {"folder", "limit", "runs", "no-scan"}},
     };
     for (const auto &[name, options] : table) {
         if (name == experiment) {
@@ -247,6 +247,43 @@ void appendDropBehindText(const Context &context, std::string &out, const Result
         "  pages still cached, of those cached before (all read just before, in the same cgroup)\n";
 }
 
+// The second part's table: one line a way A was read and B streamed.
+void appendScanResistanceText(const Context &context, std::string &out, const Result &result)
+{
+    std::vector<const VariantResult *> scans;
+    for (const VariantResult &v : result.variants) {
+        if (v.details.contains(QStringLiteral("scan"))) {
+            scans.push_back(&v);
+        }
+    }
+    if (scans.empty()) {
+        return;
+    }
+    const VariantResult &first = *scans.front();
+    const auto bytes = [&context](const VariantResult &v, const char *name) -> std::string {
+        const Measurement *m = v.find(name);
+        return m ? sizeText(uint64_t(std::max(0.0, m->statistics.mean)), context.rawBytes) : "unknown";
+    };
+    out += "\nScan resistance: A (" + sizeText(uint64_t(first.details.value(QStringLiteral("first_bytes")).toDouble()), context.rawBytes) + ") read, then B ("
+        + sizeText(uint64_t(first.details.value(QStringLiteral("stream_bytes")).toDouble()), context.rawBytes) + ") streamed once\n";
+    out += "\n  " + padRight("WAY", 44) + padLeft("A KEPT", 10) + padLeft("ACTIVE(FILE) BEFORE", 21) + padLeft("AFTER", 12) + padLeft("INACTIVE AFTER", 16)
+        + padLeft("ACTIVATED", 13) + '\n';
+    for (const VariantResult *v : scans) {
+        if (v->skipped) {
+            out += "  " + padRight(v->name, 44) + "  skipped: " + v->skipReason + '\n';
+            continue;
+        }
+        const Measurement *kept = v->find("first_kept_percent");
+        const Measurement *activated = v->find("activations");
+        out += "  " + padRight(v->name, 44) + padLeft(kept ? number(kept->statistics.mean, 0) + " %" : "unknown", 10)
+            + padLeft(bytes(*v, "active_file_before"), 21) + padLeft(bytes(*v, "active_file_after"), 12) + padLeft(bytes(*v, "inactive_file_after"), 16)
+            + padLeft(activated ? number(activated->statistics.mean, 0) : "not counted", 13) + '\n';
+    }
+    out +=
+        "  A KEPT: A's pages still cached after B (mincore); ACTIVE(FILE), INACTIVE: the cgroup's memory.stat around\n"
+        "  the stream; ACTIVATED: pages moved to the active list over the variant (pgactivate, cgroup v2 only)\n";
+}
+
 // The lesson's table: one line a working set, then the cliff.
 void appendThrashCliffText(const Context &context, std::string &out, const Result &result)
 {
@@ -269,6 +306,9 @@ void appendThrashCliffText(const Context &context, std::string &out, const Resul
     out += "\n  " + padRight("WORKING SET", 44) + padLeft("SIDE", 7) + padLeft("A PASS", 18)
         + padLeft(refaults ? "REFAULTS A PASS" : "READ FROM DISK A PASS", 24) + "  PASSES\n";
     for (const VariantResult &v : result.variants) {
+        if (v.details.contains(QStringLiteral("scan"))) {
+            continue; // in the second table
+        }
         if (v.skipped) {
             out += "  " + padRight(v.name, 44) + "  skipped: " + v.skipReason + '\n';
             continue;
@@ -300,6 +340,7 @@ void appendThrashCliffText(const Context &context, std::string &out, const Resul
     }
     out += refaults ? "  REFAULTS: the cgroup's workingset_refault_file over a pass\n"
                     : "  READ FROM DISK: the worker's /proc/PID/io read_bytes over a pass (cgroup v1 counts no refaults)\n";
+    appendScanResistanceText(context, out, result);
 }
 
 void appendResultText(const Context &context, std::string &out, const Result &result)
@@ -682,6 +723,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.folder = file.folder;
         p.limit = limit ? limit : p.limit;
         p.runs = runs ? int(runs) : p.runs;
+        p.scanResistance = !args.has("no-scan");
         experiment = makeThrashCliffExperiment(p, privilegedSteps());
     } else if (name == "cold-start") {
         ColdStartParameters p;
@@ -814,7 +856,10 @@ Command experimentCommand()
          "              set of 1 MiB files pass after pass, for sets from half the\n"
          "              limit to one and a half times it: seconds and refaults a pass\n"
          "              (cgroup v1: reads from storage), and the cliff between the\n"
-         "              largest set under the limit and the smallest over it.\n"
+         "              largest set under the limit and the smallest over it. Then\n"
+         "              scan resistance: files A (a quarter of the limit) read once\n"
+         "              or twice, then files B (1.25 times it) streamed once, plainly\n"
+         "              or with POSIX_FADV_NOREUSE: how much of A stayed cached.\n"
          "\n"
          "Files are made in --folder (default: the current folder), which must be on\n"
          "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
@@ -838,6 +883,7 @@ Command experimentCommand()
            "drop-behind: the cgroup's limit (default: the big file's size plus 16M); thrash-cliff: the cgroup's limit (default 64M)"},
           {0, "reads-only", nullptr, "drop-behind: only the reads"},
           {0, "writes-only", nullptr, "drop-behind: only the writes"},
+          {0, "no-scan", nullptr, "thrash-cliff: leave out the second part, scan resistance"},
           {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
           {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
           {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},

@@ -7,6 +7,7 @@
 
 #include "experiments/experimentpage.h"
 #include "experiments/experimentswindow.h"
+#include "experiments/figuretext.h"
 #include "experiments/folderthrashpage.h"
 #include "experiments/tracepage.h"
 #include "experiments/writebackpage.h"
@@ -243,6 +244,12 @@ private Q_SLOTS:
         ExperimentPage *page = m_window->page(QStringLiteral("thrash-cliff"));
         setValue(page, "limitSpin", 32);
         runAndShoot(QStringLiteral("thrash-cliff"));
+        // The second part's bars: how much of A the stream left.
+        QComboBox *measurement = page->barMeasurementCombo();
+        const int kept = measurement->findText(measurementLabel("first_kept_percent"));
+        QVERIFY(kept >= 0);
+        measurement->setCurrentIndex(kept);
+        shoot(QStringLiteral("experiment-thrash-cliff-scan.png"));
     }
 };
 

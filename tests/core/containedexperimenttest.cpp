@@ -293,6 +293,7 @@ private Q_SLOTS:
         p.limit = 32ULL << 20;
         p.fractions = {0.5, 1.5};
         p.passes = 2;
+        p.scanResistance = false;
         const Result result = makeThrashCliffExperiment(p, containSteps())->run({}, m_noCancel);
         QVERIFY2(result.ok(), result.error.c_str());
         QCOMPARE(result.variants.size(), size_t(2));
@@ -321,6 +322,58 @@ private Q_SLOTS:
         QVERIFY(result.details.contains(QStringLiteral("cliff_ratio")));
         QVERIFY(result.details.value(QStringLiteral("cgroup_removed")).toBool());
         QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    // Files A read twice survive a stream larger than the cgroup; read once,
+    // they are older than the stream and go first. POSIX_FADV_NOREUSE on
+    // the stream is measured and reported, never asserted: what it changes
+    // for read() differs between kernels and LRUs.
+    void scanResistanceLesson()
+    {
+        requireRoot();
+        const std::string folder = TestUtil::scratchDir("contained-scan-resistance");
+        ThrashCliffParameters p;
+        p.folder = folder;
+        p.limit = 32ULL << 20;
+        p.fractions = {0.5};
+        p.passes = 1;
+        const Result result = makeThrashCliffExperiment(p, containSteps())->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QCOMPARE(result.variants.size(), size_t(1 + std::size(thrashCliffScans)));
+        const VariantResult *once = result.variant(thrashCliffScanVariantName("once"));
+        const VariantResult *twice = result.variant(thrashCliffScanVariantName("twice"));
+        const VariantResult *noReuse = result.variant(thrashCliffScanVariantName("noreuse"));
+        QVERIFY(once && twice && noReuse);
+        QCOMPARE(twice->details.value(QStringLiteral("first_bytes")).toDouble(), double(8ULL << 20));
+        QCOMPARE(twice->details.value(QStringLiteral("stream_bytes")).toDouble(), double(40ULL << 20));
+        qInfo("A kept: once %.0f %%, twice %.0f %%, NOREUSE %.0f %%; Active(file) before the stream, A twice: %.0f bytes",
+              mean(once, "first_kept_percent"),
+              mean(twice, "first_kept_percent"),
+              mean(noReuse, "first_kept_percent"),
+              mean(twice, "active_file_before"));
+        QVERIFY2(mean(twice, "first_kept_percent") > 80, qPrintable(QString::number(mean(twice, "first_kept_percent"))));
+        QVERIFY2(mean(once, "first_kept_percent") < 20, qPrintable(QString::number(mean(once, "first_kept_percent"))));
+        // Read twice, A went to the active list before the stream came.
+        QVERIFY(mean(twice, "active_file_before") > double(4ULL << 20));
+        QVERIFY(noReuse->find("first_kept_percent"));
+        QVERIFY(!result.details.value(QStringLiteral("lru")).toString().isEmpty());
+        QVERIFY(result.details.value(QStringLiteral("cgroup_removed")).toBool());
+        QCOMPARE(filesIn(folder), std::vector<std::string>());
+    }
+
+    void lruKindFromSysfs()
+    {
+        const std::string root = TestUtil::scratchDir("lru-kind");
+        QVERIFY(lruKind(root).find("not built into this kernel") != std::string::npos);
+        QVERIFY(::mkdir((root + "/kernel").c_str(), 0755) == 0 && ::mkdir((root + "/kernel/mm").c_str(), 0755) == 0
+                && ::mkdir((root + "/kernel/mm/lru_gen").c_str(), 0755) == 0);
+        const auto write = [&root](const char *text) {
+            std::ofstream(root + "/kernel/mm/lru_gen/enabled") << text;
+        };
+        write("0x0007\n");
+        QCOMPARE(lruKind(root), std::string("multi-gen LRU (lru_gen/enabled 0x0007)"));
+        write("0x0000\n");
+        QVERIFY(lruKind(root).find("built in but off") != std::string::npos);
     }
 
     void thrashCliffBadInput_data()

@@ -33,6 +33,27 @@ QPen whiskerPen(const QCustomPlot *plot)
 // its edge (QCPAxisPainterPrivate::placeTickLabel), and a slanted label
 // reaches far left of its bar, so the first bar's went missing. A label's
 // anchor is rect.left + fraction * rect.width; solved for the margin.
+// text's lines broken between words so that none is wider than width
+// (a single word wider than it stays whole).
+QString wrappedToWidth(const QString &text, const QFontMetrics &metrics, int width)
+{
+    QStringList wrapped;
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        QString current;
+        for (const QString &word : line.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString longer = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
+            if (!current.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+                wrapped << current;
+                current = word;
+            } else {
+                current = longer;
+            }
+        }
+        wrapped << current;
+    }
+    return wrapped.join(QLatin1Char('\n'));
+}
+
 QMargins marginsForTickLabels(const QCustomPlot *plot)
 {
     const QCPAxisRect *rect = plot->axisRect();
@@ -210,6 +231,11 @@ void BarChart::draw()
         QString label = lines.join(slanted ? QStringLiteral(", ") : QStringLiteral("\n"));
         if (!slanted && variantsShown.size() > 3) {
             label.replace(QLatin1Char(' '), QLatin1Char('\n'));
+        } else if (!slanted) {
+            // Long names under a few bars: wrapped to what a bar's width holds.
+            const QFontMetrics metrics(plot->xAxis->tickLabelFont());
+            const int room = std::max(metrics.horizontalAdvance(QStringLiteral("0000000000")), int(plot->axisRect()->width() * 0.9 / categories.size()));
+            label = wrappedToWidth(label, metrics, room);
         }
         ticker->addTick(i + 1, label);
     }

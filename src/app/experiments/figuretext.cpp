@@ -59,6 +59,13 @@ QString measurementLabel(const std::string &name)
         {QStringLiteral("pass_seconds"), ki18nc("@item measurement", "Time a pass")},
         {QStringLiteral("read_from_storage"), ki18nc("@item measurement", "Read from the disk a pass")},
         {QStringLiteral("refaults"), ki18nc("@item measurement", "Refaults a pass")},
+        {QStringLiteral("first_kept_percent"), ki18nc("@item measurement", "A still cached after the stream")},
+        {QStringLiteral("stream_seconds"), ki18nc("@item measurement", "Time to stream B")},
+        {QStringLiteral("active_file_before"), ki18nc("@item measurement", "Active(file) before the stream")},
+        {QStringLiteral("active_file_after"), ki18nc("@item measurement", "Active(file) after the stream")},
+        {QStringLiteral("inactive_file_before"), ki18nc("@item measurement", "Inactive(file) before the stream")},
+        {QStringLiteral("inactive_file_after"), ki18nc("@item measurement", "Inactive(file) after the stream")},
+        {QStringLiteral("activations"), ki18nc("@item measurement", "Pages activated")},
     };
     const QString key = QString::fromStdString(name);
     const auto found = labels.constFind(key);

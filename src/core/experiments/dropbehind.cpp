@@ -285,42 +285,6 @@ struct WorkerPaths {
     }
 }
 
-// The pages of files in the cache, summed (0 for one that cannot be read).
-struct Pages {
-    uint64_t resident = 0;
-    uint64_t pages = 0;
-};
-
-Pages pagesOf(const std::vector<std::string> &paths)
-{
-    Pages total;
-    for (const std::string &path : paths) {
-        struct stat st;
-        std::string error;
-        const UniqueFd fd = openForReading(path, st, error);
-        if (fd.isValid()) {
-            // A file being written grows between the stat and the count:
-            // never more pages cached than it had.
-            const uint64_t pages = pagesFor(uint64_t(st.st_size));
-            total.resident += std::min(residentPages(fd.get(), st), pages);
-            total.pages += pages;
-        }
-    }
-    return total;
-}
-
-void evictAll(const std::vector<std::string> &paths)
-{
-    for (const std::string &path : paths) {
-        struct stat st;
-        std::string error;
-        const UniqueFd fd = openForReading(path, st, error);
-        if (fd.isValid()) {
-            (void)evictAndSettle(fd.get(), st);
-        }
-    }
-}
-
 class DropBehindExperiment : public Engine
 {
 public:
@@ -566,11 +530,11 @@ private:
         }
         addMemInfo(sample);
         if (!watched.empty()) {
-            const Pages file = pagesOf({watched});
+            const FilesPages file = pagesOf({watched});
             sample.fileResident = file.resident;
             sample.filePages = file.pages;
         }
-        const Pages desktop = pagesOf(m_desktop);
+        const FilesPages desktop = pagesOf(m_desktop);
         sample.desktopResident = desktop.resident;
         sample.desktopPages = desktop.pages;
         sample.groupCached = cgroupPageCache(group);
@@ -625,7 +589,7 @@ private:
             result.error = failureText(report);
             return false;
         }
-        const Pages desktopBefore = pagesOf(m_desktop);
+        const FilesPages desktopBefore = pagesOf(m_desktop);
 
         const std::string &file = write ? m_written : m_big;
         setPhase(v.name + ": run " + std::to_string(run + 1), file);
@@ -643,8 +607,8 @@ private:
             result.error = failureText(report);
             return false;
         }
-        const Pages fileAfter = pagesOf({file});
-        const Pages desktopAfter = pagesOf(m_desktop);
+        const FilesPages fileAfter = pagesOf({file});
+        const FilesPages desktopAfter = pagesOf(m_desktop);
         const double kept = desktopBefore.resident > 0 ? 100.0 * double(desktopAfter.resident) / double(desktopBefore.resident) : 0;
         const double mibPerSecond = report.seconds > 0 ? double(report.bytes) / double(1 << 20) / report.seconds : 0;
         v.add("seconds", "s", report.seconds);

@@ -220,16 +220,32 @@ inline constexpr const char *dropBehindMethods[] = {"plain", "fadvise", "dontcac
 // again and every pass goes to the disk. Per working set: seconds a pass
 // and refaults a pass (v2's workingset_refault_file; on v1, which does not
 // count them, the bytes the worker read from storage, /proc/PID/io).
+//
+// Second part, scan resistance: in the same cgroup, files A (a quarter of
+// the limit) read once or twice, then files B (one and a quarter times the
+// limit) streamed once, plainly or with POSIX_FADV_NOREUSE: how much of A
+// stayed, the cgroup's Active(file) and Inactive(file) before and after the
+// stream, and the pages it moved to the active list (pgactivate, cgroup v2).
 struct ThrashCliffParameters {
     std::string folder = "."; // disk-backed: the files are made in a new folder here
     uint64_t limit = 64ULL << 20; // the cgroup's
     std::vector<double> fractions = {0.5, 0.75, 0.9, 1.1, 1.25, 1.5}; // working sets, of the limit
     int passes = 3; // measured passes after the first (cold) one
     int runs = 1;
+    bool scanResistance = true; // the second part
     int sampleIntervalMs = 50;
 };
 // A working set's variant name: "working set 48 MiB (75 % of the limit)".
 [[nodiscard]] std::string thrashCliffVariantName(uint64_t bytes, double fraction);
+// The scan-resistance variants, as their "scan" detail names them: A read
+// once, A read twice, A read once and B streamed with POSIX_FADV_NOREUSE.
+inline constexpr const char *thrashCliffScans[] = {"once", "twice", "noreuse"};
+// A scan variant's name: "A read twice, then B streamed".
+[[nodiscard]] std::string thrashCliffScanVariantName(const char *scan);
+// Which LRU the kernel runs (/sys/kernel/mm/lru_gen/enabled): "multi-gen
+// LRU" with its value, "multi-gen LRU built in, off", or "two lists (active
+// and inactive): the multi-gen LRU is not built into this kernel".
+[[nodiscard]] std::string lruKind(const std::string &sysRoot = "/sys");
 [[nodiscard]] std::unique_ptr<Experiment> makeThrashCliffExperiment(const ThrashCliffParameters &parameters, const PrivilegedSteps &privileged = {});
 
 // The cold-start recording: which regular files a command opened, from an

@@ -448,6 +448,35 @@ uint64_t residentPages(int fd, const struct stat &st)
     return residency.known() ? residency.resident : 0;
 }
 
+FilesPages pagesOf(const std::vector<std::string> &paths)
+{
+    FilesPages total;
+    for (const std::string &path : paths) {
+        struct stat st;
+        std::string error;
+        const UniqueFd fd = openForReading(path, st, error);
+        if (fd.isValid()) {
+            // A file being written grows between the stat and the count.
+            const uint64_t pages = pagesFor(uint64_t(st.st_size));
+            total.resident += std::min(residentPages(fd.get(), st), pages);
+            total.pages += pages;
+        }
+    }
+    return total;
+}
+
+void evictAll(const std::vector<std::string> &paths)
+{
+    for (const std::string &path : paths) {
+        struct stat st;
+        std::string error;
+        const UniqueFd fd = openForReading(path, st, error);
+        if (fd.isValid()) {
+            (void)evictAndSettle(fd.get(), st);
+        }
+    }
+}
+
 TimedRead timedSequentialRead(int fd, uint64_t bufferSize, const std::atomic<bool> &cancel)
 {
     TimedRead result;

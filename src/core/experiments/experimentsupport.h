@@ -220,6 +220,16 @@ uint64_t evictAndSettle(int fd, const struct stat &st);
 // Resident pages, or 0 when unknown.
 [[nodiscard]] uint64_t residentPages(int fd, const struct stat &st);
 
+// The pages of files in the cache, summed (a file that cannot be read counts
+// nothing); never more cached than a file had when it was counted.
+struct FilesPages {
+    uint64_t resident = 0;
+    uint64_t pages = 0;
+};
+[[nodiscard]] FilesPages pagesOf(const std::vector<std::string> &paths);
+// Every file of paths evicted (evictAndSettle); one that cannot be opened is left.
+void evictAll(const std::vector<std::string> &paths);
+
 struct TimedRead {
     uint64_t bytes = 0;
     double seconds = 0;

@@ -10,6 +10,17 @@
 // refault). The parent makes the files, evicts them between working sets
 // and reads the cgroup's refaults or, on cgroup v1 which has none, the
 // worker's reads from storage.
+//
+// Second part, scan resistance. Eviction is not a strict LRU: a file page
+// starts on the inactive list, and a second use while it is there moves it
+// to the active list (mm/swap.c folio_mark_accessed); reclaim takes from
+// the inactive list and shrinks the active one only when it outgrows the
+// inactive (mm/vmscan.c inactive_is_low). So files A read twice survive a
+// stream B larger than the cgroup read once; read once, A is just older
+// than B and goes first. POSIX_FADV_NOREUSE (mm/fadvise.c, Linux 6.3) marks
+// the file so that accesses through a mapping of it do not count
+// (include/linux/mm_inline.h vma_has_recency); read() still marks pages
+// accessed, which the third variant shows.
 
 #include "containedworker.h"
 #include "engines.h"
@@ -17,6 +28,7 @@
 
 #include "activity/ownactivity.h"
 #include "format.h"
+#include "procfs.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -24,7 +36,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -38,6 +52,36 @@ std::string thrashCliffVariantName(uint64_t bytes, double fraction)
     return "working set " + formatBytes(bytes).toStdString() + " (" + std::to_string(int(std::lround(fraction * 100))) + " % of the limit)";
 }
 
+std::string thrashCliffScanVariantName(const char *scan)
+{
+    const std::string which(scan);
+    if (which == "twice") {
+        return "A read twice, then B streamed";
+    }
+    if (which == "noreuse") {
+        return "A read once, then B streamed with NOREUSE";
+    }
+    return "A read once, then B streamed";
+}
+
+std::string lruKind(const std::string &sysRoot)
+{
+    const std::optional<std::string> text = readProcFile(sysRoot + "/kernel/mm/lru_gen/enabled");
+    if (!text) {
+        return "two lists (active and inactive): the multi-gen LRU is not built into this kernel";
+    }
+    std::string value = *text;
+    while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) {
+        value.pop_back();
+    }
+    // Bit 0 is the main switch (Documentation/admin-guide/mm/multigen_lru.rst).
+    const unsigned long bits = std::strtoul(value.c_str(), nullptr, 16);
+    if ((bits & 1) != 0) {
+        return "multi-gen LRU (lru_gen/enabled " + value + ")";
+    }
+    return "two lists (active and inactive): the multi-gen LRU is built in but off (lru_gen/enabled " + value + ")";
+}
+
 namespace
 {
 
@@ -47,7 +91,9 @@ constexpr size_t pathBytes = 4096;
 constexpr size_t longestBase = 3900;
 
 struct Command {
-    int32_t files = 0; // read files [0, files) once each, in order
+    int32_t first = 0; // read files [first, first + count) once each, in order
+    int32_t count = 0;
+    int32_t noReuse = 0; // posix_fadvise(POSIX_FADV_NOREUSE) on each first
     int32_t padding = 0;
 };
 struct Report {
@@ -95,13 +141,22 @@ void filePath(char *out, const char *base, int file)
         }
         report = Report();
         const double start = monotonicNow();
-        for (int file = 0; file < command.files && report.error == 0; ++file) {
+        for (int file = command.first; file < command.first + command.count && report.error == 0; ++file) {
             filePath(path, base, file);
             const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
             if (fd < 0) {
                 report.error = errno;
                 report.file = file;
                 break;
+            }
+            // posix_fadvise returns its error rather than setting errno.
+            if (command.noReuse != 0) {
+                if (const int error = ::posix_fadvise(fd, 0, 0, POSIX_FADV_NOREUSE); error != 0) {
+                    report.error = error;
+                    report.file = file;
+                    ::close(fd);
+                    break;
+                }
             }
             for (;;) {
                 const ssize_t got = ::read(fd, buffer, bufferBytes);
@@ -122,6 +177,31 @@ void filePath(char *out, const char *base, int file)
         report.seconds = monotonicNow() - start;
         (void)!::write(reportFd, &report, sizeof report);
     }
+}
+
+// The cgroup's file LRU lists (memory.stat active_file, inactive_file, in
+// bytes on v1 and v2) and the pages it moved to the active list (v2's
+// pgactivate; v1 does not count them).
+struct FileLists {
+    std::optional<uint64_t> active;
+    std::optional<uint64_t> inactive;
+    std::optional<uint64_t> activations;
+};
+
+FileLists fileLists(const ContainedGroup &group)
+{
+    FileLists lists;
+    const std::optional<std::string> text = readProcFile(group.path + "/memory.stat");
+    if (!text) {
+        return lists;
+    }
+    const VmStat stat = parseVmStat(*text);
+    lists.active = stat.find("active_file");
+    lists.inactive = stat.find("inactive_file");
+    if (group.version == 2) {
+        lists.activations = stat.find("pgactivate");
+    }
+    return lists;
 }
 
 // The bytes a process read from storage (/proc/PID/io read_bytes).
@@ -170,6 +250,20 @@ private:
     {
         return std::max(1, int(std::lround(double(m_parameters.limit) * fraction / double(fileBytes))));
     }
+    // Scan resistance: A a quarter of the limit, B one and a quarter times it.
+    int firstFiles() const
+    {
+        return filesOf(0.25);
+    }
+    int streamFiles() const
+    {
+        return filesOf(1.25);
+    }
+    int filesNeeded() const
+    {
+        const int cliff = filesOf(m_parameters.fractions.back());
+        return m_parameters.scanResistance ? std::max(cliff, firstFiles() + streamFiles()) : cliff;
+    }
 
     std::string checkParameters() const
     {
@@ -204,6 +298,15 @@ private:
             skipped.skipReason = reason;
             result.variants.push_back(std::move(skipped));
         }
+        if (m_parameters.scanResistance) {
+            for (const char *scan : thrashCliffScans) {
+                VariantResult skipped;
+                skipped.name = thrashCliffScanVariantName(scan);
+                skipped.skipped = true;
+                skipped.skipReason = reason;
+                result.variants.push_back(std::move(skipped));
+            }
+        }
     }
 
     void execute(Result &result, Recorder &recorder, const std::atomic<bool> &cancel) override
@@ -217,7 +320,7 @@ private:
             skipAll(result, containUnavailableReason() + "; the lesson never runs unconfined, which would thrash the whole desktop");
             return;
         }
-        const int largest = filesOf(p.fractions.back());
+        const int largest = filesNeeded();
         result.error = checkScratchFolder(p.folder, uint64_t(largest) * fileBytes);
         if (!result.error.empty()) {
             return;
@@ -293,10 +396,30 @@ private:
                                     {QStringLiteral("side"), fraction < 1 ? QStringLiteral("below") : QStringLiteral("above")}};
             variants.push_back(std::move(v));
         }
+        const size_t cliffVariants = variants.size();
+        if (p.scanResistance) {
+            const std::string kind = lruKind();
+            result.details.insert(QStringLiteral("lru"), QString::fromStdString(kind));
+            result.notes.push_back("The kernel's LRU: " + kind + ".");
+            if (group.version != 2) {
+                result.notes.push_back("cgroup v1 counts no activations (pgactivate): Active(file) before and after the stream shows them.");
+            }
+            for (const char *scan : thrashCliffScans) {
+                VariantResult v;
+                v.name = thrashCliffScanVariantName(scan);
+                v.details = QJsonObject{{QStringLiteral("scan"), QString::fromLatin1(scan)},
+                                        {QStringLiteral("first_bytes"), double(uint64_t(firstFiles()) * fileBytes)},
+                                        {QStringLiteral("stream_bytes"), double(uint64_t(streamFiles()) * fileBytes)}};
+                variants.push_back(std::move(v));
+            }
+        }
         bool ok = true;
         for (int run = 0; ok && run < p.runs && !cancel.load(); ++run) {
-            for (size_t i = 0; ok && i < variants.size() && !cancel.load(); ++i) {
+            for (size_t i = 0; ok && i < cliffVariants && !cancel.load(); ++i) {
                 ok = measure(variants[i], filesOf(p.fractions[i]), paths, worker, group, refaultsCounted, recorder, result, cancel);
+            }
+            for (size_t i = cliffVariants; ok && i < variants.size() && !cancel.load(); ++i) {
+                ok = measureScan(variants[i], thrashCliffScans[i - cliffVariants], paths, worker, recorder, result, cancel);
             }
         }
         sampler.stop();
@@ -310,10 +433,10 @@ private:
         const VariantResult *below = nullptr;
         const VariantResult *above = nullptr;
         for (const VariantResult &v : result.variants) {
-            const bool isBelow = v.details.value(QStringLiteral("side")).toString() == QLatin1String("below");
-            if (isBelow) {
+            const QString side = v.details.value(QStringLiteral("side")).toString();
+            if (side == QLatin1String("below")) {
                 below = &v;
-            } else if (!above) {
+            } else if (side == QLatin1String("above") && !above) {
                 above = &v;
             }
         }
@@ -337,36 +460,13 @@ private:
                  const std::atomic<bool> &cancel)
     {
         // Each working set starts cold: none of the files cached.
-        for (const std::string &path : paths) {
-            struct stat st;
-            std::string error;
-            const UniqueFd fd = openForReading(path, st, error);
-            if (fd.isValid()) {
-                (void)evictAndSettle(fd.get(), st);
-            }
-        }
+        evictAll(paths);
         QJsonArray passes;
         for (int pass = 0; pass <= m_parameters.passes && !cancel.load(); ++pass) {
             const std::optional<uint64_t> refaultsBefore = cgroupFileRefaults(group);
             const std::optional<uint64_t> readBefore = storageReads(worker.pid());
-            const Command command{files, 0};
             Report report;
-            if (!worker.send(&command, sizeof command)) {
-                result.error = v.name + ": the worker is gone";
-                return false;
-            }
-            switch (worker.receive(&report, sizeof report, cancel)) {
-            case ContainedWorker::Receive::Cancelled:
-                return false;
-            case ContainedWorker::Receive::Ended:
-                result.error = v.name + ": the worker ended (killed inside its cgroup, most likely by the OOM killer)";
-                return false;
-            case ContainedWorker::Receive::Received:
-                break;
-            }
-            if (report.error != 0) {
-                result.error =
-                    (report.file >= 0 && size_t(report.file) < paths.size() ? paths[size_t(report.file)] : v.name) + ": read: " + errnoText(report.error);
+            if (!order(v, Command{0, files, 0, 0}, paths, worker, report, result, cancel)) {
                 return false;
             }
             const std::optional<uint64_t> refaultsAfter = cgroupFileRefaults(group);
@@ -396,6 +496,95 @@ private:
             recorder.event(v.name + ": pass " + std::to_string(pass) + (measured ? "" : " (cold)") + ": " + std::to_string(report.seconds) + " s");
         }
         v.runs.append(QJsonObject{{QStringLiteral("passes"), passes}});
+        return !cancel.load();
+    }
+
+    // Sends the worker a command and waits for its report; false (with
+    // result.error set unless cancelled) when it failed.
+    static bool order(const VariantResult &v,
+                      const Command &command,
+                      const std::vector<std::string> &paths,
+                      ContainedWorker &worker,
+                      Report &report,
+                      Result &result,
+                      const std::atomic<bool> &cancel)
+    {
+        if (!worker.send(&command, sizeof command)) {
+            result.error = v.name + ": the worker is gone";
+            return false;
+        }
+        switch (worker.receive(&report, sizeof report, cancel)) {
+        case ContainedWorker::Receive::Cancelled:
+            return false;
+        case ContainedWorker::Receive::Ended:
+            result.error = v.name + ": the worker ended (killed inside its cgroup, most likely by the OOM killer)";
+            return false;
+        case ContainedWorker::Receive::Received:
+            break;
+        }
+        if (report.error != 0) {
+            const char *what = command.noReuse != 0 ? ": read with POSIX_FADV_NOREUSE: " : ": read: ";
+            result.error = (report.file >= 0 && size_t(report.file) < paths.size() ? paths[size_t(report.file)] : v.name) + what + errnoText(report.error);
+            return false;
+        }
+        return true;
+    }
+
+    // Scan resistance, one run: everything evicted, A read once or twice,
+    // then B streamed once; A's pages and the cgroup's lists before and
+    // after the stream.
+    bool measureScan(VariantResult &v,
+                     const char *scan,
+                     const std::vector<std::string> &paths,
+                     ContainedWorker &worker,
+                     Recorder &recorder,
+                     Result &result,
+                     const std::atomic<bool> &cancel)
+    {
+        const ContainedGroup &group = *worker.group();
+        const std::string which(scan);
+        const int first = firstFiles();
+        const int stream = streamFiles();
+        const std::vector<std::string> firstPaths(paths.begin(), paths.begin() + first);
+        evictAll(paths);
+        const FileLists start = fileLists(group);
+        Report report;
+        const int firstReads = which == "twice" ? 2 : 1;
+        for (int read = 0; read < firstReads; ++read) {
+            if (!order(v, Command{0, first, 0, 0}, paths, worker, report, result, cancel)) {
+                return false;
+            }
+        }
+        const FilesPages firstBefore = pagesOf(firstPaths);
+        const FileLists before = fileLists(group);
+        if (!order(v, Command{first, stream, which == "noreuse" ? 1 : 0, 0}, paths, worker, report, result, cancel)) {
+            return false;
+        }
+        const FileLists after = fileLists(group);
+        const uint64_t firstAfter = pagesOf(firstPaths).resident;
+        const double kept = firstBefore.pages > 0 ? 100.0 * double(firstAfter) / double(firstBefore.pages) : 0;
+        v.add("first_kept_percent", "percent", kept);
+        v.add("stream_seconds", "s", report.seconds);
+        QJsonObject run{{QStringLiteral("first_cached_before_bytes"), double(firstBefore.resident * pageSize())},
+                        {QStringLiteral("first_cached_after_bytes"), double(firstAfter * pageSize())},
+                        {QStringLiteral("stream_seconds"), report.seconds}};
+        const auto addList = [&run, &v](const char *name, const std::optional<uint64_t> &value) {
+            if (value) {
+                run.insert(QString::fromLatin1(name), double(*value));
+                v.add(name, "bytes", double(*value));
+            }
+        };
+        addList("active_file_before", before.active);
+        addList("inactive_file_before", before.inactive);
+        addList("active_file_after", after.active);
+        addList("inactive_file_after", after.inactive);
+        if (start.activations && after.activations) {
+            const double activations = double(*after.activations - std::min(*after.activations, *start.activations));
+            run.insert(QStringLiteral("activations"), activations);
+            v.add("activations", "count", activations);
+        }
+        v.runs.append(run);
+        recorder.event(v.name + ": " + std::to_string(int(std::lround(kept))) + " % of A still cached after B");
         return !cancel.load();
     }
 

@@ -29,6 +29,16 @@ LiveSeries fileInCacheSeries(const QString &name, bool rightAxis)
     return {name, PlotColors::plasmaBlue, rightAxis, filePercent};
 }
 
+LiveSeries swapUsedSeries(const QString &name)
+{
+    return {name, PlotColors::deepPurple, false, [](const Experiments::Sample &sample) -> std::optional<double> {
+                if (!sample.swapTotal || !sample.swapFree) {
+                    return std::nullopt;
+                }
+                return mebibytes(*sample.swapTotal - std::min(*sample.swapTotal, *sample.swapFree));
+            }};
+}
+
 namespace
 {
 // Tick labels of an axis whose data are seconds, written in a unit that is a

@@ -38,6 +38,8 @@ struct LiveSeries {
 [[nodiscard]] LiveSeries bytesSeries(const QString &name, const QColor &color, bool rightAxis, std::optional<uint64_t> Experiments::Sample::*figure);
 // The share of the experiment's file in the cache, in percent.
 [[nodiscard]] LiveSeries fileInCacheSeries(const QString &name, bool rightAxis);
+// Swap used (SwapTotal - SwapFree), in MiB, on the left axis.
+[[nodiscard]] LiveSeries swapUsedSeries(const QString &name);
 
 // What the horizontal axis counts.
 enum class LiveKey {

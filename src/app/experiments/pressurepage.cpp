@@ -56,15 +56,7 @@ PressurePage::PressurePage(QWidget *parent)
              }},
             bytesSeries(i18nc("@label plot legend", "Cgroup's memory"), PlotColors::teal, false, &Sample::groupUsage),
             bytesSeries(i18nc("@label plot legend", "Allocated by the child"), PlotColors::abyssBlue, false, &Sample::allocated),
-            {i18nc("@label plot legend", "Swap used"),
-             PlotColors::deepPurple,
-             false,
-             [](const Sample &sample) -> std::optional<double> {
-                 if (!sample.swapTotal || !sample.swapFree) {
-                     return std::nullopt;
-                 }
-                 return mebibytes(*sample.swapTotal - std::min(*sample.swapTotal, *sample.swapFree));
-             }},
+            swapUsedSeries(i18nc("@label plot legend", "Swap used")),
             fileInCacheSeries(i18nc("@label plot legend", "Warm file (right scale)"), true),
         },
         i18nc("@label:axis", "Memory (MiB)"),

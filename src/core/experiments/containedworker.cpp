@@ -169,6 +169,31 @@ ContainedWorker::Receive ContainedWorker::receive(void *report, size_t size, con
     return Receive::Received;
 }
 
+bool ContainedWorker::exchange(const void *command,
+                               size_t commandSize,
+                               void *report,
+                               size_t reportSize,
+                               const std::atomic<bool> &cancel,
+                               const std::string &what,
+                               const std::string &hint,
+                               std::string &error)
+{
+    if (!send(command, commandSize)) {
+        error = what + ": the worker is gone";
+        return false;
+    }
+    switch (receive(report, reportSize, cancel)) {
+    case Receive::Cancelled:
+        return false;
+    case Receive::Ended:
+        error = what + ": the worker ended (killed inside its cgroup, most likely by the OOM killer" + hint + ")";
+        return false;
+    case Receive::Received:
+        break;
+    }
+    return true;
+}
+
 bool ContainedWorker::stop(double waitSeconds)
 {
     m_child.killNow();

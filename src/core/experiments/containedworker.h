@@ -71,6 +71,18 @@ public:
         Cancelled
     };
     [[nodiscard]] Receive receive(void *report, size_t size, const std::atomic<bool> &cancel);
+    // send, then receive: true when the report came. Else error says why,
+    // starting with what ("<what>: the worker is gone", "<what>: the worker
+    // ended (killed inside its cgroup, most likely by the OOM killer<hint>)"),
+    // or is left empty when cancel was set.
+    [[nodiscard]] bool exchange(const void *command,
+                                size_t commandSize,
+                                void *report,
+                                size_t reportSize,
+                                const std::atomic<bool> &cancel,
+                                const std::string &what,
+                                const std::string &hint,
+                                std::string &error);
 
     // Kills the worker and reaps it. When it was contained, waits up to
     // waitSeconds for its cgroup to be removed (whoever made it removes it

@@ -544,21 +544,14 @@ private:
 
     bool order(ContainedWorker &worker, const Command &command, Report &report, const std::string &what, Result &result, const std::atomic<bool> &cancel)
     {
-        if (!worker.send(&command, sizeof command)) {
-            result.error = what + ": the worker is gone";
-            return false;
-        }
-        switch (worker.receive(&report, sizeof report, cancel)) {
-        case ContainedWorker::Receive::Cancelled:
-            return false;
-        case ContainedWorker::Receive::Ended:
-            result.error = what + ": the worker ended (killed inside its cgroup, most likely by the OOM killer: the limit of "
-                + formatBytes(limit()).toStdString() + " is too small)";
-            return false;
-        case ContainedWorker::Receive::Received:
-            return true;
-        }
-        return false;
+        return worker.exchange(&command,
+                               sizeof command,
+                               &report,
+                               sizeof report,
+                               cancel,
+                               what,
+                               ": the limit of " + formatBytes(limit()).toStdString() + " is too small",
+                               result.error);
     }
 
     std::string failureText(const Report &report) const

@@ -595,19 +595,15 @@ private:
     // unless cancelled) when the worker failed or is gone.
     bool order(ContainedWorker &worker, const Command &command, Report &report, const char *what, Result &result, const std::atomic<bool> &cancel)
     {
-        if (!worker.send(&command, sizeof command)) {
-            result.error = std::string(what) + ": the worker is gone";
+        if (!worker.exchange(&command,
+                             sizeof command,
+                             &report,
+                             sizeof report,
+                             cancel,
+                             what,
+                             ": the limit of " + formatBytes(limit()).toStdString() + " is too small for these files",
+                             result.error)) {
             return false;
-        }
-        switch (worker.receive(&report, sizeof report, cancel)) {
-        case ContainedWorker::Receive::Cancelled:
-            return false;
-        case ContainedWorker::Receive::Ended:
-            result.error = std::string(what) + ": the worker ended (killed inside its cgroup, most likely by the OOM killer: the limit of "
-                + formatBytes(limit()).toStdString() + " is too small for these files)";
-            return false;
-        case ContainedWorker::Receive::Received:
-            break;
         }
         if (report.error != 0 && report.step == Mapping) {
             result.error = std::string(what) + ": the worker's buffer: mmap: " + errnoText(report.error);

@@ -509,18 +509,8 @@ private:
                       Result &result,
                       const std::atomic<bool> &cancel)
     {
-        if (!worker.send(&command, sizeof command)) {
-            result.error = v.name + ": the worker is gone";
+        if (!worker.exchange(&command, sizeof command, &report, sizeof report, cancel, v.name, {}, result.error)) {
             return false;
-        }
-        switch (worker.receive(&report, sizeof report, cancel)) {
-        case ContainedWorker::Receive::Cancelled:
-            return false;
-        case ContainedWorker::Receive::Ended:
-            result.error = v.name + ": the worker ended (killed inside its cgroup, most likely by the OOM killer)";
-            return false;
-        case ContainedWorker::Receive::Received:
-            break;
         }
         if (report.error != 0) {
             const char *what = command.noReuse != 0 ? ": read with POSIX_FADV_NOREUSE: " : ": read: ";

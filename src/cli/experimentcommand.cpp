@@ -41,7 +41,8 @@ PrivilegedSteps &privilegedSteps()
 }
 bool privilegedStepsSet = false; // constant-initialised: safe at any time
 
-const char *const experimentNames[] = {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash", "drop-behind", "thrash-cliff"};
+const char *const experimentNames[] =
+    {"cold-read", "pressure", "cold-start", "writeback", "faults", "replay", "folder-thrash", "drop-behind", "thrash-cliff", "shmem"};
 
 // Which options each experiment takes (the common ones aside).
 const std::vector<std::string> &optionsOf(const std::string &experiment)
@@ -57,6 +58,7 @@ const std::vector<std::string> &optionsOf(const std::string &experiment)
         {"folder-thrash", {"folder", "files", "file-size", "limit", "runs"}},
         {"drop-behind", {"folder", "size", "limit", "runs", "reads-only", "writes-only"}},
         {"thrash-cliff", {"folder", "limit", "runs", "no-scan"}},
+        {"shmem", {"folder", "size", "runs", "headroom", "no-pressure", "no-with-swap"}},
     };
     for (const auto &[name, options] : table) {
         if (name == experiment) {
@@ -247,6 +249,27 @@ void appendDropBehindText(const Context &context, std::string &out, const Result
         "  pages still cached, of those cached before (all read just before, in the same cgroup)\n";
 }
 
+// Where the file went, and how each pressed cgroup ended; the variants'
+// tables follow.
+void appendShmemText(std::string &out, const Result &result)
+{
+    const QJsonObject &details = result.details;
+    const QString how = details.value(QStringLiteral("tmpfs")).toString();
+    out += "Tmpfs: " + details.value(QStringLiteral("folder")).toString().toStdString()
+        + (how == QLatin1String("mounted")     ? " (mounted for the lesson, removed)"
+               : how == QLatin1String("given") ? " (given)"
+                                               : "")
+        + '\n';
+    if (details.contains(QStringLiteral("swap"))) {
+        out += "Swap for the page-out: " + details.value(QStringLiteral("swap")).toString().toStdString() + '\n';
+    }
+    for (const VariantResult &v : result.variants) {
+        if (v.details.contains(QStringLiteral("outcome"))) {
+            out += v.name + ": " + v.details.value(QStringLiteral("outcome")).toString().toStdString() + '\n';
+        }
+    }
+}
+
 // The second part's table: one line a way A was read and B streamed.
 void appendScanResistanceText(const Context &context, std::string &out, const Result &result)
 {
@@ -357,6 +380,8 @@ void appendResultText(const Context &context, std::string &out, const Result &re
         appendDropBehindText(context, out, result);
     } else if (result.experiment == "thrash-cliff") {
         appendThrashCliffText(context, out, result);
+    } else if (result.experiment == "shmem") {
+        appendShmemText(out, result);
     } else if (details.contains(QStringLiteral("path"))) {
         out += "File: " + details.value(QStringLiteral("path")).toString().toStdString() + " ("
             + sizeText(uint64_t(details.value(QStringLiteral("size")).toDouble()), context.rawBytes) + ")\n";
@@ -588,7 +613,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
     if (!known) {
         return usageError(args.command,
                           "unknown experiment '" + name
-                              + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash, drop-behind, thrash-cliff)");
+                              + "' (cold-read, pressure, cold-start, writeback, faults, replay, folder-thrash, drop-behind, thrash-cliff, shmem)");
     }
     const std::vector<std::string> &allowed = optionsOf(name);
     for (const auto &[option, value] : args.options) {
@@ -637,7 +662,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
     if (args.has("reads-only") && args.has("writes-only")) {
         return usageError(args.command, "--reads-only and --writes-only exclude each other");
     }
-    if (args.has("no-with-swap") && !args.has("without-swap")) {
+    if (name == "pressure" && args.has("no-with-swap") && !args.has("without-swap")) {
         return usageError(args.command, "--no-with-swap leaves nothing to run without --without-swap");
     }
     if (!file.path.empty() && ::access(file.path.c_str(), R_OK) != 0) {
@@ -667,7 +692,8 @@ int runExperiment(Context &context, const ParsedArgs &args)
         : args.has("privileged")                                 ? "--privileged"
                                                                  : std::string();
     // Contained runs need a memory cgroup: the helper's (or systemd's), through the companion.
-    const bool needsCgroup = name == "folder-thrash" || name == "drop-behind" || name == "thrash-cliff" || (name == "pressure" && !args.has("whole-machine"));
+    const bool needsCgroup = name == "folder-thrash" || name == "drop-behind" || name == "thrash-cliff" || (name == "pressure" && !args.has("whole-machine"))
+        || (name == "shmem" && !args.has("no-pressure"));
     if (needsCgroup && privilegedOption.empty() && !privilegedStepsSet) {
         qCDebug(CACHESCOPE_CLI) << "experiment" << name.c_str() << "needs cachescope-cli-privileged for its memory cgroup";
         return runInPrivilegedCompanion(context.arguments, "experiment: ", [&name](const std::string &lookedFor) {
@@ -725,6 +751,15 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.runs = runs ? int(runs) : p.runs;
         p.scanResistance = !args.has("no-scan");
         experiment = makeThrashCliffExperiment(p, privilegedSteps());
+    } else if (name == "shmem") {
+        ShmemParameters p;
+        p.folder = args.value("folder").value_or(std::string());
+        p.size = size ? size : p.size;
+        p.headroom = args.has("headroom") ? headroom : p.headroom;
+        p.runs = runs ? int(runs) : p.runs;
+        p.pressure = !args.has("no-pressure");
+        p.withSwapVariant = !args.has("no-with-swap");
+        experiment = makeShmemExperiment(p, privilegedSteps());
     } else if (name == "cold-start") {
         ColdStartParameters p;
         p.command = command;
@@ -809,113 +844,125 @@ int runExperiment(Context &context, const ParsedArgs &args)
 
 Command experimentCommand()
 {
-    return {
-        {"experiment",
-         "NAME [-- COMMAND [ARG...]]",
-         "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash, drop-behind, thrash-cliff; or replay a trace",
-         "Runs one of the classic page-cache experiments, several times, and reports\n"
-         "each figure's mean, standard deviation and 95% confidence interval\n"
-         "(Student's t). --json adds the live samples (memory and the file's\n"
-         "resident pages over time) and events, to keep and compare results.\n"
-         "\n"
-         "  cold-read   evict a file (made here, or --file), time a sequential read\n"
-         "              cold, then warm: throughput and the cold/warm ratio.\n"
-         "  pressure    warm a file, then a child process allocates memory in steps\n"
-         "              (never past MemAvailable minus max(256 MiB, 5%) unless\n"
-         "              --allow-oom; oom_score_adj 1000): cache reclaimed for memory\n"
-         "              allocated, and how much of the warm file survived. By default\n"
-         "              the child reads the file and allocates its size in a memory\n"
-         "              cgroup of the file's size plus --headroom, so that the cache\n"
-         "              gives way on any machine; --whole-machine: no cgroup.\n"
-         "  cold-start  record the files a command opens (strace, else /proc/PID/maps),\n"
-         "              evict only those, time the cold start, then the warm one.\n"
-         "              The command is run directly, never through a shell.\n"
-         "  writeback   write a file without syncing; watch Dirty and Writeback (and\n"
-         "              the file's own, with cachestat) drain; time fsync and sync.\n"
-         "  faults      read a file with read() in small pieces, stdio, setvbuf, mmap\n"
-         "              and O_DIRECT, cold and warm, each in a child: minor and major\n"
-         "              page faults, time, memory added to the page cache.\n"
-         "  replay      the trace file of `cachescope-cli trace --output FILE`: check\n"
-         "              its files are the ones traced (a changed file is refused, a\n"
-         "              vanished one skipped), evict them, read exactly the traced\n"
-         "              pages (readahead off) as recorded, in file order and in disk\n"
-         "              order (FIEMAP): time and MB/s; then the traced command's cold\n"
-         "              start against replayed cold I/O + its warm start.\n"
-         "  folder-thrash  the folder-eviction lesson: in a memory cgroup that holds\n"
-         "              about three of four folders, copy folder 1 to 2, sync, copy 3\n"
-         "              to 4, sync, then read every file of folder 1; again with folder\n"
-         "              2 evicted before copying 3. For each --files count: the read's\n"
-         "              time and folder 1's cached pages before it.\n"
-         "  drop-behind read a big file (--size, default 256M), then write one, four\n"
-         "              ways each, after a set of desktop files was read, in a memory\n"
-         "              cgroup a little larger than the file: plain; with\n"
-         "              posix_fadvise(DONTNEED) as it goes; RWF_DONTCACHE (Linux 6.14+,\n"
-         "              where the file system has it); O_DIRECT. Speed, the file's\n"
-         "              pages left cached, and how much of the desktop's stayed.\n"
-         "  thrash-cliff in a memory cgroup of --limit (default 64M), read a working\n"
-         "              set of 1 MiB files pass after pass, for sets from half the\n"
-         "              limit to one and a half times it: seconds and refaults a pass\n"
-         "              (cgroup v1: reads from storage), and the cliff between the\n"
-         "              largest set under the limit and the smallest over it. Then\n"
-         "              scan resistance: files A (a quarter of the limit) read once\n"
-         "              or twice, then files B (1.25 times it) streamed once, plainly\n"
-         "              or with POSIX_FADV_NOREUSE: how much of A stayed cached.\n"
-         "\n"
-         "Files are made in --folder (default: the current folder), which must be on\n"
-         "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
-         "the end and on Ctrl+C. --drop-caches, --without-swap and the memory\n"
-         "cgroups of folder-thrash, drop-behind, thrash-cliff and pressure need the privileged helper, or\n"
-         "systemd's user manager for the cgroups (they run through\n"
-         "cachescope-cli-privileged); swap is always turned back on, the cgroups\n"
-         "are removed.",
-         {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
-          {0, "folder", "DIR", "where to make the file (default: the current folder)"},
-          {0, "size", "BYTES", "size of the file to make (default 64M, drop-behind 256M; suffixes K, M, G)"},
-          {0, "runs", "N", "repeat N times (default: 3 for cold-read, cold-start and folder-thrash, else 1)"},
-          {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
-          {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
-          {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
-          {0,
-           "limit",
-           "BYTES",
-           "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
-           "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M); "
-           "drop-behind: the cgroup's limit (default: the big file's size plus 16M); thrash-cliff: the cgroup's limit (default 64M)"},
-          {0, "reads-only", nullptr, "drop-behind: only the reads"},
-          {0, "writes-only", nullptr, "drop-behind: only the writes"},
-          {0, "no-scan", nullptr, "thrash-cliff: leave out the second part, scan resistance"},
-          {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
-          {0, "headroom", "BYTES", "pressure: the cgroup's limit above the warm file's size (default 16M)"},
-          {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},
-          {0, "file-size", "BYTES", "folder-thrash: size of each file (default 1M)"},
-          {0, "step", "BYTES", "pressure: allocation step (default 16M); writeback: write step (default 4M)"},
-          {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
-          {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
-          {0, "no-with-swap", nullptr, "pressure: only the variant without swap"},
-          {0, "timeout", "SECONDS", "cold-start, replay: kill a run of the command after SECONDS (default 60); writeback: drain timeout"},
-          {0, "show-output", nullptr, "cold-start, replay: let the command write to the terminal (default: /dev/null)"},
-          {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
-          {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 40)"},
-          {0, "trace", "FILE", "replay: the trace file to replay"},
-          {0, "no-check", nullptr, "replay: leave out the check against the command's measured cold start"},
-          {0, "privileged", nullptr, "replay: also drop_caches before every cold run, through the privileged helper"},
-          {0, "cold-only", nullptr, "faults: only the cold reads"},
-          {0, "warm-only", nullptr, "faults: only the warm reads"},
-          {0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"},
-          {0, "bytes", nullptr, "print sizes as raw byte counts instead of KiB/MiB/GiB"},
-          {'h', "help", nullptr, "show this help"}},
-         "  cachescope-cli experiment cold-read --size 256M --runs 5\n"
-         "  cachescope-cli experiment cold-read --file big.iso --drop-caches\n"
-         "  cachescope-cli experiment pressure --limit 1G --json\n"
-         "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
-         "  cachescope-cli experiment writeback --size 256M --wait 35\n"
-         "  cachescope-cli experiment faults --size 128M\n"
-         "  cachescope-cli experiment replay --trace python.json --runs 5\n"
-         "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n"
-         "  cachescope-cli experiment drop-behind --size 1G --runs 3\n"
-         "  cachescope-cli experiment thrash-cliff --limit 128M --runs 3\n",
-         1},
-        runExperiment};
+    return {{"experiment",
+             "NAME [-- COMMAND [ARG...]]",
+             "run a classic page-cache experiment: cold-read, pressure, cold-start, writeback, faults, folder-thrash, drop-behind, thrash-cliff, shmem; or "
+             "replay a trace",
+             "Runs one of the classic page-cache experiments, several times, and reports\n"
+             "each figure's mean, standard deviation and 95% confidence interval\n"
+             "(Student's t). --json adds the live samples (memory and the file's\n"
+             "resident pages over time) and events, to keep and compare results.\n"
+             "\n"
+             "  cold-read   evict a file (made here, or --file), time a sequential read\n"
+             "              cold, then warm: throughput and the cold/warm ratio.\n"
+             "  pressure    warm a file, then a child process allocates memory in steps\n"
+             "              (never past MemAvailable minus max(256 MiB, 5%) unless\n"
+             "              --allow-oom; oom_score_adj 1000): cache reclaimed for memory\n"
+             "              allocated, and how much of the warm file survived. By default\n"
+             "              the child reads the file and allocates its size in a memory\n"
+             "              cgroup of the file's size plus --headroom, so that the cache\n"
+             "              gives way on any machine; --whole-machine: no cgroup.\n"
+             "  cold-start  record the files a command opens (strace, else /proc/PID/maps),\n"
+             "              evict only those, time the cold start, then the warm one.\n"
+             "              The command is run directly, never through a shell.\n"
+             "  writeback   write a file without syncing; watch Dirty and Writeback (and\n"
+             "              the file's own, with cachestat) drain; time fsync and sync.\n"
+             "  faults      read a file with read() in small pieces, stdio, setvbuf, mmap\n"
+             "              and O_DIRECT, cold and warm, each in a child: minor and major\n"
+             "              page faults, time, memory added to the page cache.\n"
+             "  replay      the trace file of `cachescope-cli trace --output FILE`: check\n"
+             "              its files are the ones traced (a changed file is refused, a\n"
+             "              vanished one skipped), evict them, read exactly the traced\n"
+             "              pages (readahead off) as recorded, in file order and in disk\n"
+             "              order (FIEMAP): time and MB/s; then the traced command's cold\n"
+             "              start against replayed cold I/O + its warm start.\n"
+             "  folder-thrash  the folder-eviction lesson: in a memory cgroup that holds\n"
+             "              about three of four folders, copy folder 1 to 2, sync, copy 3\n"
+             "              to 4, sync, then read every file of folder 1; again with folder\n"
+             "              2 evicted before copying 3. For each --files count: the read's\n"
+             "              time and folder 1's cached pages before it.\n"
+             "  drop-behind read a big file (--size, default 256M), then write one, four\n"
+             "              ways each, after a set of desktop files was read, in a memory\n"
+             "              cgroup a little larger than the file: plain; with\n"
+             "              posix_fadvise(DONTNEED) as it goes; RWF_DONTCACHE (Linux 6.14+,\n"
+             "              where the file system has it); O_DIRECT. Speed, the file's\n"
+             "              pages left cached, and how much of the desktop's stayed.\n"
+             "  thrash-cliff in a memory cgroup of --limit (default 64M), read a working\n"
+             "              set of 1 MiB files pass after pass, for sets from half the\n"
+             "              limit to one and a half times it: seconds and refaults a pass\n"
+             "              (cgroup v1: reads from storage), and the cliff between the\n"
+             "              largest set under the limit and the smallest over it. Then\n"
+             "              scan resistance: files A (a quarter of the limit) read once\n"
+             "              or twice, then files B (1.25 times it) streamed once, plainly\n"
+             "              or with POSIX_FADV_NOREUSE: how much of A stayed cached.\n"
+             "  shmem       memory that cannot be evicted: fill a tmpfs (mounted for the\n"
+             "              lesson as root, else /dev/shm, or the tmpfs --folder) with a\n"
+             "              file of --size (default 64M): Shmem and Cached grow; Evict\n"
+             "              and drop_caches leave it; in a memory cgroup of the file plus\n"
+             "              --headroom (default 32M) the file's size allocated again hits\n"
+             "              the limit without swap; paged out (MADV_PAGEOUT) with swap on\n"
+             "              (the experiment swap file where there is none), it goes there.\n"
+             "\n"
+             "Files are made in --folder (default: the current folder), which must be on\n"
+             "a disk (tmpfs is refused: its pages cannot be evicted), and are removed at\n"
+             "the end and on Ctrl+C. --drop-caches, --without-swap and the memory\n"
+             "cgroups of folder-thrash, drop-behind, thrash-cliff, shmem and pressure need the privileged helper, or\n"
+             "systemd's user manager for the cgroups (they run through\n"
+             "cachescope-cli-privileged); swap is always turned back on, the cgroups\n"
+             "are removed.",
+             {{0, "file", "PATH", "cold-read, pressure, faults: use this file instead of making one"},
+              {0, "folder", "DIR", "where to make the file (default: the current folder); shmem: a tmpfs (default: one mounted for the lesson, or /dev/shm)"},
+              {0, "size", "BYTES", "size of the file to make (default 64M, drop-behind 256M; suffixes K, M, G)"},
+              {0, "runs", "N", "repeat N times (default: 3 for cold-read, cold-start and folder-thrash, else 1)"},
+              {0, "buffer", "BYTES", "cold-read: read size (default 1M); faults: read() size (default 256)"},
+              {0, "drop-caches", nullptr, "cold-read, cold-start: also the variant with drop_caches (privileged)"},
+              {0, "no-fadvise", nullptr, "cold-read: only the drop_caches variant"},
+              {0,
+               "limit",
+               "BYTES",
+               "pressure: the most the child allocates (default and cap: the warm file's size, or MemAvailable minus the margin with --whole-machine); "
+               "folder-thrash: the cgroup's limit (default: three folders of the largest count plus 8M); "
+               "drop-behind: the cgroup's limit (default: the big file's size plus 16M); thrash-cliff: the cgroup's limit (default 64M)"},
+              {0, "reads-only", nullptr, "drop-behind: only the reads"},
+              {0, "writes-only", nullptr, "drop-behind: only the writes"},
+              {0, "no-scan", nullptr, "thrash-cliff: leave out the second part, scan resistance"},
+              {0, "no-pressure", nullptr, "shmem: leave out the memory cgroup's part (no privileged helper needed)"},
+              {0, "whole-machine", nullptr, "pressure: no memory cgroup: the cache gives way only when the machine's memory is short"},
+              {0,
+               "headroom",
+               "BYTES",
+               "pressure: the cgroup's limit above the warm file's size (default 16M); shmem: above the file's (default 32M, at most half the file)"},
+              {0, "files", "N[,N...]", "folder-thrash: files in each folder, one run set per count (default 30,33,36,39; repeatable)"},
+              {0, "file-size", "BYTES", "folder-thrash: size of each file (default 1M)"},
+              {0, "step", "BYTES", "pressure: allocation step (default 16M); writeback: write step (default 4M)"},
+              {0, "allow-oom", nullptr, "pressure: let the child go past the safety margin (the OOM killer may end it)"},
+              {0, "without-swap", nullptr, "pressure: also the variant with swap turned off (privileged; turned back on after)"},
+              {0, "no-with-swap", nullptr, "pressure: only the variant without swap; shmem: leave out the page-out to swap"},
+              {0, "timeout", "SECONDS", "cold-start, replay: kill a run of the command after SECONDS (default 60); writeback: drain timeout"},
+              {0, "show-output", nullptr, "cold-start, replay: let the command write to the terminal (default: /dev/null)"},
+              {0, "maps", nullptr, "cold-start: record files from /proc/PID/maps even when strace is installed"},
+              {0, "wait", "SECONDS", "writeback: watch the kernel write back by itself this long before fsync (default 40)"},
+              {0, "trace", "FILE", "replay: the trace file to replay"},
+              {0, "no-check", nullptr, "replay: leave out the check against the command's measured cold start"},
+              {0, "privileged", nullptr, "replay: also drop_caches before every cold run, through the privileged helper"},
+              {0, "cold-only", nullptr, "faults: only the cold reads"},
+              {0, "warm-only", nullptr, "faults: only the warm reads"},
+              {0, "json", nullptr, "print one JSON document (schema: docs/cli.md)"},
+              {0, "bytes", nullptr, "print sizes as raw byte counts instead of KiB/MiB/GiB"},
+              {'h', "help", nullptr, "show this help"}},
+             "  cachescope-cli experiment cold-read --size 256M --runs 5\n"
+             "  cachescope-cli experiment cold-read --file big.iso --drop-caches\n"
+             "  cachescope-cli experiment pressure --limit 1G --json\n"
+             "  cachescope-cli experiment cold-start --runs 5 -- /usr/bin/python3 -c pass\n"
+             "  cachescope-cli experiment writeback --size 256M --wait 35\n"
+             "  cachescope-cli experiment faults --size 128M\n"
+             "  cachescope-cli experiment replay --trace python.json --runs 5\n"
+             "  cachescope-cli experiment folder-thrash --files 24,32 --file-size 1M --runs 5\n"
+             "  cachescope-cli experiment drop-behind --size 1G --runs 3\n"
+             "  cachescope-cli experiment thrash-cliff --limit 128M --runs 3\n"
+             "  cachescope-cli experiment shmem --size 128M\n",
+             1},
+            runExperiment};
 }
 
 } // namespace Cachescope::Cli

@@ -327,6 +327,12 @@ Cachescope::Experiments::PrivilegedSteps experimentSteps()
     steps.swapOn = [](std::string &error) {
         return stepReachable(error) && stepSucceeded(Privileged::swapOnAll(), error);
     };
+    steps.swapFileOn = [](uint64_t bytes, std::string &error) {
+        return stepReachable(error) && stepSucceeded(Privileged::createExperimentSwapFile(qint64(bytes)), error);
+    };
+    steps.swapFileOff = [](std::string &error) {
+        return stepReachable(error) && stepSucceeded(Privileged::removeExperimentSwapFile(), error);
+    };
     steps.trace = [](int pid,
                      int maxSeconds,
                      const std::function<void()> &tracingOn,

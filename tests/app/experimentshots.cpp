@@ -251,6 +251,13 @@ private Q_SLOTS:
         measurement->setCurrentIndex(kept);
         shoot(QStringLiteral("experiment-thrash-cliff-scan.png"));
     }
+
+    void shmem()
+    {
+        ExperimentPage *page = m_window->page(QStringLiteral("shmem"));
+        setValue(page, "sizeSpin", 32);
+        runAndShoot(QStringLiteral("shmem"));
+    }
 };
 
 QTEST_MAIN(ExperimentShots)

@@ -244,12 +244,12 @@ private Q_SLOTS:
         QCOMPARE(plot.graph(0)->dataCount(), 0);
     }
 
-    void constructsNinePages()
+    void constructsTenPages()
     {
         auto *window = new ExperimentsWindow;
         window->show();
-        QCOMPARE(window->pages().size(), 9);
-        QCOMPARE(window->pageWidget()->model()->rowCount(), 9);
+        QCOMPARE(window->pages().size(), 10);
+        QCOMPARE(window->pageWidget()->model()->rowCount(), 10);
         QStringList names;
         for (ExperimentPage *page : window->pages()) {
             names << page->experimentName();
@@ -267,7 +267,8 @@ private Q_SLOTS:
                               QStringLiteral("trace"),
                               QStringLiteral("folder-thrash"),
                               QStringLiteral("drop-behind"),
-                              QStringLiteral("thrash-cliff")}));
+                              QStringLiteral("thrash-cliff"),
+                              QStringLiteral("shmem")}));
 
         // The privileged variants are usable only with the helper; when they
         // are not, the tooltip says why.

@@ -495,6 +495,12 @@ private Q_SLOTS:
             RunAs::Self,
             Needs::Root,
             120000);
+        add("experiment-thrash-cliff-root",
+            QStringLiteral("experiment thrash-cliff --json --folder {experiments} --limit 16M"),
+            RunAs::Self,
+            Needs::Root,
+            120000);
+        add("experiment-shmem-root", QStringLiteral("experiment shmem --json --size 16M"), RunAs::Self, Needs::Root, 120000);
         add("drop-caches-root", QStringLiteral("drop-caches --json 1"), RunAs::Self, Needs::Root, 600000);
         add("activity-root", QStringLiteral("activity --json --duration 1 --interval 0.5"), RunAs::Self, Needs::Root, 60000);
     }

@@ -16,10 +16,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTest>
 
 #include <dirent.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -74,6 +77,45 @@ bool exists(const std::string &path)
     return ::stat(path.c_str(), &st) == 0;
 }
 
+// Mount points and swap areas of ours: after the shmem lesson there must be none.
+std::string mountsOfShmemLesson()
+{
+    std::ifstream stream("/proc/self/mountinfo");
+    std::string line;
+    std::string found;
+    while (std::getline(stream, line)) {
+        if (line.find("cachescope-shmem") != std::string::npos) {
+            found += line + '\n';
+        }
+    }
+    return found;
+}
+
+int swapAreas()
+{
+    std::ifstream stream("/proc/swaps");
+    std::string line;
+    int areas = -1; // the header
+    while (std::getline(stream, line)) {
+        ++areas;
+    }
+    return areas;
+}
+
+// /proc/meminfo's field in bytes, and free's column of the same moment.
+uint64_t memInfoBytes(const char *field)
+{
+    std::ifstream stream("/proc/meminfo");
+    std::string line;
+    const std::string prefix = std::string(field) + ':';
+    while (std::getline(stream, line)) {
+        if (line.rfind(prefix, 0) == 0) {
+            return std::stoull(line.substr(prefix.size())) * 1024;
+        }
+    }
+    return 0;
+}
+
 double mean(const VariantResult *variant, const char *measurement)
 {
     const Measurement *m = variant ? variant->find(measurement) : nullptr;
@@ -105,6 +147,29 @@ private:
             group = {result.cgroupPath.toStdString(), result.version, uint64_t(result.limitBytes), result.how.toStdString()};
             m_groups.push_back(group.path);
             return true;
+        };
+        return steps;
+    }
+
+    // The shmem lesson's steps: the cgroup, drop_caches and the experiment
+    // swap file, all through the privileged client (as root, in process).
+    PrivilegedSteps shmemSteps()
+    {
+        PrivilegedSteps steps = containSteps();
+        steps.dropCaches = [](std::string &error) {
+            const auto result = Cachescope::Privileged::dropCaches(3);
+            error = result.message.toStdString();
+            return result.ok();
+        };
+        steps.swapFileOn = [](uint64_t bytes, std::string &error) {
+            const auto result = Cachescope::Privileged::createExperimentSwapFile(qint64(bytes));
+            error = result.message.toStdString();
+            return result.ok();
+        };
+        steps.swapFileOff = [](std::string &error) {
+            const auto result = Cachescope::Privileged::removeExperimentSwapFile();
+            error = result.message.toStdString();
+            return result.ok();
         };
         return steps;
     }
@@ -374,6 +439,210 @@ private Q_SLOTS:
         QCOMPARE(lruKind(root), std::string("multi-gen LRU (lru_gen/enabled 0x0007)"));
         write("0x0000\n");
         QVERIFY(lruKind(root).find("built in but off") != std::string::npos);
+    }
+
+    // ------------------------------------------------ memory that cannot be evicted
+
+    // A tmpfs file is Cached and Shmem, stays through Evict and drop_caches,
+    // holds a cgroup at its limit without swap, and goes to swap when paged
+    // out with the experiment swap file on. Nothing is left: no mount, no
+    // swap area, no file, no cgroup, no child.
+    void shmemLesson()
+    {
+        requireRoot();
+        const int swapAtStart = swapAreas();
+        ShmemParameters p;
+        p.size = 32ULL << 20;
+        p.headroom = 16ULL << 20;
+        const Result result = makeShmemExperiment(p, shmemSteps())->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        const double size = double(p.size);
+        const VariantResult *fill = result.variant(shmemFill);
+        const VariantResult *evict = result.variant(shmemEvict);
+        const VariantResult *drop = result.variant(shmemDropCaches);
+        const VariantResult *pressed = result.variant(shmemWithoutSwap);
+        const VariantResult *pagedOut = result.variant(shmemWithSwap);
+        QVERIFY(fill && evict && drop && pressed && pagedOut);
+        qInfo("Shmem +%.1f MiB, Cached +%.1f MiB; after Evict %.0f %%, after drop_caches %.0f %% in memory; paged out: %.0f %% kept, swap +%.1f MiB",
+              mean(fill, "shmem_added") / 1048576,
+              mean(fill, "cached_added") / 1048576,
+              mean(evict, "file_resident_percent"),
+              mean(drop, "file_resident_percent"),
+              mean(pagedOut, "shmem_kept_percent"),
+              mean(pagedOut, "swap_used") / 1048576);
+        QCOMPARE(result.details.value(QStringLiteral("tmpfs")).toString(), QStringLiteral("mounted"));
+        // Other processes move Shmem and Cached too: most of the file, not all.
+        QVERIFY2(mean(fill, "shmem_added") > size * 0.8, qPrintable(QString::number(mean(fill, "shmem_added"))));
+        QVERIFY2(mean(fill, "cached_added") > size * 0.5, qPrintable(QString::number(mean(fill, "cached_added"))));
+        QCOMPARE(mean(fill, "file_resident_percent"), 100.0);
+        QCOMPARE(mean(evict, "file_resident_percent"), 100.0);
+        QCOMPARE(mean(drop, "file_resident_percent"), 100.0);
+        if (swapAtStart == 0) {
+            QVERIFY2(!pressed->skipped, pressed->skipReason.c_str());
+            QCOMPARE(mean(pressed, "limit_hit"), 1.0);
+            QCOMPARE(mean(pressed, "shmem_kept_percent"), 100.0);
+            QVERIFY(mean(pressed, "allocated") < size);
+            QCOMPARE(result.details.value(QStringLiteral("swap")).toString(), QStringLiteral("the experiment swap file"));
+        } else {
+            QVERIFY(QString::fromStdString(pressed->skipReason).contains(QLatin1String("swap is on")));
+        }
+        QVERIFY2(!pagedOut->skipped, pagedOut->skipReason.c_str());
+        QVERIFY2(mean(pagedOut, "shmem_kept_percent") < 50, qPrintable(QString::number(mean(pagedOut, "shmem_kept_percent"))));
+        QVERIFY2(mean(pagedOut, "swap_used") > size * 0.5, qPrintable(QString::number(mean(pagedOut, "swap_used"))));
+        QCOMPARE(mountsOfShmemLesson(), std::string());
+        QCOMPARE(swapAreas(), swapAtStart);
+        QCOMPARE(childrenOfThisProcess(), 0);
+        for (const std::string &group : m_groups) {
+            QTRY_VERIFY_WITH_TIMEOUT(!exists(group), 5000);
+        }
+    }
+
+    // What the lesson calls free's "shared" and "buff/cache" is what free
+    // prints: procps's free against /proc/meminfo read around it, with a
+    // file of 32 MiB in /dev/shm so that the figures are not all zero.
+    void shmemFiguresAgreeWithFree()
+    {
+        if (!exists("/usr/bin/free")) {
+            QSKIP("free (procps) is not installed");
+        }
+        const std::string path = "/dev/shm/cachescope-free-check-" + std::to_string(::getpid());
+        {
+            std::ofstream file(path, std::ios::binary);
+            const std::string block(1 << 20, 'x');
+            for (int i = 0; i < 32; ++i) {
+                file << block;
+            }
+        }
+        const uint64_t shmemBefore = memInfoBytes("Shmem");
+        const uint64_t buffCacheBefore = memInfoBytes("Buffers") + memInfoBytes("Cached") + memInfoBytes("SReclaimable");
+        QProcess free;
+        free.start(QStringLiteral("/usr/bin/free"), {QStringLiteral("-b")});
+        QVERIFY(free.waitForFinished(10000));
+        const uint64_t shmemAfter = memInfoBytes("Shmem");
+        const uint64_t buffCacheAfter = memInfoBytes("Buffers") + memInfoBytes("Cached") + memInfoBytes("SReclaimable");
+        ::unlink(path.c_str());
+        // "Mem:  total used free shared buff/cache available"
+        const QStringList lines = QString::fromLocal8Bit(free.readAllStandardOutput()).split(QLatin1Char('\n'));
+        QStringList memory;
+        for (const QString &line : lines) {
+            if (line.startsWith(QLatin1String("Mem:"))) {
+                memory = line.simplified().split(QLatin1Char(' '));
+            }
+        }
+        QCOMPARE(memory.size(), 7);
+        const double shared = memory[4].toDouble();
+        const double buffCache = memory[5].toDouble();
+        const double slack = 8 << 20; // other processes, between the reads
+        QVERIFY2(shared >= double(std::min(shmemBefore, shmemAfter)) - slack && shared <= double(std::max(shmemBefore, shmemAfter)) + slack,
+                 qPrintable(QStringLiteral("free's shared %1, Shmem %2").arg(shared).arg(shmemAfter)));
+        QVERIFY(shared >= double(32 << 20));
+        QVERIFY2(std::abs(buffCache - double(buffCacheAfter)) < slack + std::abs(double(buffCacheAfter) - double(buffCacheBefore)),
+                 qPrintable(QStringLiteral("free's buff/cache %1, ours %2").arg(buffCache).arg(buffCacheAfter)));
+    }
+
+    // Cancel while the cgroup is pressed: the worker killed, the file, the
+    // tmpfs, the swap file and the cgroup gone.
+    void shmemCancel()
+    {
+        requireRoot();
+        const int swapAtStart = swapAreas();
+        ShmemParameters p;
+        p.size = 32ULL << 20;
+        p.headroom = 16ULL << 20;
+        std::atomic<bool> cancel{false};
+        Progress progress;
+        progress.event = [&cancel](const Event &event) {
+            if (event.text.find("the worker writes the file") != std::string::npos || event.text.find("experiment swap file (") != std::string::npos) {
+                cancel = true;
+            }
+        };
+        const Result result = makeShmemExperiment(p, shmemSteps())->run(progress, cancel);
+        QVERIFY(result.cancelled);
+        QCOMPARE(mountsOfShmemLesson(), std::string());
+        QCOMPARE(swapAreas(), swapAtStart);
+        QCOMPARE(childrenOfThisProcess(), 0);
+        for (const std::string &group : m_groups) {
+            QTRY_VERIFY_WITH_TIMEOUT(!exists(group), 5000);
+        }
+    }
+
+    // A run killed outright leaves its tmpfs mounted: the next run as root
+    // unmounts the ones whose process is gone, and says so.
+    void shmemRemovesStaleMounts()
+    {
+        requireRoot();
+        const std::string root = TestUtil::scratchDir("shmem-stale");
+        const pid_t gone = ::fork();
+        if (gone == 0) {
+            ::_exit(0);
+        }
+        QVERIFY(gone > 0);
+        int status = 0;
+        QCOMPARE(::waitpid(gone, &status, 0), gone);
+        const std::string stale = root + "/cachescope-shmem-" + std::to_string(gone) + "-left";
+        QVERIFY(::mkdir(stale.c_str(), 0700) == 0);
+        QVERIFY2(::mount("cachescope-shmem", stale.c_str(), "tmpfs", 0, "size=1m") == 0, strerror(errno));
+        QVERIFY(!mountsOfShmemLesson().empty());
+        ShmemParameters p;
+        p.size = 16ULL << 20;
+        p.mountRoot = root;
+        p.pressure = false;
+        p.withSwapVariant = false;
+        p.dropCachesVariant = false;
+        const Result result = makeShmemExperiment(p)->run({}, m_noCancel);
+        QVERIFY2(result.ok(), result.error.c_str());
+        QCOMPARE(mountsOfShmemLesson(), std::string());
+        QVERIFY(!exists(stale));
+        QVERIFY(std::any_of(result.notes.begin(), result.notes.end(), [](const std::string &note) {
+            return note.find("left mounted by an earlier run") != std::string::npos;
+        }));
+    }
+
+    void shmemBadInput_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("tiny file") << QStringLiteral("tiny file") << QStringLiteral("from 16 MiB to 4 GiB");
+        QTest::newRow("tiny headroom") << QStringLiteral("tiny headroom") << QStringLiteral("headroom must be from 4 MiB");
+        QTest::newRow("headroom holds the file") << QStringLiteral("huge headroom") << QStringLiteral("to less than the file's size");
+        QTest::newRow("no runs") << QStringLiteral("no runs") << QStringLiteral("at least one run");
+        QTest::newRow("missing folder") << QStringLiteral("missing folder") << QStringLiteral("/nonexistent/cachescope: No such file");
+        QTest::newRow("disk folder") << QStringLiteral("disk folder") << QStringLiteral("not a tmpfs");
+        QTest::newRow("a file") << QStringLiteral("a file") << QStringLiteral("not a folder");
+    }
+
+    void shmemBadInput()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, message);
+        ShmemParameters p;
+        const std::string disk = TestUtil::scratchDir("shmem-bad");
+        if (what == QLatin1String("tiny file")) {
+            p.size = 1 << 20;
+        } else if (what == QLatin1String("tiny headroom")) {
+            p.headroom = 1 << 20;
+        } else if (what == QLatin1String("huge headroom")) {
+            p.headroom = p.size;
+        } else if (what == QLatin1String("no runs")) {
+            p.runs = 0;
+        } else if (what == QLatin1String("missing folder")) {
+            p.folder = "/nonexistent/cachescope";
+        } else if (what == QLatin1String("disk folder")) {
+            p.folder = disk;
+        } else if (what == QLatin1String("a file")) {
+            p.folder = disk + "/plain";
+            std::ofstream(p.folder) << "x";
+        }
+        bool asked = false;
+        const PrivilegedSteps steps = neverAskedSteps(asked);
+        const Result result = makeShmemExperiment(p, steps)->run({}, m_noCancel);
+        QVERIFY2(QString::fromStdString(result.error).contains(message), result.error.c_str());
+        if (!p.folder.empty()) {
+            QVERIFY2(QString::fromStdString(result.error).contains(QString::fromStdString(p.folder)), result.error.c_str());
+        }
+        QVERIFY(!asked);
+        QVERIFY(result.variants.empty());
+        QCOMPARE(mountsOfShmemLesson(), std::string());
     }
 
     void thrashCliffBadInput_data()

@@ -216,6 +216,9 @@ void BarChart::draw()
             variantsShown << variant;
         }
     }
+    // A choice of several measurements where each variant has one of them
+    // (the same figure named per variant): the variant names the bar alone.
+    const bool measurementPerBar = measurements.size() > 1 && categories.size() != variantsShown.size();
     // Many bars get slanted one-line labels; a few get labels wrapped under them.
     const bool slanted = categories.size() > 5;
     plot->xAxis->setTickLabelRotation(slanted ? -40 : 0);
@@ -225,16 +228,14 @@ void BarChart::draw()
         if (variantsShown.size() > 1) {
             lines << parts[0];
         }
-        if (measurements.size() > 1 || lines.isEmpty()) {
+        if (measurementPerBar || lines.isEmpty()) {
             lines << measurementLabel(parts[1].toStdString());
         }
         QString label = lines.join(slanted ? QStringLiteral(", ") : QStringLiteral("\n"));
-        if (!slanted && variantsShown.size() > 3) {
-            label.replace(QLatin1Char(' '), QLatin1Char('\n'));
-        } else if (!slanted) {
+        if (!slanted) {
             // Long names under a few bars: wrapped to what a bar's width holds.
             const QFontMetrics metrics(plot->xAxis->tickLabelFont());
-            const int room = std::max(metrics.horizontalAdvance(QStringLiteral("0000000000")), int(plot->axisRect()->width() * 0.9 / categories.size()));
+            const int room = std::max(metrics.horizontalAdvance(QStringLiteral("00000000")), int(plot->width() * 0.8 / categories.size()));
             label = wrappedToWidth(label, metrics, room);
         }
         ticker->addTick(i + 1, label);

@@ -138,6 +138,12 @@ PrivilegedSteps ExperimentRunner::privilegedSteps(bool available)
     steps.swapOn = [](std::string &error) {
         return succeeded(Cachescope::Privileged::swapOnAll(), error);
     };
+    steps.swapFileOn = [](uint64_t bytes, std::string &error) {
+        return succeeded(Cachescope::Privileged::createExperimentSwapFile(qint64(bytes)), error);
+    };
+    steps.swapFileOff = [](std::string &error) {
+        return succeeded(Cachescope::Privileged::removeExperimentSwapFile(), error);
+    };
     // tracingOn runs on the worker too; it only lets the held process go on.
     steps.trace =
         [](int pid, int maxSeconds, const std::function<void()> &tracingOn, const std::atomic<bool> &cancel, Trace::Capture &capture, std::string &error) {

@@ -10,6 +10,7 @@
 #include "faultspage.h"
 #include "folderthrashpage.h"
 #include "pressurepage.h"
+#include "shmempage.h"
 #include "thrashcliffpage.h"
 #include "tracepage.h"
 #include "writebackpage.h"
@@ -58,6 +59,7 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
         new FolderThrashPage(m_pageWidget),
         new DropBehindPage(m_pageWidget),
         new ThrashCliffPage(m_pageWidget),
+        new ShmemPage(m_pageWidget),
     };
     for (ExperimentPage *page : pages) {
         page->setObjectName(page->experimentName() + QStringLiteral("-page"));

@@ -66,6 +66,15 @@ QString measurementLabel(const std::string &name)
         {QStringLiteral("inactive_file_before"), ki18nc("@item measurement", "Inactive(file) before the stream")},
         {QStringLiteral("inactive_file_after"), ki18nc("@item measurement", "Inactive(file) after the stream")},
         {QStringLiteral("activations"), ki18nc("@item measurement", "Pages activated")},
+        {QStringLiteral("shmem_added"), ki18nc("@item measurement", "Shmem grew by")},
+        {QStringLiteral("cached_added"), ki18nc("@item measurement", "Cached grew by")},
+        {QStringLiteral("buff_cache_added"), ki18nc("@item measurement", "free's buff/cache grew by")},
+        {QStringLiteral("available_added"), ki18nc("@item measurement", "MemAvailable grew by")},
+        {QStringLiteral("file_resident_percent"), ki18nc("@item measurement", "File in memory")},
+        {QStringLiteral("shmem_freed"), ki18nc("@item measurement", "Shmem fell by")},
+        {QStringLiteral("cached_freed"), ki18nc("@item measurement", "Cached fell by")},
+        {QStringLiteral("shmem_kept_percent"), ki18nc("@item measurement", "File still in memory")},
+        {QStringLiteral("limit_hit"), ki18nc("@item measurement", "The cgroup's limit hit")},
     };
     const QString key = QString::fromStdString(name);
     const auto found = labels.constFind(key);

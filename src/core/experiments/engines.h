@@ -248,6 +248,34 @@ inline constexpr const char *thrashCliffScans[] = {"once", "twice", "noreuse"};
 [[nodiscard]] std::string lruKind(const std::string &sysRoot = "/sys");
 [[nodiscard]] std::unique_ptr<Experiment> makeThrashCliffExperiment(const ThrashCliffParameters &parameters, const PrivilegedSteps &privileged = {});
 
+// 10. Memory that cannot be evicted: a file on a tmpfs (one the experiment
+// mounts as root, else /dev/shm, or the tmpfs folder given) counts in Cached
+// and Shmem (free's "shared"), stays through posix_fadvise(DONTNEED) and
+// drop_caches, and under pressure in a memory cgroup stays without swap
+// (the cgroup's limit is hit); reclaimed on request (MADV_PAGEOUT) with swap
+// on (the experiment swap file where there is none), it goes to swap. The
+// cgroup's part is skipped without privileged.contain or when this computer
+// has swap on; the page-out without swap and privileged.swapFileOn.
+struct ShmemParameters {
+    std::string folder; // a tmpfs folder to use; empty: a tmpfs mounted for the lesson, or /dev/shm
+    uint64_t size = 64ULL << 20; // the file, 16 MiB to 4 GiB, at most a quarter of MemAvailable
+    uint64_t headroom = 0; // the cgroup's limit above the file, 4 MiB to less than it; 0: 32 MiB, at most half the file
+    bool dropCachesVariant = true; // privileged.dropCaches
+    bool pressure = true; // the cgroup's part (privileged.contain)
+    bool withSwapVariant = true; // the page-out: privileged.swapFileOn, unless swap is on already
+    double pressureTimeoutSeconds = 30;
+    int runs = 1;
+    int sampleIntervalMs = 50;
+    std::string mountRoot = "/run"; // where the lesson's tmpfs is mounted, in a new folder
+};
+// The variants' names.
+inline constexpr const char *shmemFill = "fill the tmpfs";
+inline constexpr const char *shmemEvict = "evict the file";
+inline constexpr const char *shmemDropCaches = "drop caches";
+inline constexpr const char *shmemWithoutSwap = "pressure without swap";
+inline constexpr const char *shmemWithSwap = "paged out, swap on";
+[[nodiscard]] std::unique_ptr<Experiment> makeShmemExperiment(const ShmemParameters &parameters, const PrivilegedSteps &privileged = {});
+
 // The cold-start recording: which regular files a command opened, from an
 // strace log (-f -e trace=openat,open,execve). Failed opens are left out.
 [[nodiscard]] std::vector<std::string> filesFromStraceLog(const std::string &log, const std::string &workingDirectory);

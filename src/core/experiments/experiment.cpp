@@ -146,6 +146,7 @@ constexpr SampleField sampleFields[] = {
     {"group_usage", &Sample::groupUsage},
     {"desktop_resident", &Sample::desktopResident},
     {"desktop_pages", &Sample::desktopPages},
+    {"shmem", &Sample::shmem},
 };
 } // namespace
 

@@ -79,6 +79,8 @@ struct Sample {
     // they have (the files read before the big one).
     std::optional<uint64_t> desktopResident;
     std::optional<uint64_t> desktopPages;
+    // /proc/meminfo's Shmem: tmpfs, shared memory (free's "shared").
+    std::optional<uint64_t> shmem;
     // How long an fsync or sync that ended just before this sample took.
     std::optional<double> fsyncSeconds;
     std::optional<double> syncSeconds;
@@ -120,6 +122,10 @@ struct PrivilegedSteps {
     std::function<bool(std::string &error)> dropCaches; // sync + drop_caches 3
     std::function<bool(std::string &error)> swapOff; // all swap areas
     std::function<bool(std::string &error)> swapOn; // what swapOff turned off
+    // The experiment swap file (/var/lib/cachescope/experiment.swap, 16 MiB
+    // to 4 GiB) made and turned on, then turned off and removed.
+    std::function<bool(uint64_t bytes, std::string &error)> swapFileOn;
+    std::function<bool(std::string &error)> swapFileOff;
     // Records the page-cache events of process `pid` (as this process numbers
     // it; it must be the caller's own, held before exec) and its children,
     // from when tracing is on until it exits, at most maxSeconds. Calls

@@ -103,6 +103,7 @@ void addMemInfo(Sample &sample)
     sample.writeback = info->find("Writeback");
     sample.swapFree = info->find("SwapFree");
     sample.swapTotal = info->find("SwapTotal");
+    sample.shmem = info->find("Shmem");
 }
 
 void addFileResidency(Sample &sample, int fd, const struct stat &st)

@@ -20,8 +20,10 @@
 #include <QTest>
 
 #include <dirent.h>
+#include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -416,12 +418,19 @@ private Q_SLOTS:
               mean(twice, "first_kept_percent"),
               mean(noReuse, "first_kept_percent"),
               mean(twice, "active_file_before"));
-        QVERIFY2(mean(twice, "first_kept_percent") > 80, qPrintable(QString::number(mean(twice, "first_kept_percent"))));
-        QVERIFY2(mean(once, "first_kept_percent") < 20, qPrintable(QString::number(mean(once, "first_kept_percent"))));
-        // Read twice, A went to the active list before the stream came.
-        QVERIFY(mean(twice, "active_file_before") > double(4ULL << 20));
         QVERIFY(noReuse->find("first_kept_percent"));
-        QVERIFY(!result.details.value(QStringLiteral("lru")).toString().isEmpty());
+        const QString lru = result.details.value(QStringLiteral("lru")).toString();
+        QVERIFY(!lru.isEmpty());
+        if (lru.startsWith(QLatin1String("two lists"))) {
+            QVERIFY2(mean(twice, "first_kept_percent") > 80, qPrintable(QString::number(mean(twice, "first_kept_percent"))));
+            QVERIFY2(mean(once, "first_kept_percent") < 20, qPrintable(QString::number(mean(once, "first_kept_percent"))));
+            // Read twice, A went to the active list before the stream came.
+            QVERIFY(mean(twice, "active_file_before") > double(4ULL << 20));
+        } else {
+            // The multi-gen LRU protects a tier only once it refaults more
+            // than the first: measured and reported, not asserted.
+            qInfo("%s: the two-list expectations are not asserted", qPrintable(lru));
+        }
         QVERIFY(result.details.value(QStringLiteral("cgroup_removed")).toBool());
         QCOMPARE(filesIn(folder), std::vector<std::string>());
     }
@@ -470,7 +479,10 @@ private Q_SLOTS:
               mean(drop, "file_resident_percent"),
               mean(pagedOut, "shmem_kept_percent"),
               mean(pagedOut, "swap_used") / 1048576);
-        QCOMPARE(result.details.value(QStringLiteral("tmpfs")).toString(), QStringLiteral("mounted"));
+        // As root the lesson mounts its tmpfs; where it may not (no
+        // CAP_SYS_ADMIN in a container) it says so and uses /dev/shm.
+        const QString tmpfs = result.details.value(QStringLiteral("tmpfs")).toString();
+        QVERIFY2(tmpfs == QLatin1String("mounted") || (tmpfs == QLatin1String("/dev/shm") && !result.notes.empty()), qPrintable(tmpfs));
         // Other processes move Shmem and Cached too: most of the file, not all.
         QVERIFY2(mean(fill, "shmem_added") > size * 0.8, qPrintable(QString::number(mean(fill, "shmem_added"))));
         QVERIFY2(mean(fill, "cached_added") > size * 0.5, qPrintable(QString::number(mean(fill, "cached_added"))));
@@ -487,8 +499,13 @@ private Q_SLOTS:
             QVERIFY(QString::fromStdString(pressed->skipReason).contains(QLatin1String("swap is on")));
         }
         QVERIFY2(!pagedOut->skipped, pagedOut->skipReason.c_str());
-        QVERIFY2(mean(pagedOut, "shmem_kept_percent") < 50, qPrintable(QString::number(mean(pagedOut, "shmem_kept_percent"))));
+        // Shmem and swap used move within madvise; the file's residency
+        // depends on the method (the swap cache), so it is reported only.
+        QVERIFY2(mean(pagedOut, "shmem_freed") > size * 0.5, qPrintable(QString::number(mean(pagedOut, "shmem_freed"))));
         QVERIFY2(mean(pagedOut, "swap_used") > size * 0.5, qPrintable(QString::number(mean(pagedOut, "swap_used"))));
+        // MemAvailable does not count the file, but other processes move it
+        // as much on a busy machine: reported, not asserted.
+        QVERIFY(fill->find("available_fell"));
         QCOMPARE(mountsOfShmemLesson(), std::string());
         QCOMPARE(swapAreas(), swapAtStart);
         QCOMPARE(childrenOfThisProcess(), 0);
@@ -505,22 +522,32 @@ private Q_SLOTS:
         if (!exists("/usr/bin/free")) {
             QSKIP("free (procps) is not installed");
         }
+        struct statfs fs;
+        if (::statfs("/dev/shm", &fs) != 0 || fs.f_type != TMPFS_MAGIC) {
+            QSKIP("/dev/shm is not a tmpfs here");
+        }
         const std::string path = "/dev/shm/cachescope-free-check-" + std::to_string(::getpid());
+        const std::unique_ptr<const char, void (*)(const char *)> removeFile(path.c_str(), [](const char *name) {
+            ::unlink(name);
+        });
         {
             std::ofstream file(path, std::ios::binary);
             const std::string block(1 << 20, 'x');
             for (int i = 0; i < 32; ++i) {
                 file << block;
             }
+            QVERIFY2(file.flush().good(), path.c_str());
         }
         const uint64_t shmemBefore = memInfoBytes("Shmem");
         const uint64_t buffCacheBefore = memInfoBytes("Buffers") + memInfoBytes("Cached") + memInfoBytes("SReclaimable");
         QProcess free;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
+        free.setProcessEnvironment(environment);
         free.start(QStringLiteral("/usr/bin/free"), {QStringLiteral("-b")});
         QVERIFY(free.waitForFinished(10000));
         const uint64_t shmemAfter = memInfoBytes("Shmem");
         const uint64_t buffCacheAfter = memInfoBytes("Buffers") + memInfoBytes("Cached") + memInfoBytes("SReclaimable");
-        ::unlink(path.c_str());
         // "Mem:  total used free shared buff/cache available"
         const QStringList lines = QString::fromLocal8Bit(free.readAllStandardOutput()).split(QLatin1Char('\n'));
         QStringList memory;
@@ -552,7 +579,8 @@ private Q_SLOTS:
         std::atomic<bool> cancel{false};
         Progress progress;
         progress.event = [&cancel](const Event &event) {
-            if (event.text.find("the worker writes the file") != std::string::npos || event.text.find("experiment swap file (") != std::string::npos) {
+            // The cgroup's part, or the first step where it is skipped (swap on).
+            if (event.text.find("the worker writes the file") != std::string::npos || event.text.rfind("Wrote ", 0) == 0) {
                 cancel = true;
             }
         };
@@ -596,6 +624,15 @@ private Q_SLOTS:
         QVERIFY(std::any_of(result.notes.begin(), result.notes.end(), [](const std::string &note) {
             return note.find("left mounted by an earlier run") != std::string::npos;
         }));
+
+        // Without a mount, the file a killed run left in the tmpfs: removed too.
+        const std::string leftFile = "/dev/shm/cachescope-shmem-" + std::to_string(gone);
+        std::ofstream(leftFile) << "left";
+        QVERIFY(exists(leftFile));
+        p.folder = "/dev/shm";
+        const Result again = makeShmemExperiment(p)->run({}, m_noCancel);
+        QVERIFY2(again.ok(), again.error.c_str());
+        QVERIFY(!exists(leftFile));
     }
 
     void shmemBadInput_data()

@@ -28,11 +28,6 @@ QPen whiskerPen(const QCustomPlot *plot)
     return QPen(plot->palette().color(QPalette::WindowText), 1.5);
 }
 
-// Margins of the axis rectangle that keep every tick label of the bottom
-// axis inside the plot: QCustomPlot leaves out a label that would reach past
-// its edge (QCPAxisPainterPrivate::placeTickLabel), and a slanted label
-// reaches far left of its bar, so the first bar's went missing. A label's
-// anchor is rect.left + fraction * rect.width; solved for the margin.
 // text's lines broken between words so that none is wider than width
 // (a single word wider than it stays whole).
 QString wrappedToWidth(const QString &text, const QFontMetrics &metrics, int width)
@@ -54,6 +49,11 @@ QString wrappedToWidth(const QString &text, const QFontMetrics &metrics, int wid
     return wrapped.join(QLatin1Char('\n'));
 }
 
+// Margins of the axis rectangle that keep every tick label of the bottom
+// axis inside the plot: QCustomPlot leaves out a label that would reach past
+// its edge (QCPAxisPainterPrivate::placeTickLabel), and a slanted label
+// reaches far left of its bar, so the first bar's went missing. A label's
+// anchor is rect.left + fraction * rect.width; solved for the margin.
 QMargins marginsForTickLabels(const QCustomPlot *plot)
 {
     const QCPAxisRect *rect = plot->axisRect();

@@ -69,11 +69,12 @@ QString measurementLabel(const std::string &name)
         {QStringLiteral("shmem_added"), ki18nc("@item measurement", "Shmem grew by")},
         {QStringLiteral("cached_added"), ki18nc("@item measurement", "Cached grew by")},
         {QStringLiteral("buff_cache_added"), ki18nc("@item measurement", "free's buff/cache grew by")},
-        {QStringLiteral("available_added"), ki18nc("@item measurement", "MemAvailable grew by")},
+        {QStringLiteral("available_fell"), ki18nc("@item measurement", "MemAvailable fell by")},
+        {QStringLiteral("swap_cached"), ki18nc("@item measurement", "Swap cache (written, still in memory)")},
         {QStringLiteral("file_resident_percent"), ki18nc("@item measurement", "File in memory")},
         {QStringLiteral("shmem_freed"), ki18nc("@item measurement", "Shmem fell by")},
         {QStringLiteral("cached_freed"), ki18nc("@item measurement", "Cached fell by")},
-        {QStringLiteral("shmem_kept_percent"), ki18nc("@item measurement", "File still in memory")},
+        {QStringLiteral("shmem_kept_percent"), ki18nc("@item measurement", "File still in its cache")},
         {QStringLiteral("limit_hit"), ki18nc("@item measurement", "The cgroup's limit hit")},
     };
     const QString key = QString::fromStdString(name);

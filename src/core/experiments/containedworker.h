@@ -74,7 +74,7 @@ public:
     // send, then receive: true when the report came. Else error says why,
     // starting with what ("<what>: the worker is gone", "<what>: the worker
     // ended (killed inside its cgroup, most likely by the OOM killer<hint>)"),
-    // or is left empty when cancel was set.
+    // or is left as it was when cancel was set.
     [[nodiscard]] bool exchange(const void *command,
                                 size_t commandSize,
                                 void *report,

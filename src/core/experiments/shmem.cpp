@@ -4,11 +4,12 @@
 // 10. Memory that cannot be evicted. A file on tmpfs lives in the page
 // cache: /proc/meminfo counts it in Cached and in Shmem (free's "shared"),
 // so free's buff/cache grows with it. But it has no disk behind it: its
-// pages are on the anonymous LRU lists (mm/shmem.c), posix_fadvise
-// (DONTNEED) and drop_caches leave them (both drop only clean folios,
-// mm/truncate.c mapping_evict_folio, and a tmpfs folio is never clean:
-// no disk holds it), si_mem_available() does not count them as available,
-// and reclaim can only write them to swap. Four steps: fill a tmpfs, evict
+// pages are on the anonymous LRU lists (mm/shmem.c). posix_fadvise
+// (DONTNEED) does nothing on a file system without a backing device
+// (mm/fadvise.c), drop_caches drops only clean folios (mm/truncate.c
+// mapping_evict_folio) and a tmpfs folio is never clean: no disk holds
+// it. si_mem_available() counts free memory and the file LRU lists, so
+// MemAvailable falls by the file; reclaim can only write it to swap. Four steps: fill a tmpfs, evict
 // the file, drop the caches, then press a memory cgroup that holds the
 // file: without swap its limit is hit and the file stays. Last, with swap
 // on (the experiment swap file where there is none), the file's pages are
@@ -25,6 +26,7 @@
 #include "format.h"
 #include "procfs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -90,7 +92,7 @@ void sendReport(int reportFd, const Report &report)
         }
         Report report{0, 1, 0};
         if (command.operation == WriteFile) {
-            const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+            const int fd = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
             if (fd < 0) {
                 report.error = errno;
             }
@@ -132,45 +134,51 @@ void sendReport(int reportFd, const Report &report)
 
 constexpr const char *mountPrefix = "cachescope-shmem-";
 
-// The lesson's tmpfs mounts under root whose process is gone (a second
-// Ctrl+C ends the program at once, SIGKILL too): unmounted and removed.
-// Returns how many.
-int removeStaleMounts(const std::string &root)
+// The process a name "cachescope-shmem-<pid>..." in folder was made by,
+// when it is gone (a second Ctrl+C ends the program at once, SIGKILL too);
+// 0 for any other name or a process still running.
+pid_t goneOwner(const char *name)
 {
-    const std::optional<std::string> mounts = readProcFile("/proc/self/mountinfo");
-    if (!mounts) {
+    if (std::strncmp(name, mountPrefix, std::strlen(mountPrefix)) != 0) {
+        return 0;
+    }
+    char *end = nullptr;
+    const long owner = std::strtol(name + std::strlen(mountPrefix), &end, 10);
+    if (owner <= 0 || end == name + std::strlen(mountPrefix) || (*end != '\0' && *end != '-') || owner == ::getpid()) {
+        return 0;
+    }
+    return ::kill(pid_t(owner), 0) != 0 && errno == ESRCH ? pid_t(owner) : 0;
+}
+
+// What a run killed outright left in folder: its files (a tmpfs keeps
+// them in memory until someone removes them) and, with folders, its mount
+// points under the mount root (unmounted, removed). Returns how many.
+int removeLeftovers(const std::string &folder, bool folders)
+{
+    DIR *directory = ::opendir(folder.c_str());
+    if (!directory) {
         return 0;
     }
     int removed = 0;
-    const std::string prefix = root + "/" + mountPrefix;
-    size_t start = 0;
-    while (start < mounts->size()) {
-        size_t end = mounts->find('\n', start);
-        end = end == std::string::npos ? mounts->size() : end;
-        // "ID PARENT MAJOR:MINOR ROOT MOUNT-POINT ...": the fifth field.
-        const std::string line = mounts->substr(start, end - start);
-        start = end + 1;
-        size_t field = 0;
-        for (int skip = 0; skip < 4 && field != std::string::npos; ++skip) {
-            field = line.find(' ', field);
-            field = field == std::string::npos ? field : field + 1;
-        }
-        if (field == std::string::npos) {
+    while (const dirent *entry = ::readdir(directory)) {
+        if (goneOwner(entry->d_name) == 0) {
             continue;
         }
-        const std::string point = line.substr(field, line.find(' ', field) - field);
-        if (point.compare(0, prefix.size(), prefix) != 0) {
+        const std::string path = folder + "/" + entry->d_name;
+        struct stat st;
+        if (::lstat(path.c_str(), &st) != 0) {
             continue;
         }
-        const pid_t owner = pid_t(std::strtol(point.c_str() + prefix.size(), nullptr, 10));
-        if (owner <= 0 || owner == ::getpid() || ::kill(owner, 0) == 0 || errno != ESRCH) {
-            continue;
-        }
-        if (::umount2(point.c_str(), MNT_DETACH) == 0) {
-            ::rmdir(point.c_str());
+        if (S_ISREG(st.st_mode) && ::unlink(path.c_str()) == 0) {
             ++removed;
+        } else if (folders && S_ISDIR(st.st_mode)) {
+            (void)::umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW); // not mounted when killed between mkdtemp and mount
+            if (::rmdir(path.c_str()) == 0) {
+                ++removed;
+            }
         }
     }
+    ::closedir(directory);
     return removed;
 }
 
@@ -238,6 +246,7 @@ struct MemoryFigures {
     uint64_t swapUsed = 0;
     uint64_t swapTotal = 0;
     uint64_t available = 0;
+    uint64_t swapCached = 0; // written to swap, or read back, and still in memory
 };
 
 std::optional<MemoryFigures> memoryFigures()
@@ -253,6 +262,7 @@ std::optional<MemoryFigures> memoryFigures()
     figures.swapTotal = info->find("SwapTotal").value_or(0);
     figures.swapUsed = figures.swapTotal - std::min(figures.swapTotal, info->find("SwapFree").value_or(0));
     figures.available = info->find("MemAvailable").value_or(0);
+    figures.swapCached = info->find("SwapCached").value_or(0);
     return figures;
 }
 
@@ -261,8 +271,10 @@ double grew(uint64_t before, uint64_t after)
     return double(after) - double(before);
 }
 
-// The percentage of a file's pages in memory (mincore, or cachestat: a
-// tmpfs page written out to swap is not, unless still in the swap cache).
+// The percentage of a file's pages in its cache (cachestat, else mincore).
+// A tmpfs page written to swap is out of the file's cache for cachestat
+// (evicted) even while it waits in the swap cache; mincore counts a page
+// in the swap cache as resident.
 std::optional<double> residentPercent(const std::string &path)
 {
     const FilesPages pages = pagesOf({path});
@@ -374,7 +386,7 @@ private:
         }
         std::string why = "only root may mount a tmpfs";
         if (::geteuid() == 0) {
-            if (const int stale = removeStaleMounts(p.mountRoot); stale > 0) {
+            if (const int stale = removeLeftovers(p.mountRoot, true); stale > 0) {
                 result.notes.push_back("Removed " + std::to_string(stale) + " tmpfs left mounted by an earlier run that was killed.");
             }
         }
@@ -416,6 +428,9 @@ private:
             return;
         }
         result.details.insert(QStringLiteral("folder"), QString::fromStdString(folder));
+        if (const int stale = removeLeftovers(folder, false); stale > 0) {
+            result.notes.push_back("Removed " + std::to_string(stale) + " file(s) left in " + folder + " by an earlier run that was killed.");
+        }
         recorder.event("The file goes to the tmpfs " + folder);
 
         std::string phase;
@@ -457,7 +472,7 @@ private:
         drop.name = shmemDropCaches;
         withoutSwap.name = shmemWithoutSwap;
         withSwap.name = shmemWithSwap;
-        const std::string path = folder + "/cachescope-shmem-" + std::to_string(::getpid());
+        const std::string path = folder + "/" + mountPrefix + std::to_string(::getpid());
         for (int run = 0; run < p.runs && !cancel.load() && result.error.empty(); ++run) {
             setPhase("fill", path, std::nullopt);
             if (!fillEvictDrop(path, fill, evict, drop, recorder, result, cancel)) {
@@ -465,14 +480,11 @@ private:
             }
             ::unlink(path.c_str());
             setPhase({}, {}, std::nullopt);
-            if (!p.pressure) {
-                continue;
-            }
-            if (start->swapTotal > 0) {
+            if (p.pressure && start->swapTotal > 0) {
                 skip(withoutSwap,
                      "swap is on (" + formatBytes(start->swapTotal).toStdString()
                          + "): the file's pages could go there; this part needs a computer without swap");
-            } else if (!pressCgroup(path, withoutSwap, setPhase, recorder, result, cancel)) {
+            } else if (p.pressure && !pressCgroup(path, withoutSwap, setPhase, recorder, result, cancel)) {
                 break;
             }
             if (p.withSwapVariant && !pageOut(path, withSwap, setPhase, recorder, result, cancel)) {
@@ -551,7 +563,7 @@ private:
         fill.add("shmem_added", "bytes", grew(before.shmem, filled.shmem));
         fill.add("cached_added", "bytes", grew(before.cached, filled.cached));
         fill.add("buff_cache_added", "bytes", grew(before.buffCache, filled.buffCache));
-        fill.add("available_added", "bytes", grew(before.available, filled.available));
+        fill.add("available_fell", "bytes", grew(filled.available, before.available));
         fill.add("file_resident_percent", "percent", residentPercent(path).value_or(0));
         recorder.event("Wrote " + formatBytes(m_parameters.size).toStdString() + " to " + path + ": Shmem grew by "
                        + formatBytes(uint64_t(std::max(0.0, grew(before.shmem, filled.shmem)))).toStdString());
@@ -611,8 +623,9 @@ private:
                 return true;
             }
             std::string error;
-            // The file's pages and room to spare, in whole MiB.
-            const uint64_t swapBytes = p.size + (16ULL << 20);
+            // The file's pages and room to spare, in whole MiB, at most the
+            // helper's largest (4 GiB).
+            const uint64_t swapBytes = std::min<uint64_t>(((p.size + (16ULL << 20) + (1ULL << 20) - 1) >> 20) << 20, 4ULL << 30);
             recorder.event("Turning on the experiment swap file (" + formatBytes(swapBytes).toStdString() + ")");
             if (!m_privileged.swapFileOn(swapBytes, error)) {
                 skip(v, "the experiment swap file: " + error);
@@ -668,24 +681,15 @@ private:
             skip(v, "madvise(MADV_PAGEOUT): " + errnoText(advised));
             return !cancel.load();
         }
-        // The writes to swap end soon after; wait for Shmem to stop falling.
-        MemoryFigures after = memoryFigures().value_or(MemoryFigures());
-        for (int i = 0; i < 30 && !cancel.load(); ++i) {
-            if (!sleepUnlessCancelled(100, cancel)) {
-                break;
-            }
-            const MemoryFigures now = memoryFigures().value_or(MemoryFigures());
-            const bool settled = now.shmem == after.shmem && now.swapUsed == after.swapUsed;
-            after = now;
-            if (settled) {
-                break;
-            }
-        }
+        // Shmem and swap used change within madvise; the pages written wait in
+        // the swap cache (SwapCached, still in memory) until reclaim frees them.
+        const MemoryFigures after = memoryFigures().value_or(MemoryFigures());
         const double kept = residentPercent(path).value_or(0);
         v.add("shmem_kept_percent", "percent", kept);
         v.add("shmem_freed", "bytes", grew(after.shmem, before.shmem));
         v.add("swap_used", "bytes", grew(before.swapUsed, after.swapUsed));
-        recorder.event(v.name + ": " + std::to_string(int(kept)) + " % of the file still in memory, Shmem fell by "
+        v.add("swap_cached", "bytes", double(after.swapCached));
+        recorder.event(v.name + ": " + std::to_string(int(kept)) + " % of the file still in its cache, Shmem fell by "
                        + formatBytes(uint64_t(std::max(0.0, grew(after.shmem, before.shmem)))).toStdString() + ", swap used grew by "
                        + formatBytes(uint64_t(std::max(0.0, grew(before.swapUsed, after.swapUsed)))).toStdString());
         return !cancel.load();

@@ -7,6 +7,7 @@
 #include "interrupt.h"
 #include "table.h"
 
+#include "atomicfile.h"
 #include "format.h"
 #include "pin.h"
 
@@ -120,20 +121,15 @@ std::string refusal(Context &context, const PinResult &result)
     return out;
 }
 
+// Whole or not at all, so that a script reading it never sees half a number.
 bool writePidFile(const std::string &path, pid_t pid, std::string &error)
 {
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) {
-        error = path + ": cannot write the pid file: " + errnoText(errno);
+    std::string reason;
+    if (!writeFileAtomically(path, std::to_string(pid) + '\n', 0644, &reason)) {
+        error = path + ": the pid file: " + reason;
         return false;
     }
-    const std::string text = std::to_string(pid) + '\n';
-    const bool ok = write(fd, text.data(), text.size()) == ssize_t(text.size());
-    close(fd);
-    if (!ok) {
-        error = path + ": cannot write the pid file";
-    }
-    return ok;
+    return true;
 }
 
 void writeAll(int fd, const std::string &text)

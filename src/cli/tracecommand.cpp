@@ -11,12 +11,12 @@
 #include "interrupt.h"
 #include "table.h"
 
+#include "atomicfile.h"
 #include "cachescope_cli_debug.h"
 #include "experiments/engines.h"
 #include "format.h"
 #include "residency.h"
 
-#include <QFile>
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -288,12 +288,14 @@ PrivilegedSteps watchingEarlyEnds(const PrivilegedSteps &steps, const std::share
     return watched;
 }
 
+// Whole or not at all: a trace file a run killed in the middle of writing
+// leaves the one before it as it was.
 bool writeTraceFile(Context &context, const std::string &path, const Trace::Report &report)
 {
-    QFile file(QFile::decodeName(path.c_str()));
     const QByteArray bytes = QJsonDocument(Trace::reportToJson(report)).toJson(QJsonDocument::Indented);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size() || !file.flush()) {
-        context.fail(path, "cannot write the trace file: " + file.errorString().toStdString());
+    std::string error;
+    if (!writeFileAtomically(path, std::string_view(bytes.constData(), size_t(bytes.size())), 0644, &error)) {
+        context.fail(path, error + " (the trace file)");
         return false;
     }
     return true;

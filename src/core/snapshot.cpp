@@ -3,6 +3,7 @@
 
 #include "snapshot.h"
 
+#include "atomicfile.h"
 #include "cachescope_core_debug.h"
 #include "format.h"
 #include "load.h"
@@ -452,41 +453,8 @@ std::optional<Snapshot> readSnapshotFile(const std::string &path, std::string *e
 
 bool writeSnapshotFile(const std::string &path, const Snapshot &snapshot, std::string *error)
 {
-    const auto fail = [error](int errorNumber) {
-        if (error) {
-            *error = "cannot write: " + errnoText(errorNumber);
-        }
-        return false;
-    };
     const QByteArray data = snapshotToJson(snapshot);
-    const std::string temporary = path + ".tmp-" + std::to_string(getpid());
-    UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd) {
-        return fail(errno);
-    }
-    const char *bytes = data.constData();
-    size_t left = size_t(data.size());
-    while (left > 0) {
-        const ssize_t n = ::write(fd.get(), bytes, left);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            const int writeError = n < 0 ? errno : ENOSPC;
-            fd.reset();
-            ::unlink(temporary.c_str());
-            return fail(writeError);
-        }
-        bytes += n;
-        left -= size_t(n);
-    }
-    // The close() of a written file can report a late write error: checked.
-    if (::close(fd.release()) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
-        const int closeError = errno;
-        ::unlink(temporary.c_str());
-        return fail(closeError);
-    }
-    return true;
+    return writeFileAtomically(path, std::string_view(data.constData(), size_t(data.size())), 0644, error);
 }
 
 SnapshotDiff diffSnapshots(const Snapshot &first, const Snapshot &second)

@@ -47,7 +47,11 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+
 #include <QUrl>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <qcustomplot.h>
 
@@ -583,6 +587,31 @@ private Q_SLOTS:
             return line.startsWith(QLatin1String("current,")) && line.contains(QLatin1String(",fadvise,cold_seconds,s,2,"));
         }));
         csv.remove();
+
+        // Killed in the middle of writing (RLIMIT_FSIZE raises SIGXFSZ at the
+        // write that passes it), an export leaves the file before it whole.
+        const QString keptPath = QDir(m_folder).filePath(QStringLiteral("../experimentswindow-kept.csv"));
+        {
+            QFile before(keptPath);
+            QVERIFY(before.open(QIODevice::WriteOnly | QIODevice::Truncate) && before.write("the export before\n") == 18);
+        }
+        const pid_t writer = ::fork();
+        if (writer == 0) {
+            ::signal(SIGXFSZ, SIG_DFL);
+            const struct rlimit limit = {256, 256};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+            QString ignored;
+            (void)page->exportCsv(keptPath, &ignored);
+            ::_exit(0);
+        }
+        QVERIFY(writer > 0);
+        int writerStatus = 0;
+        QCOMPARE(::waitpid(writer, &writerStatus, 0), writer);
+        QVERIFY2(WIFSIGNALED(writerStatus) && WTERMSIG(writerStatus) == SIGXFSZ, qPrintable(QString::number(writerStatus)));
+        QFile kept(keptPath);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("the export before\n"));
+        kept.remove();
 
         const QString pngPath = QDir(m_folder).filePath(QStringLiteral("../experimentswindow-plots.png"));
         QVERIFY2(page->exportPng(pngPath, &error), qPrintable(error));

@@ -126,7 +126,7 @@ bool writePidFile(const std::string &path, pid_t pid, std::string &error)
 {
     std::string reason;
     if (!writeFileAtomically(path, std::to_string(pid) + '\n', 0644, &reason)) {
-        error = path + ": the pid file: " + reason;
+        error = path + ": cannot write the pid file: " + reason;
         return false;
     }
     return true;

@@ -295,7 +295,7 @@ bool writeTraceFile(Context &context, const std::string &path, const Trace::Repo
     const QByteArray bytes = QJsonDocument(Trace::reportToJson(report)).toJson(QJsonDocument::Indented);
     std::string error;
     if (!writeFileAtomically(path, std::string_view(bytes.constData(), size_t(bytes.size())), 0644, &error)) {
-        context.fail(path, error + " (the trace file)");
+        context.fail(path, "cannot write the trace file: " + error);
         return false;
     }
     return true;

@@ -60,6 +60,8 @@ Run runCli(const QStringList &arguments, rlim_t fileLimit)
     QProcess process;
     process.setChildProcessModifier([fileLimit] {
         ::signal(SIGXFSZ, SIG_DFL);
+        const struct rlimit noCore = {0, 0}; // SIGXFSZ dumps core by default
+        ::setrlimit(RLIMIT_CORE, &noCore);
         if (fileLimit > 0) {
             const struct rlimit limit = {fileLimit, fileLimit};
             ::setrlimit(RLIMIT_FSIZE, &limit);
@@ -93,6 +95,10 @@ private Q_SLOTS:
         QCOMPARE(run.code, 0);
         const std::string old = readAll(snapshot);
         QVERIFY(old.find("file-0") != std::string::npos);
+        struct stat before;
+        QCOMPARE(::stat(snapshot.c_str(), &before), 0);
+        // A reader that had the old file open goes on reading it, whole.
+        std::ifstream reader(snapshot, std::ios::binary);
 
         // 200 files make a snapshot far larger than 4 KiB: killed in the middle.
         run = runCli({QStringLiteral("snapshot"), QStringLiteral("save"), QString::fromStdString(snapshot), QString::fromStdString(tree)}, 4096);
@@ -104,6 +110,15 @@ private Q_SLOTS:
         run = runCli({QStringLiteral("snapshot"), QStringLiteral("save"), QString::fromStdString(snapshot), QString::fromStdString(tree)}, 0);
         QCOMPARE(run.code, 0);
         QVERIFY(readAll(snapshot).find("file-199") != std::string::npos);
+        // Not written into: another file took its name (the old one's mode kept).
+        struct stat after;
+        QCOMPARE(::stat(snapshot.c_str(), &after), 0);
+        QVERIFY(after.st_ino != before.st_ino);
+        QCOMPARE(after.st_mode, before.st_mode);
+        std::stringstream stillOld;
+        stillOld << reader.rdbuf();
+        QCOMPARE(stillOld.str(), old);
+        // The killed writer's temporary file is gone: nobody held it.
         QCOMPARE(leftovers(folder, "cache.json"), std::vector<std::string>());
     }
 
@@ -120,6 +135,28 @@ private Q_SLOTS:
         QCOMPARE(run.code, SIGXFSZ);
         QCOMPARE(readAll(trace), std::string("the trace before\n"));
         QCOMPARE(leftovers(folder, "start.json").size(), size_t(1));
+    }
+
+    // What is not a regular file is written as it is; a link is followed
+    // and the file it names replaced.
+    void specialFilesAndLinks()
+    {
+        const std::string folder = TestUtil::scratchDir("atomic-special");
+        const std::string target = folder + "/real.json";
+        std::ofstream(target) << "before\n";
+        const std::string link = folder + "/link.json";
+        QCOMPARE(::symlink("real.json", link.c_str()), 0);
+        Run run = runCli({QStringLiteral("snapshot"), QStringLiteral("save"), QString::fromStdString(link), QString::fromStdString(target)}, 0);
+        QCOMPARE(run.code, 0);
+        struct stat st;
+        QCOMPARE(::lstat(link.c_str(), &st), 0);
+        QVERIFY(S_ISLNK(st.st_mode));
+        QVERIFY(readAll(target).find("cachescope-snapshot") != std::string::npos);
+
+        run = runCli({QStringLiteral("snapshot"), QStringLiteral("save"), QStringLiteral("/dev/null"), QString::fromStdString(target)}, 0);
+        QCOMPARE(run.code, 0);
+        QCOMPARE(::lstat("/dev/null", &st), 0);
+        QVERIFY(S_ISCHR(st.st_mode));
     }
 
     void pidFileKilledMidWriteLeavesTheOldOne()

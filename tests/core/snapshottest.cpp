@@ -358,7 +358,7 @@ private Q_SLOTS:
         QVERIFY2(error.starts_with("not a Cachescope snapshot: not valid JSON"), error.c_str());
 
         QVERIFY(!writeSnapshotFile(m_dir + "/no-such-folder/x.json", snapshot, &error));
-        QCOMPARE(error, "cannot write: " + std::string(strerror(ENOENT)));
+        QCOMPARE(error, "cannot make its temporary file: " + std::string(strerror(ENOENT)));
         QCOMPARE(unlink(file.c_str()), 0);
     }
 

@@ -114,13 +114,6 @@ const char *stepName(int32_t step)
     }
 }
 
-double monotonicNow()
-{
-    struct timespec now;
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    return double(now.tv_sec) + double(now.tv_nsec) / 1e9;
-}
-
 // The worker's steps: system calls only (it is forked from a process with
 // threads). Each fills report on failure and returns false.
 bool failed(Report &report, Step step, int file)
@@ -266,7 +259,7 @@ struct WorkerPaths {
         report = Report();
         report.kind = command.kind;
         errno = 0;
-        const double start = monotonicNow();
+        const double start = monotonicSeconds();
         switch (command.kind) {
         case ReadDesktop:
             for (int i = 0; i < paths.desktopCount && readWhole(paths.desktop[i], Plain, buffer, paths.chunk, report, i); ++i) { }
@@ -280,7 +273,7 @@ struct WorkerPaths {
         default:
             report.error = EINVAL;
         }
-        report.seconds = monotonicNow() - start;
+        report.seconds = monotonicSeconds() - start;
         (void)!::write(reportFd, &report, sizeof report);
     }
 }

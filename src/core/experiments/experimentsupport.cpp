@@ -478,6 +478,13 @@ void evictAll(const std::vector<std::string> &paths)
     }
 }
 
+double monotonicSeconds()
+{
+    struct timespec now;
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return double(now.tv_sec) + double(now.tv_nsec) / 1e9;
+}
+
 TimedRead timedSequentialRead(int fd, uint64_t bufferSize, const std::atomic<bool> &cancel)
 {
     TimedRead result;

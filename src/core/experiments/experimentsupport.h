@@ -244,4 +244,8 @@ struct TimedRead {
 // Sleeps up to milliseconds; true at once when cancelled.
 [[nodiscard]] bool sleepUnlessCancelled(int milliseconds, const std::atomic<bool> &cancel);
 
+// CLOCK_MONOTONIC in seconds: a system call only, so that a forked
+// worker's main may time its work with it.
+[[nodiscard]] double monotonicSeconds();
+
 } // namespace Cachescope::Experiments

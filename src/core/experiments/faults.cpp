@@ -56,13 +56,6 @@ struct ChildReport {
     int error = 0;
 };
 
-double now()
-{
-    struct timespec ts;
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
-}
-
 // A page-aligned buffer, touched, so that its faults come before the measurement.
 char *touchedBuffer(uint64_t size)
 {
@@ -89,7 +82,7 @@ char *touchedBuffer(uint64_t size)
     }
     struct rusage before;
     ::getrusage(RUSAGE_SELF, &before);
-    const double start = now();
+    const double start = monotonicSeconds();
     volatile unsigned char sink = 0;
     switch (method) {
     case Method::ReadSmall:
@@ -160,7 +153,7 @@ char *touchedBuffer(uint64_t size)
         break;
     }
     }
-    report.seconds = now() - start;
+    report.seconds = monotonicSeconds() - start;
     struct rusage after;
     ::getrusage(RUSAGE_SELF, &after);
     report.minorFaults = after.ru_minflt - before.ru_minflt;

@@ -120,13 +120,6 @@ void folderPath(char *out, const char *base, int folder, int file = -1)
     out[length] = '\0';
 }
 
-double monotonicSeconds()
-{
-    struct timespec now;
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    return double(now.tv_sec) + double(now.tv_nsec) / 1e9;
-}
-
 // The worker's steps: system calls only. Each fills report on failure and
 // returns false.
 bool writeAll(int fd, const char *data, size_t size)

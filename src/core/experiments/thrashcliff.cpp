@@ -103,13 +103,6 @@ struct Report {
     double seconds = 0;
 };
 
-double monotonicNow()
-{
-    struct timespec now;
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    return double(now.tv_sec) + double(now.tv_nsec) / 1e9;
-}
-
 // <base>/<six digits>, without the C library's formatting (the worker may
 // only make system calls).
 void filePath(char *out, const char *base, int file)
@@ -140,7 +133,7 @@ void filePath(char *out, const char *base, int file)
             ::_exit(0);
         }
         report = Report();
-        const double start = monotonicNow();
+        const double start = monotonicSeconds();
         for (int file = command.first; file < command.first + command.count && report.error == 0; ++file) {
             filePath(path, base, file);
             const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
@@ -174,7 +167,7 @@ void filePath(char *out, const char *base, int file)
             }
             ::close(fd);
         }
-        report.seconds = monotonicNow() - start;
+        report.seconds = monotonicSeconds() - start;
         (void)!::write(reportFd, &report, sizeof report);
     }
 }

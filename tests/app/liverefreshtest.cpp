@@ -5,8 +5,9 @@
 // real kernel: folders are read again from the files their walk kept (no new
 // walk while nothing changes), a change in a folder makes it walked again,
 // nothing is read while the window is hidden or minimized, and the tooltip
-// says how old a folder's totals are. What it costs in CPU time is measured
-// by tools/bench/window, not here.
+// says how old a folder's totals are. The refresh keeps within its CPU budget
+// as it counts itself (asserted here); what the window costs in all is
+// measured by tools/bench/window, not here.
 
 #include "files/liverefresh.h"
 #include "files/filesmodel.h"
@@ -44,20 +45,20 @@ QString shownBytes(uint64_t bytes)
     return formatBytes(bytes, ByteStyle::OneDecimal, QLocale());
 }
 
-// A folder of three subfolders with four files each, all cold.
+// A folder of three subfolders with four files each (or as many as asked), all cold.
 struct Tree {
     std::string root;
     std::vector<std::string> files;
 
-    explicit Tree(const char *name)
+    explicit Tree(const char *name, int filesPerFolder = 4, uint64_t pagesPerFile = 16)
     {
         root = TestUtil::scratchDir(name) + "/tree";
         for (int d = 0; d < 3; ++d) {
             const std::string sub = root + "/sub" + std::to_string(d);
             std::filesystem::create_directories(sub);
-            for (int f = 0; f < 4; ++f) {
+            for (int f = 0; f < filesPerFolder; ++f) {
                 files.push_back(sub + "/file" + std::to_string(f) + ".bin");
-                TestUtil::makeColdFile(files.back(), 16 * pageSize());
+                TestUtil::makeColdFile(files.back(), pagesPerFile * pageSize());
             }
         }
     }
@@ -91,14 +92,25 @@ struct Window {
         return row.siblingAtColumn(FilesModel::CachedColumn).data(FilesModel::SortRole).toDouble();
     }
     // Listed, walked, expanded and walked again: what the refresh then keeps.
-    void inspect(const std::string &folder)
+    void inspect(const std::string &folder, size_t files = 12)
     {
         panel.inspectUrls({QUrl::fromLocalFile(QString::fromStdString(folder))});
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy() && topRow().isValid(), longWaitMs);
         view->expand(topRow());
         QTRY_COMPARE_WITH_TIMEOUT(model->rowCount(topRow()), 3, longWaitMs);
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), longWaitMs);
-        QTRY_VERIFY_WITH_TIMEOUT(live->keptFileCount() == 12, longWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(live->keptFileCount() == files, longWaitMs);
+    }
+    // The row of a top-level folder.
+    QModelIndex topRowOf(const std::string &folder) const
+    {
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QModelIndex index = model->index(row, 0);
+            if (index.data(FilesModel::PathRole).toByteArray().toStdString() == folder) {
+                return index;
+            }
+        }
+        return {};
     }
 };
 
@@ -315,6 +327,108 @@ private Q_SLOTS:
         QCOMPARE(totalsAgeText(monotonicNowMs() - 12500), QStringLiteral("Totals from 12 seconds ago"));
         QCOMPARE(totalsAgeText(monotonicNowMs() - 1000), QStringLiteral("Totals from 1 second ago"));
         QCOMPARE(totalsAgeText(monotonicNowMs() - 185000), QStringLiteral("Totals from 3 minutes ago"));
+    }
+
+    // The refresh keeps within its CPU budget: what it is charged over a few
+    // seconds is at most the budget of that time and the burst it may save,
+    // the sweep goes on (slower), and the totals grow older than a sweep.
+    void refreshKeepsWithinItsBudget()
+    {
+        const Tree tree("liverefresh-budget", 400, 1);
+        Window w;
+        w.inspect(tree.root, 1200);
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().ticks > 2, longWaitMs);
+        constexpr double share = 0.0003; // 0.03 % of a core: 30 µs a tick of 100 ms
+        w.live->setCpuBudget(share);
+        // Spend what was saved before the measure.
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().slicesCut > 0, longWaitMs);
+        const LiveRefresh::Counters before = w.live->counters();
+        const qint64 startedMs = monotonicNowMs();
+        QTRY_VERIFY_WITH_TIMEOUT(monotonicNowMs() - startedMs >= 4000 && w.live->counters().ticks >= before.ticks + 20, longWaitMs);
+        const LiveRefresh::Counters after = w.live->counters();
+        const double elapsedNs = double(monotonicNowMs() - startedMs) * 1e6;
+        const double allowedNs = share * (elapsedNs + double(LiveRefresh::budgetWindowMs) * 1e6);
+        QVERIFY2(double(after.cpuNs - before.cpuNs) <= allowedNs,
+                 qPrintable(QStringLiteral("charged %1 µs, allowed %2 µs").arg((after.cpuNs - before.cpuNs) / 1000).arg(allowedNs / 1000)));
+        QVERIFY(after.slicesCut > before.slicesCut);
+        // Slower, the sweep goes on.
+        QTRY_VERIFY2_WITH_TIMEOUT(w.live->counters().keptFilesRead > before.keptFilesRead,
+                                  qPrintable(QStringLiteral("no file read in %1 ticks, %2 walks")
+                                                 .arg(w.live->counters().ticks - before.ticks)
+                                                 .arg(w.live->counters().walksStarted - before.walksStarted)),
+                                  longWaitMs);
+        // The same sweep at full speed would be a second old at most.
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->oldestTotalsAgeMs() > 2000, longWaitMs);
+        // Given its usual budget it catches up.
+        w.live->setCpuBudget(LiveRefresh::cpuBudgetShare);
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->oldestTotalsAgeMs() < 1500, longWaitMs);
+    }
+
+    // Under a budget too small for all, the tree whose files changed (pages
+    // came in, as the sweep reads them) takes it first: it follows while the
+    // other waits.
+    void changedTreeGoesFirst()
+    {
+        const Tree quiet("liverefresh-first-quiet", 100, 1);
+        const Tree changed("liverefresh-first-changed", 100, 1);
+        Window w;
+        w.live->setCpuBudget(0.0006); // 60 µs a tick of 100 ms: a few files of the 60 a tick both trees want
+        w.panel.inspectUrls({QUrl::fromLocalFile(QString::fromStdString(quiet.root)), QUrl::fromLocalFile(QString::fromStdString(changed.root))});
+        QTRY_VERIFY_WITH_TIMEOUT(!w.panel.isBusy() && w.live->keptFileCount() == 600, longWaitMs);
+        const QModelIndex changedRow = w.topRowOf(changed.root);
+        QVERIFY(changedRow.isValid());
+        QCOMPARE(w.cachedPages(changedRow), 0.0);
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().slicesCut > 0, longWaitMs);
+        // A round over both trees first: from then on, shared alike, their
+        // totals would stay about as old as a round takes.
+        const quint64 readBefore = w.live->counters().keptFilesRead;
+        QTRY_VERIFY_WITH_TIMEOUT(w.live->counters().keptFilesRead >= readBefore + 700, longWaitMs);
+        std::vector<std::unique_ptr<TestUtil::HeldPages>> held;
+        for (const std::string &file : changed.files) {
+            held.push_back(std::make_unique<TestUtil::HeldPages>(file, 0, pageSize()));
+        }
+        const qint64 startedMs = monotonicNowMs();
+        const qint64 quietAgeBefore = w.live->totalsAgeMs(quiet.root);
+        QTRY_COMPARE_WITH_TIMEOUT(w.cachedPages(changedRow), 300.0, longWaitMs);
+        // While the changed tree took the budget, the quiet one was not read:
+        // its totals aged all along (shared, they would have stayed as old).
+        const qint64 phaseMs = monotonicNowMs() - startedMs;
+        const qint64 quietAged = w.live->totalsAgeMs(quiet.root) - quietAgeBefore;
+        QVERIFY2(phaseMs >= 1000 && quietAged * 10 >= phaseMs * 7,
+                 qPrintable(QStringLiteral("in %1 ms the quiet tree's totals aged %2 ms").arg(phaseMs).arg(quietAged)));
+    }
+
+    // Totals older than the bound say their age in the list, not only in the
+    // tooltip, and View > Refresh reads them at once.
+    void oldTotalsSayTheirAgeInTheList()
+    {
+        const Tree tree("liverefresh-stale");
+        Window w;
+        w.inspect(tree.root);
+        auto *files = w.panel.findChild<FilesModel *>();
+        QVERIFY(files);
+        const QModelIndex cached = w.topRow().siblingAtColumn(FilesModel::CachedColumn);
+        QVERIFY(!cached.data().toString().contains(QStringLiteral("ago")));
+        // Nothing left to spend: the totals stay as old as they are set here.
+        w.live->setCpuBudget(0);
+        QTest::qWait(3 * intervalMs);
+        FolderScan old;
+        old.root = tree.root;
+        old.readAtMs = monotonicNowMs() - 95000;
+        files->setTotalsReadAt(old);
+        QTRY_VERIFY_WITH_TIMEOUT(cached.data().toString().endsWith(QStringLiteral(" · 1 min ago")), longWaitMs);
+        QVERIFY2(w.topRow().data(Qt::ToolTipRole).toString().contains(QStringLiteral("Totals from 1 minute ago")),
+                 qPrintable(w.topRow().data(Qt::ToolTipRole).toString()));
+        QVERIFY(w.topRow().data(Qt::ToolTipRole).toString().contains(QStringLiteral("View > Refresh reads them now")));
+        // A child folder's figures come from the same walk: as old.
+        QVERIFY(w.model->index(0, FilesModel::CachedColumn, w.topRow()).data().toString().contains(QStringLiteral("ago")));
+        QCOMPARE(shortTotalsAgeText(monotonicNowMs() - 12500), QStringLiteral("10 s ago"));
+        QCOMPARE(shortTotalsAgeText(monotonicNowMs() - 7500000), QStringLiteral("2 h ago"));
+
+        QAction *refresh = w.collection.action(QStringLiteral("view_refresh"));
+        QVERIFY(refresh);
+        refresh->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!cached.data().toString().contains(QStringLiteral("ago")), longWaitMs);
     }
 };
 

@@ -126,6 +126,24 @@ QString totalsAgeText(qint64 readAtMs)
     return i18ncp("@info:tooltip how old the folder's totals are", "Totals from %1 minute ago", "Totals from %1 minutes ago", seconds / 60);
 }
 
+QString shortTotalsAgeText(qint64 readAtMs)
+{
+    const qint64 seconds = std::max<qint64>(0, (monotonicNowMs() - readAtMs) / 1000);
+    if (seconds < 60) {
+        // In steps of ten seconds: the row is painted again when the words change.
+        return i18ncp("@item:intable how old a folder's totals are, short", "%1 s ago", "%1 s ago", seconds / 10 * 10);
+    }
+    if (seconds < 3600) {
+        return i18ncp("@item:intable how old a folder's totals are, short", "%1 min ago", "%1 min ago", seconds / 60);
+    }
+    return i18ncp("@item:intable how old a folder's totals are, short", "%1 h ago", "%1 h ago", seconds / 3600);
+}
+
+bool totalsAreStale(const FileNode &node)
+{
+    return node.isDirectory && node.known && !node.scanning && node.totalsReadAtMs > 0 && monotonicNowMs() - node.totalsReadAtMs > FilesModel::freshTotalsMs;
+}
+
 int FileNode::row() const
 {
     if (!parent) {
@@ -344,6 +362,12 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
                              "≥ %1",
                              formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale()));
             }
+            if (totalsAreStale(n)) {
+                return i18nc("@item:intable cached bytes of a folder, then how old that total is",
+                             "%1 · %2",
+                             formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale()),
+                             shortTotalsAgeText(n.totalsReadAtMs));
+            }
             return formatBytes(n.resident * page, ByteStyle::OneDecimal, QLocale());
         case CachedPercentColumn:
             if (!n.known || hasError) {
@@ -420,6 +444,11 @@ QVariant FilesModel::data(const QModelIndex &index, int role) const
         }
         if (n.isDirectory && n.known && n.totalsReadAtMs > 0) {
             lines << totalsAgeText(n.totalsReadAtMs);
+            if (totalsAreStale(n)) {
+                lines << i18nc("@info:tooltip",
+                               "Cachescope reads big trees again within a small share of the processor, so their totals can be older. "
+                               "View > Refresh reads them now.");
+            }
         }
         if (!n.problem.isEmpty()) {
             lines << i18nc("@info:tooltip", "Not everything could be read: %1", n.problem);
@@ -871,6 +900,20 @@ void FilesModel::setTotalsReadAt(const FolderScan &scan)
         for (const auto &child : n->children) {
             child->totalsReadAtMs = scan.readAtMs;
         }
+    }
+}
+
+void FilesModel::ageChanged(FileNode *node)
+{
+    QString age = shortTotalsAgeText(node->totalsReadAtMs);
+    if (age == node->ageShown) {
+        return;
+    }
+    node->ageShown = std::move(age);
+    const QModelIndex index = indexOf(node);
+    if (index.isValid()) {
+        const QModelIndex cached = index.siblingAtColumn(CachedColumn);
+        Q_EMIT dataChanged(cached, cached, {Qt::DisplayRole, Qt::ToolTipRole});
     }
 }
 

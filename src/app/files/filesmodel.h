@@ -95,6 +95,7 @@ struct FileNode {
     uint64_t hiddenPages = 0;
     QString problem;
     qint64 totalsReadAtMs = 0; // folders: when the oldest number in the totals was read
+    QString ageShown; // folders: the age their row said last (FilesModel::ageChanged)
     // Files: resident fraction of each cell of the residency strip (and dirty).
     QList<float> strip;
     QList<float> stripDirty;
@@ -132,6 +133,10 @@ public:
 
     // Cells of the residency strip in the list.
     static constexpr int stripCells = 64;
+    // A folder's totals older than this say their age in the list, not only
+    // in the tooltip (the live refresh keeps them younger while its CPU
+    // budget allows).
+    static constexpr qint64 freshTotalsMs = 30000;
 
     explicit FilesModel(QObject *parent = nullptr);
     ~FilesModel() override;
@@ -173,6 +178,9 @@ public:
     // The totals of scan.root (and its children) are as they were, read again
     // until scan.readAtMs: only their age changes (no repaint).
     void setTotalsReadAt(const FolderScan &scan);
+    // Repaints the figures of a folder row whose totals say their age: the
+    // words change as time goes by.
+    void ageChanged(FileNode *node);
 
     // Which files are kept in memory (Keep in Memory): they show a pin.
     void setKeptCheck(std::function<bool(const std::string &)> isKept);
@@ -231,5 +239,9 @@ protected:
 [[nodiscard]] QString displayPath(const std::string &path);
 // "Totals from 12 seconds ago": how old a folder's totals are (readAtMs from monotonicNowMs()).
 [[nodiscard]] QString totalsAgeText(qint64 readAtMs);
+// The same, short, beside a folder's figures in the list: "2 min ago".
+[[nodiscard]] QString shortTotalsAgeText(qint64 readAtMs);
+// Whether a folder row's totals are old enough to say so in the list.
+[[nodiscard]] bool totalsAreStale(const FileNode &node);
 
 } // namespace Cachescope::App

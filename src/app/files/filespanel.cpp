@@ -652,7 +652,10 @@ FilesPanel::FilesPanel(QWidget *parent)
         return d->scanRunningFor(folder);
     });
     d->live->setScanStarter([this](const std::vector<std::string> &folders) {
-        auto *job = new FilesJob(FilesJob::Kind::Scan, folders, d->walkOptions(), this);
+        // One thread: the refresh's CPU budget charges a walk its wall time.
+        WalkOptions options = d->walkOptions();
+        options.threads = 1;
+        auto *job = new FilesJob(FilesJob::Kind::Scan, folders, options, this);
         job->showsProgress = false;
         return startJob(job);
     });

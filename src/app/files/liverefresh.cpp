@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <algorithm>
 #include <numeric>
@@ -24,6 +25,18 @@
 
 namespace Cachescope::App
 {
+
+namespace
+{
+// This thread's CPU time: what the refresh's own work costs, not the load of
+// other programs on the machine.
+qint64 threadCpuNs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return qint64(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+} // namespace
 
 LiveRefresh::LiveRefresh(FilesModel *model, FilesSortProxyModel *proxy, FilesView *view, QWidget *watched, QObject *parent)
     : QObject(parent)
@@ -33,6 +46,9 @@ LiveRefresh::LiveRefresh(FilesModel *model, FilesSortProxyModel *proxy, FilesVie
     , m_watched(watched)
 {
     m_timer.setInterval(1000);
+    m_allowanceNs = m_budgetShare * double(budgetWindowMs) * 1e6;
+    m_creditedAtMs = monotonicNowMs();
+    m_loggedAtMs = m_creditedAtMs;
     connect(&m_timer, &QTimer::timeout, this, &LiveRefresh::tick);
     // The panel's own show and hide; its window's are hooked once it has one.
     m_watched->installEventFilter(this);
@@ -136,6 +152,27 @@ void LiveRefresh::setSweepPeriod(qint64 milliseconds)
     m_sweepPeriodMs = std::max<qint64>(milliseconds, 100);
 }
 
+void LiveRefresh::setCpuBudget(double share)
+{
+    m_budgetShare = std::clamp(share, 0.0, 1.0);
+    m_allowanceNs = std::min(m_allowanceNs, m_budgetShare * double(budgetWindowMs) * 1e6);
+}
+
+void LiveRefresh::credit()
+{
+    const qint64 now = monotonicNowMs();
+    const double earned = m_budgetShare * double(now - m_creditedAtMs) * 1e6;
+    m_allowanceNs = std::min(m_allowanceNs + earned, m_budgetShare * double(budgetWindowMs) * 1e6);
+    m_creditedAtMs = now;
+}
+
+void LiveRefresh::charge(qint64 nanoseconds)
+{
+    nanoseconds = std::max<qint64>(nanoseconds, 0);
+    m_allowanceNs -= double(nanoseconds);
+    m_counters.cpuNs += quint64(nanoseconds);
+}
+
 bool LiveRefresh::isWatching() const
 {
     if (m_paused || !m_watched || !m_watched->isVisible()) {
@@ -226,13 +263,17 @@ std::vector<std::string> LiveRefresh::rootsOnShow()
     // Folders on show: the walk that gives their totals is their own (top
     // level) or their parent's (children of an expanded folder).
     std::set<std::string> roots;
+    m_agedRows.clear();
     for (const QModelIndex &row : m_view->visibleRows()) {
         FileNode *n = m_model->node(m_proxy->mapToSource(row));
         if (!n->isDirectory) {
             readFile(n);
             ++m_counters.filesShownRead;
-        } else if (n->parent && !n->parent->parent) {
-            roots.insert(n->path);
+        } else {
+            m_agedRows.push_back(n);
+            if (n->parent && !n->parent->parent) {
+                roots.insert(n->path);
+            }
         }
         if (n->parent && n->parent->parent) {
             roots.insert(n->parent->path);
@@ -248,19 +289,42 @@ void LiveRefresh::tick()
         return;
     }
     ++m_counters.ticks;
+    credit();
+    const qint64 started = threadCpuNs();
     const std::vector<std::string> roots = rootsOnShow();
+    // Folder rows whose totals are old say so, in words that change with
+    // time (before the sweep: it may remove rows).
+    for (FileNode *n : m_agedRows) {
+        if (totalsAreStale(*n)) {
+            m_model->ageChanged(n);
+        }
+    }
+    m_agedRows.clear();
+    charge(threadCpuNs() - started);
     sweep(roots, false);
     Q_EMIT refreshed();
     if (m_counters.ticks % 30 == 0) {
-        qCDebug(CACHESCOPE_APP) << "live refresh:" << roots.size() << "folders on show," << m_counters.keptFilesRead << "kept files and"
-                                << m_counters.filesShownRead << "shown files read," << m_counters.walksStarted << "walks, oldest total" << oldestTotalsAgeMs()
-                                << "ms old";
+        // Its share of a core since the last such line (tools/bench/window reads it).
+        const qint64 nowMs = monotonicNowMs();
+        const double share = nowMs > m_loggedAtMs ? 100.0 * double(m_counters.cpuNs - m_loggedCpuNs) / (double(nowMs - m_loggedAtMs) * 1e6) : 0.0;
+        m_loggedAtMs = nowMs;
+        m_loggedCpuNs = m_counters.cpuNs;
+        qCDebug(CACHESCOPE_APP).nospace() << "live refresh: " << roots.size() << " folders on show, " << m_counters.keptFilesRead << " kept files and "
+                                          << m_counters.filesShownRead << " shown files read, " << m_counters.walksStarted << " walks, oldest total "
+                                          << oldestTotalsAgeMs() << " ms old, " << m_counters.cpuNs / 1000000 << " ms CPU (" << share
+                                          << " % of a core lately), " << m_counters.slicesCut << " slices cut by the budget";
     }
 }
 
 void LiveRefresh::refreshNow()
 {
-    sweep(rootsOnShow(), true);
+    // Asked for: it runs whatever the budget, and is charged to it.
+    credit();
+    const qint64 started = threadCpuNs();
+    const std::vector<std::string> roots = rootsOnShow();
+    m_agedRows.clear();
+    charge(threadCpuNs() - started);
+    sweep(roots, true);
     Q_EMIT refreshed();
 }
 
@@ -272,12 +336,16 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
         for (auto it = m_trees.begin(); it != m_trees.end();) {
             it = m_model->nodesForPath(it->first).empty() ? m_trees.erase(it) : std::next(it);
         }
+        for (auto it = m_changedInLastSlice.begin(); it != m_changedInLastSlice.end();) {
+            it = m_trees.count(*it) == 0 ? m_changedInLastSlice.erase(it) : std::next(it);
+        }
         m_lastRoots = roots;
     }
 
     std::vector<std::string> toWalk;
     const qint64 now = monotonicNowMs();
     const qint64 interval = m_timer.interval();
+    std::vector<std::pair<std::string, KeptTree *>> kept;
     for (const std::string &root : roots) {
         auto it = m_trees.find(root);
         if (walkNow || it == m_trees.end() || it->second->needsWalk()) {
@@ -288,7 +356,25 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
                 continue;
             }
         }
-        KeptTree &tree = *it->second;
+        kept.emplace_back(root, it->second.get());
+    }
+    // Who takes from the budget first: trees where the kernel told a change
+    // (a file on show whose pages moved, a kept file's that did in the
+    // tree's last slice), then the one read longest ago.
+    const auto changedLately = [&](const std::string &root) {
+        return m_changedInLastSlice.count(root) > 0;
+    };
+    std::stable_sort(kept.begin(), kept.end(), [&](const auto &a, const auto &b) {
+        const bool aFirst = a.second->catchingUp() || changedLately(a.first);
+        const bool bFirst = b.second->catchingUp() || changedLately(b.first);
+        if (aFirst != bFirst) {
+            return aFirst;
+        }
+        return a.second->oldestReadMs() < b.second->oldestReadMs();
+    });
+
+    for (const auto &[root, treePointer] : kept) {
+        KeptTree &tree = *treePointer;
         // A slice of the files each tick, so that all of them are read within
         // the sweep period; a tree left alone for longer (scrolled away,
         // window hidden) catches up in a few ticks.
@@ -300,7 +386,7 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
         const bool catchingUp = tree.catchingUp();
         const auto slice = [&](size_t count) {
             const size_t even = size_t((uint64_t(count) * uint64_t(interval) + uint64_t(m_sweepPeriodMs) - 1) / uint64_t(m_sweepPeriodMs));
-            if (behind) {
+            if (behind || walkNow) {
                 return std::max<size_t>(1, std::max(even, count / 3 + 1));
             }
             if (catchingUp) {
@@ -308,22 +394,55 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
             }
             return std::max<size_t>(1, even);
         };
-        m_counters.keptFilesRead += tree.rereadNext(slice(tree.fileCount()));
-        tree.checkNextDirectories(slice(tree.directoryCount()));
+        size_t files = tree.fileCount() > 0 ? slice(tree.fileCount()) : 0;
+        size_t directories = tree.directoryCount() > 0 ? slice(tree.directoryCount()) : 0;
+        // What the budget allows, at the cost measured so far. View > Refresh
+        // (walkNow) reads what it asks for.
+        // A slice the budget cuts is not made smaller than minimumSlice: the
+        // model's update costs as much for one file as for many, so the
+        // budget is saved up for a slice worth it.
+        constexpr size_t minimumSlice = 64;
+        const size_t wanted = files + directories;
+        const double affordable = std::max(0.0, m_allowanceNs) / m_nsPerItem;
+        if (!walkNow && double(wanted) > affordable) {
+            ++m_counters.slicesCut;
+            const double share = affordable < double(std::min(wanted, minimumSlice)) ? 0.0 : affordable / double(wanted);
+            files = size_t(double(files) * share);
+            directories = size_t(double(directories) * share);
+        }
+        if (files + directories == 0) {
+            continue; // its totals grow older, and say so
+        }
+        const qint64 started = threadCpuNs();
+        const size_t read = tree.rereadNext(files);
+        m_counters.keptFilesRead += read;
+        const size_t looked = tree.checkNextDirectories(directories);
+        const qint64 readingDone = threadCpuNs();
+        if (read + looked >= 8) {
+            // The cost of a file or folder follows what this machine does now
+            // (cold metadata costs more); the model's update below is charged
+            // but not counted in it: it costs the same for one file or many.
+            const double measured = double(readingDone - started) / double(read + looked);
+            m_nsPerItem = std::clamp(0.75 * m_nsPerItem + 0.25 * measured, 200.0, 1e6);
+        }
         if (tree.takeChanged()) {
+            m_changedInLastSlice.insert(root);
             m_model->applyFolderScan(tree.scan());
         } else {
+            m_changedInLastSlice.erase(root);
             m_model->setTotalsReadAt(tree.scan());
         }
+        charge(threadCpuNs() - started);
     }
 
     if (toWalk.empty() || !m_startScan) {
         return;
     }
     // A folder that keeps changing (a build under way) is walked again at
-    // most a twentieth of the time.
+    // most a twentieth of the time, and only while the budget has something
+    // left (the walk is charged when it ends).
     const qint64 due = std::max<qint64>(interval, 20 * m_lastWalkMs);
-    if (!walkNow && m_sinceWalk.isValid() && m_sinceWalk.elapsed() < due) {
+    if (!walkNow && ((m_sinceWalk.isValid() && m_sinceWalk.elapsed() < due) || m_allowanceNs <= 0)) {
         return;
     }
     m_quietScan = m_startScan(toWalk);
@@ -337,6 +456,9 @@ void LiveRefresh::scanFinished(FilesJob *job)
     if (job == m_quietScan) {
         m_quietScan = nullptr;
         m_lastWalkMs = job->elapsedMs;
+        // Quiet walks run on one thread: their wall time bounds their CPU time.
+        credit();
+        charge(job->elapsedMs * 1000000);
     }
     for (const FolderScan &scan : job->scans) {
         if (scan.kept) {
@@ -365,6 +487,12 @@ qint64 LiveRefresh::oldestTotalsAgeMs() const
         }
     }
     return oldest;
+}
+
+qint64 LiveRefresh::totalsAgeMs(const std::string &folder) const
+{
+    const auto it = m_trees.find(folder);
+    return it == m_trees.end() ? -1 : monotonicNowMs() - it->second->oldestReadMs();
 }
 
 size_t LiveRefresh::keptFileCount() const

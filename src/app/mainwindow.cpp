@@ -292,6 +292,40 @@ void MainWindow::setUpActions()
         (new Cachescope::App::CacheLimitDialog(this))->show();
     });
 
+    // The tabs beside the plots, from the keyboard (Alt+1 to Alt+4, as
+    // Konsole's and Dolphin's tabs) and over D-Bus (org.kde.KMainWindow.activateAction).
+    const struct {
+        const char *name;
+        QWidget *page;
+        QString text;
+        Qt::Key key;
+    } tabActions[] = {
+        {"view_show_memory", m_memoryPanel->tabs()->widget(0), i18nc("@action", "Show Memory"), Qt::Key_1},
+        {"view_show_activity", m_memoryPanel->tabs()->widget(1), i18nc("@action", "Show Activity"), Qt::Key_2},
+        {"view_show_applications", m_applicationsView, i18nc("@action", "Show Applications"), Qt::Key_3},
+        {"view_show_cache_map", m_cacheMapView, i18nc("@action", "Show Cache Map"), Qt::Key_4},
+    };
+    for (const auto &tab : tabActions) {
+        QAction *show = actions->addAction(QString::fromLatin1(tab.name));
+        show->setText(tab.text);
+        show->setIcon(m_memoryPanel->tabs()->tabIcon(m_memoryPanel->tabs()->indexOf(tab.page)));
+        actions->setDefaultShortcut(show, QKeySequence(Qt::ALT | tab.key));
+        connect(show, &QAction::triggered, this, [this, page = tab.page] {
+            m_memoryPanel->tabs()->setCurrentWidget(page);
+        });
+    }
+    QAction *refreshMap = actions->addAction(QStringLiteral("view_refresh_cache_map"));
+    refreshMap->setText(i18nc("@action", "Refresh Cache Map"));
+    refreshMap->setIcon(QIcon::fromTheme(QStringLiteral("view-refresh")));
+    refreshMap->setToolTip(i18nc("@info:tooltip", "Show the Cache Map and walk its folder again: the map is a picture of one moment"));
+    connect(refreshMap, &QAction::triggered, this, [this] {
+        // Shown for the first time it maps / by itself; a walk under way goes on.
+        m_memoryPanel->tabs()->setCurrentWidget(m_cacheMapView);
+        if (!m_cacheMapView->isMapping()) {
+            m_cacheMapView->refresh();
+        }
+    });
+
     m_memoryPanel->setUpActions(actions);
     m_filesPanel->setUpActions(actions);
     m_privileged->setUpActions(actions);

@@ -8,6 +8,7 @@
 
 #include "accessibleevents.h"
 #include "cachelimitdialog.h"
+#include "cachemap/cachemapview.h"
 #include "experiments/experimentswindow.h"
 #include "files/filespanel.h"
 #include "format.h"
@@ -291,6 +292,50 @@ private Q_SLOTS:
         auto *viewMenu = qobject_cast<QMenu *>(window.guiFactory()->container(QStringLiteral("view"), &window));
         QVERIFY(viewMenu);
         QVERIFY(viewMenu->actions().contains(pause));
+    }
+
+    // The tabs beside the plots come from the keyboard (Alt+1 to Alt+4) and
+    // the View menu, and Refresh Cache Map shows the map and walks it.
+    void tabsFromTheKeyboard()
+    {
+        MainWindow window;
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTabWidget *tabs = window.memoryPanel()->tabs();
+        auto *viewMenu = qobject_cast<QMenu *>(window.guiFactory()->container(QStringLiteral("view"), &window));
+        QVERIFY(viewMenu);
+        const struct {
+            const char *action;
+            const char *tab;
+            Qt::Key key;
+        } expected[] = {
+            {"view_show_applications", "Applications", Qt::Key_3},
+            {"view_show_activity", "Activity", Qt::Key_2},
+            {"view_show_memory", "Memory", Qt::Key_1},
+        };
+        for (const auto &e : expected) {
+            QAction *action = window.actionCollection()->action(QString::fromLatin1(e.action));
+            QVERIFY2(action, e.action);
+            QVERIFY(viewMenu->actions().contains(action));
+            QCOMPARE(action->shortcut(), QKeySequence(Qt::ALT | e.key));
+            tabs->setCurrentIndex((tabs->currentIndex() + 1) % tabs->count()); // somewhere else first
+            QTest::keyClick(&window, e.key, Qt::AltModifier);
+            QTRY_COMPARE(tabs->tabText(tabs->currentIndex()).remove(QLatin1Char('&')), QString::fromLatin1(e.tab));
+        }
+        QAction *refreshMap = window.actionCollection()->action(QStringLiteral("view_refresh_cache_map"));
+        QVERIFY(refreshMap);
+        QVERIFY(viewMenu->actions().contains(refreshMap));
+        auto *map = window.findChild<CacheMapView *>(QStringLiteral("cacheMapView"));
+        QVERIFY(map);
+        refreshMap->trigger();
+        QCOMPARE(tabs->currentWidget(), map);
+        QVERIFY(map->isMapping() || map->isComplete());
+        QTRY_VERIFY_WITH_TIMEOUT(!map->isMapping() && map->isComplete(), 120000);
+        // Again: a new walk of the same folder.
+        refreshMap->trigger();
+        QVERIFY(map->isMapping());
+        QTRY_VERIFY_WITH_TIMEOUT(!map->isMapping() && map->isComplete(), 120000);
     }
 
     // Ctrl+Shift+E was Flush and Evict and Export Plot at once: KDE then asks

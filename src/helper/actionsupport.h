@@ -60,6 +60,13 @@ private:
 // Calls context.started, if set (helperactions.h).
 void announceStart(HelperContext &context);
 
+// The swap state file (docs/helper-security.md rule 4): read only from a
+// root-owned folder and file, never through a symbolic link; written aside,
+// synced and renamed, so that a helper killed while writing leaves the old
+// file whole. No records: the file is removed.
+[[nodiscard]] std::optional<std::vector<SwapRecord>> loadSwapState(const HelperContext &context, QString *error);
+[[nodiscard]] bool saveSwapState(const HelperContext &context, const std::vector<SwapRecord> &records, QString *error);
+
 // docs/helper-security.md rules 16 and 19: what every tracing action does
 // first: tracefs mounted where it is not (mount then unmounts it at the
 // end), the instances of killed helpers removed, a new instance of this

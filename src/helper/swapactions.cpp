@@ -27,13 +27,10 @@
 namespace Cachescope::Helper
 {
 
-using namespace HelperProtocol;
+// --- The state file -----------------------------------------------------------
 
 namespace
 {
-
-// --- The state file -----------------------------------------------------------
-
 // docs/helper-security.md rule 4: a root-owned folder and file. Anything else there is not ours and is
 // not trusted.
 bool ensureStateDir(const HelperContext &context, QString *error)
@@ -51,7 +48,9 @@ bool ensureStateDir(const HelperContext &context, QString *error)
     return true;
 }
 
-std::optional<std::vector<SwapRecord>> loadState(const HelperContext &context, QString *error)
+} // namespace
+
+std::optional<std::vector<SwapRecord>> loadSwapState(const HelperContext &context, QString *error)
 {
     // docs/helper-security.md rule 4: the folder and then the file, neither
     // through a symbolic link, both root's and writable only by root.
@@ -99,7 +98,7 @@ std::optional<std::vector<SwapRecord>> loadState(const HelperContext &context, Q
     return records;
 }
 
-bool saveState(const HelperContext &context, const std::vector<SwapRecord> &records, QString *error)
+bool saveSwapState(const HelperContext &context, const std::vector<SwapRecord> &records, QString *error)
 {
     if (!ensureStateDir(context, error)) {
         return false;
@@ -128,8 +127,18 @@ bool saveState(const HelperContext &context, const std::vector<SwapRecord> &reco
         unlink(temporary.c_str());
         return false;
     }
+    // The rename itself on disk: after a power cut the folder holds the new name.
+    const UniqueFd dirFd(open(context.stateDir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (dirFd.isValid()) {
+        (void)fsync(dirFd.get());
+    }
     return true;
 }
+
+using namespace HelperProtocol;
+
+namespace
+{
 
 ActionReply swapOffArea(HelperContext &context, const SwapArea &area, const OpenedArea &opened, QStringList &turnedOff, QVariantList &priorities)
 {
@@ -324,7 +333,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
         return finish(context, action, caller, target, refuse(NotEnoughMemory, describeSwapOffMisfit(fit)));
     }
 
-    std::optional<std::vector<SwapRecord>> records = loadState(context, &error);
+    std::optional<std::vector<SwapRecord>> records = loadSwapState(context, &error);
     if (!records) {
         return finish(context, action, caller, target, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned off.")));
     }
@@ -353,7 +362,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
         });
         records->push_back(record);
         ActionReply step = ActionReply::SuccessReply();
-        if (!saveState(context, *records, &error)) {
+        if (!saveSwapState(context, *records, &error)) {
             step = refuse(SystemFailure, QStringLiteral("Swap on %1 was left on: %2").arg(QString::fromStdString(area.area.filename), error));
         } else {
             step = swapOffArea(context, area.area, *opened, turnedOff, priorities);
@@ -361,7 +370,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
                 // Still on: not the helper's to give back.
                 records->pop_back();
                 QString ignored;
-                (void)saveState(context, *records, &ignored);
+                (void)saveSwapState(context, *records, &ignored);
             }
         }
         if (step.failed()) {
@@ -393,7 +402,7 @@ ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperCo
         return *refused;
     }
     QString error;
-    std::optional<std::vector<SwapRecord>> records = loadState(context, &error);
+    std::optional<std::vector<SwapRecord>> records = loadSwapState(context, &error);
     if (!records) {
         return finish(context, action, caller, {}, refuse(SystemFailure, error + QStringLiteral(" Nothing was turned on.")));
     }
@@ -434,7 +443,7 @@ ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperCo
         areas << areaReport(*record, result);
         const QString target = result.target;
         records->erase(record);
-        if (!saveState(context, *records, &error)) {
+        if (!saveSwapState(context, *records, &error)) {
             return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("Swap is on again, but %1").arg(error)));
         }
         ActionReply reply = ActionReply::SuccessReply();
@@ -477,7 +486,7 @@ ActionReply swapOnAction(const QVariantMap &args, const Caller &caller, HelperCo
             logArea(context, action, caller, result.target, refuse(result.outcome == outcomeAlreadyOn ? AlreadyDone : NotPermitted, result.message));
         }
     }
-    const bool saved = saveState(context, kept, &error);
+    const bool saved = saveSwapState(context, kept, &error);
     ActionReply reply = ActionReply::SuccessReply();
     if (!failures.isEmpty() || !saved) {
         if (!saved) {

@@ -49,14 +49,12 @@
 #include <QTest>
 
 #include <QUrl>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 
 #include <qcustomplot.h>
 
 #include <unistd.h>
 
+#include <functional>
 #include <memory>
 
 using namespace Cachescope::App;
@@ -589,47 +587,43 @@ private Q_SLOTS:
         csv.remove();
 
         // Killed in the middle of writing (RLIMIT_FSIZE raises SIGXFSZ at the
-        // write that passes it), an export leaves the file before it whole.
-        const QString keptPath = QDir(m_folder).filePath(QStringLiteral("../experimentswindow-kept.csv"));
-        {
-            QFile before(keptPath);
-            QVERIFY(before.open(QIODevice::WriteOnly | QIODevice::Truncate) && before.write("the export before\n") == 18);
-        }
-        const pid_t writer = ::fork();
-        if (writer == 0) {
-            ::signal(SIGXFSZ, SIG_DFL);
-            const struct rlimit noCore = {0, 0};
-            ::setrlimit(RLIMIT_CORE, &noCore);
-            const struct rlimit limit = {256, 256};
-            ::setrlimit(RLIMIT_FSIZE, &limit);
-            QString ignored;
-            (void)page->exportCsv(keptPath, &ignored);
-            ::_exit(0);
-        }
-        QVERIFY(writer > 0);
-        int writerStatus = 0;
-        // A child of a process with threads could hang on a lock taken at the
-        // fork: not waited for forever.
-        QElapsedTimer waited;
-        waited.start();
-        bool reaped = false;
-        while (!(reaped = ::waitpid(writer, &writerStatus, WNOHANG) == writer) && waited.elapsed() < 30000) {
-            QTest::qWait(20);
-        }
-        if (!reaped) {
-            ::kill(writer, SIGKILL);
-            ::waitpid(writer, &writerStatus, 0);
-        }
-        QVERIFY2(reaped, "the writer hung after the fork");
-        QVERIFY2(WIFSIGNALED(writerStatus) && WTERMSIG(writerStatus) == SIGXFSZ, qPrintable(QString::number(writerStatus)));
-        QFile kept(keptPath);
-        QVERIFY(kept.open(QIODevice::ReadOnly));
-        QCOMPARE(kept.readAll(), QByteArray("the export before\n"));
-        kept.remove();
-        // QSaveFile's temporary file, which the killed writer left.
-        for (const QString &left : QDir(QFileInfo(keptPath).absolutePath()).entryList({QFileInfo(keptPath).fileName() + QStringLiteral(".*")}, QDir::Files)) {
-            QFile::remove(QFileInfo(keptPath).absoluteDir().filePath(left));
-        }
+        // write that passes it), an export leaves the file before it whole:
+        // the table as CSV and the plots as PNG.
+        const auto killedInTheMiddle = [&](const QString &name, const std::function<bool(const QString &, QString *)> &exportTo) {
+            const QString keptPath = QDir(m_folder).filePath(QStringLiteral("../") + name);
+            {
+                QFile before(keptPath);
+                if (!before.open(QIODevice::WriteOnly | QIODevice::Truncate) || before.write("the export before\n") != 18) {
+                    return QStringLiteral("cannot write %1").arg(keptPath);
+                }
+            }
+            const QString killed = TestUtil::killWhileWriting(256, [&] {
+                QString ignored;
+                (void)exportTo(keptPath, &ignored);
+            });
+            if (!killed.isEmpty()) {
+                return QString(name + QStringLiteral(": ") + killed);
+            }
+            QFile kept(keptPath);
+            if (!kept.open(QIODevice::ReadOnly) || kept.readAll() != QByteArray("the export before\n")) {
+                return QStringLiteral("%1: the file before is not whole").arg(name);
+            }
+            kept.remove();
+            // QSaveFile's temporary file, which the killed writer left.
+            for (const QString &left :
+                 QDir(QFileInfo(keptPath).absolutePath()).entryList({QFileInfo(keptPath).fileName() + QStringLiteral(".*")}, QDir::Files)) {
+                QFile::remove(QFileInfo(keptPath).absoluteDir().filePath(left));
+            }
+            return QString();
+        };
+        QString killed = killedInTheMiddle(QStringLiteral("experimentswindow-kept.csv"), [page](const QString &path, QString *why) {
+            return page->exportCsv(path, why);
+        });
+        QVERIFY2(killed.isEmpty(), qPrintable(killed));
+        killed = killedInTheMiddle(QStringLiteral("experimentswindow-kept.png"), [page](const QString &path, QString *why) {
+            return page->exportPng(path, why);
+        });
+        QVERIFY2(killed.isEmpty(), qPrintable(killed));
 
         const QString pngPath = QDir(m_folder).filePath(QStringLiteral("../experimentswindow-plots.png"));
         QVERIFY2(page->exportPng(pngPath, &error), qPrintable(error));

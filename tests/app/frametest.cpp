@@ -160,6 +160,41 @@ private Q_SLOTS:
         CachescopeSettings::self()->save();
     }
 
+    // The settings are written aside and renamed (KConfig saves through
+    // QSaveFile): a writer killed in the middle of a save leaves the file
+    // before it whole (issue 29). The kernel kills it there: under
+    // RLIMIT_FSIZE a write past the limit raises SIGXFSZ.
+    void settingsWholeAfterAKill()
+    {
+        CachescopeSettings::self()->setRefreshInterval(2000);
+        CachescopeSettings::self()->save();
+        const QString path = QStandardPaths::locate(QStandardPaths::GenericConfigLocation, QStringLiteral("cachescoperc"));
+        QVERIFY2(!path.isEmpty(), "no cachescoperc after a save");
+        QFile before(path);
+        QVERIFY(before.open(QIODevice::ReadOnly));
+        const QByteArray bytesBefore = before.readAll();
+        before.close();
+        QVERIFY(bytesBefore.contains("RefreshInterval=2000"));
+
+        const QString killed = TestUtil::killWhileWriting(64, [] {
+            CachescopeSettings::self()->setRefreshInterval(3000);
+            // A file of some kilobytes: written in more than one piece.
+            CachescopeSettings::self()->setExperimentsFolder(QUrl::fromLocalFile(QStringLiteral("/tmp/") + QString(8000, QLatin1Char('x'))));
+            (void)CachescopeSettings::self()->save();
+        });
+        QVERIFY2(killed.isEmpty(), qPrintable(killed));
+        QFile after(path);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), bytesBefore);
+        KConfig reread(QStringLiteral("cachescoperc"));
+        QCOMPARE(reread.group(QStringLiteral("General")).readEntry("RefreshInterval", 0), 2000);
+        // QSaveFile's temporary file, which the killed writer left.
+        const QFileInfo info(path);
+        for (const QString &left : info.absoluteDir().entryList({info.fileName() + QStringLiteral(".*")}, QDir::Files)) {
+            QFile::remove(info.absoluteDir().filePath(left));
+        }
+    }
+
     void everyActionHasAnIcon()
     {
         MainWindow window;

@@ -17,6 +17,7 @@
 // uid as the service learns it from the bus. In-process with a recording stand-in, as helperactionstest; runs
 // as root in the dev root (tools/dev), and skips otherwise.
 
+#include "actionsupport.h"
 #include "helperactions.h"
 #include "helperlogic.h"
 #include "helperprotocol.h"
@@ -28,12 +29,14 @@
 #include <QTest>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -41,6 +44,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <random>
 
 using namespace Cachescope;
 using namespace Cachescope::Helper;
@@ -284,6 +288,53 @@ private Q_SLOTS:
     }
 
     // --- swapon: only what the helper recorded, from a state file it trusts ---
+
+    // Killed at any moment while it writes the state file, the helper
+    // leaves the old file or the new one, whole, never a half (issue 29):
+    // a child writes two states in turn until it is killed, at a random
+    // moment, forty times. The next save removes what a killed one left.
+    void stateFileWholeAfterAKill()
+    {
+        const std::vector<SwapRecord> one{recordOf(m_rootSwap, 5)};
+        std::vector<SwapRecord> many;
+        for (int priority = 0; priority < 200; ++priority) {
+            many.push_back(recordOf(m_rootSwap, priority));
+        }
+        const std::string oneText = formatSwapState(one);
+        const std::string manyText = formatSwapState(many);
+        QString error;
+        QVERIFY2(saveSwapState(m_context, one, &error), qPrintable(error));
+        const std::string temporary = m_context.stateFile + ".new";
+        std::mt19937 random(29);
+        int killedMidWrite = 0;
+        for (int round = 0; round < 40; ++round) {
+            const pid_t writer = ::fork();
+            if (writer == 0) {
+                for (unsigned i = 0;; ++i) {
+                    QString ignored;
+                    (void)saveSwapState(m_context, i % 2 ? many : one, &ignored);
+                }
+            }
+            QVERIFY(writer > 0);
+            ::usleep(useconds_t(1000 + random() % 20000));
+            ::kill(writer, SIGKILL);
+            int status = 0;
+            QCOMPARE(::waitpid(writer, &status, 0), writer);
+            QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+            const std::optional<std::string> text = contentOf(m_context.stateFile);
+            QVERIFY2(text, "no state file after the kill");
+            QVERIFY2(*text == oneText || *text == manyText,
+                     qPrintable(QStringLiteral("round %1: a state file of %2 bytes, neither whole state").arg(round).arg(text->size())));
+            const std::optional<std::vector<SwapRecord>> loaded = loadSwapState(m_context, &error);
+            QVERIFY2(loaded && (loaded->size() == 1 || loaded->size() == 200), qPrintable(error));
+            killedMidWrite += std::filesystem::exists(temporary) ? 1 : 0;
+        }
+        // Some of the kills came while a new state was being written.
+        QVERIFY2(killedMidWrite > 0, "no kill came in the middle of a write");
+        QVERIFY2(saveSwapState(m_context, one, &error), qPrintable(error));
+        QVERIFY(!std::filesystem::exists(temporary));
+        QCOMPARE(contentOf(m_context.stateFile), std::optional<std::string>(oneText));
+    }
 
     void swapOnRefused_data()
     {

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -547,6 +548,39 @@ std::set<std::string> OpenWatch::opened()
 bool OpenWatch::overflowed() const
 {
     return m_overflowed;
+}
+
+QString killWhileWriting(qulonglong bytes, const std::function<void()> &write)
+{
+    const pid_t writer = ::fork();
+    if (writer == 0) {
+        ::signal(SIGXFSZ, SIG_DFL);
+        const struct rlimit noCore = {0, 0};
+        ::setrlimit(RLIMIT_CORE, &noCore);
+        const struct rlimit limit = {rlim_t(bytes), rlim_t(bytes)};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        write();
+        ::_exit(0);
+    }
+    if (writer < 0) {
+        return QStringLiteral("fork failed: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
+    }
+    int status = 0;
+    QElapsedTimer waited;
+    waited.start();
+    bool reaped = false;
+    while (!(reaped = ::waitpid(writer, &status, WNOHANG) == writer) && waited.elapsed() < 30000) {
+        QTest::qWait(20);
+    }
+    if (!reaped) {
+        ::kill(writer, SIGKILL);
+        ::waitpid(writer, &status, 0);
+        return QStringLiteral("the writer hung after the fork");
+    }
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGXFSZ) {
+        return QStringLiteral("the writer was not killed by SIGXFSZ (wait status %1)").arg(status);
+    }
+    return {};
 }
 
 } // namespace TestUtil

@@ -207,6 +207,14 @@ template<typename T>
         failure);
 }
 
+// A writer killed in the middle of writing, as the kernel does it: in a child
+// made by fork(), runs write() under RLIMIT_FSIZE of `bytes` (the write past
+// it raises SIGXFSZ, whose default action ends the process; no core dump),
+// and waits for the child, handling events, at most 30 s (a child of a
+// process with threads can hang on a lock taken at the fork). Returns an
+// empty string when the child was killed by SIGXFSZ, else what happened.
+[[nodiscard]] QString killWhileWriting(qulonglong bytes, const std::function<void()> &write);
+
 // Watches for IN_OPEN on a few paths (inotify): proof of what was opened.
 class OpenWatch
 {

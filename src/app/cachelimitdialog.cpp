@@ -36,7 +36,7 @@ namespace
 constexpr const char *progressPrefix = "cachescope-cli run: ";
 constexpr const char *errorPrefix = "cachescope-cli: ";
 // A line of the command's this long with no newline yet is shown as it is.
-constexpr qsizetype maxPendingBytes = 64 * 1024;
+constexpr qsizetype maxPendingBytes = qsizetype(64) * 1024;
 
 // cachescope-cli next to this program (a build or an install), else on PATH.
 QString cliProgram()
@@ -226,10 +226,10 @@ void CacheLimitDialog::start()
     // CLI's figures, told apart by their prefix.
     connect(m_process, &QProcess::readyReadStandardError, this, &CacheLimitDialog::readProgress);
     connect(m_process, &QProcess::readyReadStandardOutput, this, &CacheLimitDialog::readOutput);
-    connect(m_process, &QProcess::finished, this, &CacheLimitDialog::finished);
+    connect(m_process, &QProcess::finished, this, &CacheLimitDialog::commandFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart) {
-            finished(127);
+            commandFinished(127);
         }
     });
     const QStringList arguments = QStringList{QStringLiteral("run"),
@@ -258,7 +258,8 @@ void CacheLimitDialog::readProgress()
 {
     m_pendingProgress += m_process->readAllStandardError();
     QStringList commandLines;
-    for (const QByteArray &bytes : takeLines(m_pendingProgress)) {
+    const auto progressLines = takeLines(m_pendingProgress);
+    for (const QByteArray &bytes : progressLines) {
         const QString line = QString::fromUtf8(bytes);
         // The CLI's line may follow what the command wrote without a newline.
         const qsizetype at = line.indexOf(QLatin1String(progressPrefix));
@@ -273,7 +274,7 @@ void CacheLimitDialog::readProgress()
         if (at > 0) {
             commandLines << line.left(at);
         }
-        const QString said = line.mid(at + qstrlen(progressPrefix));
+        const QString said = line.mid(at + qsizetype(qstrlen(progressPrefix)));
         if (said.startsWith(QLatin1String("page cache "))) {
             m_figures = said;
             showStatus(said);
@@ -288,7 +289,8 @@ void CacheLimitDialog::readOutput()
 {
     m_pendingOutput += m_process->readAllStandardOutput();
     QStringList lines;
-    for (const QByteArray &bytes : takeLines(m_pendingOutput)) {
+    const auto outputLines = takeLines(m_pendingOutput);
+    for (const QByteArray &bytes : outputLines) {
         lines << QString::fromUtf8(bytes);
     }
     appendOutput(lines);
@@ -330,7 +332,7 @@ void CacheLimitDialog::appendOutput(QStringList lines)
     }
 }
 
-void CacheLimitDialog::finished(int exitCode)
+void CacheLimitDialog::commandFinished(int exitCode)
 {
     readProgress();
     readOutput();

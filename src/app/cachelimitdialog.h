@@ -40,7 +40,8 @@ private:
     void stop();
     void readProgress();
     void readOutput();
-    void finished(int exitCode);
+    // The command ended (QDialog::finished is the dialog's own signal).
+    void commandFinished(int exitCode);
     void appendOutput(QStringList lines);
     void showStatus(const QString &text);
     void fitMinimumSize();

@@ -80,9 +80,11 @@ void apply(QCustomPlot *plot)
     gridColor.setAlpha(50);
 
     plot->setBackground(palette.brush(QPalette::Window));
-    for (QCPAxisRect *rect : plot->axisRects()) {
+    const auto rects = plot->axisRects();
+    for (QCPAxisRect *rect : rects) {
         rect->setBackground(palette.brush(QPalette::Base));
-        for (QCPAxis *axis : rect->axes()) {
+        const auto axes = rect->axes();
+        for (QCPAxis *axis : axes) {
             axis->setBasePen(QPen(text, 1));
             axis->setTickPen(QPen(text, 1));
             axis->setSubTickPen(QPen(text, 1));

@@ -294,7 +294,7 @@ void PrivilegedActions::recheckAvailability()
 
 void PrivilegedActions::setSwapTotal(uint64_t bytes)
 {
-    const bool hadSwap = !d->swapTotal || *d->swapTotal > 0;
+    const bool hadSwap = d->swapTotal.value_or(1) > 0; // unknown counted as some
     d->swapTotal = bytes;
     if (hadSwap != (bytes > 0)) {
         updateActions();
@@ -304,7 +304,7 @@ void PrivilegedActions::setSwapTotal(uint64_t bytes)
 void PrivilegedActions::updateActions()
 {
     QAction *swapOff = d->actions.value(Request::SwapOffAll);
-    const bool noSwap = d->swapTotal && *d->swapTotal == 0;
+    const bool noSwap = d->swapTotal == uint64_t(0);
     auto apply = [this, swapOff, noSwap](QAction *action) {
         if (action == swapOff && d->available && noSwap) {
             const QString why = i18nc("@info:tooltip", "No swap area is on: there is nothing to turn off");

@@ -120,7 +120,7 @@ public Q_SLOTS:
     void requestResidency(const std::string &path, int buckets);
     // The same, with the heatmap's cells, filling the heatmap when the answer
     // arrives and it still shows this file.
-    void showResidencyWithAdministratorRights(const std::string &path, HeatmapWidget *heatmap);
+    void showResidencyWithAdministratorRights(const std::string &path, Cachescope::App::HeatmapWidget *heatmap);
 
     // What a finished request turns into: message(), markerRequested(), and
     // for Residency residencyReady(). Public so that tests can feed results.

@@ -196,7 +196,7 @@ int runCli(int argc, char **argv)
             print(groupHelp(group));
             return ExitSuccess;
         }
-        const std::string action = args[next++];
+        const std::string &action = args[next++];
         name += ' ' + action;
         if (!findCommand(name)) {
             return usageError(group, "unknown action '" + action + "' (" + groupActions(group) + ")");

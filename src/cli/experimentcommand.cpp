@@ -485,7 +485,7 @@ void appendReplayText(const Context &context, std::string &out, const Result &re
     int replayed = 0;
     std::string problems;
     const QJsonArray files = details.value(QStringLiteral("traced_files")).toArray();
-    for (const QJsonValue &value : files) {
+    for (const auto &value : files) {
         const QJsonObject file = value.toObject();
         const QString state = file.value(QStringLiteral("state")).toString();
         replayed += state == QStringLiteral("replayed");
@@ -621,7 +621,9 @@ int runExperiment(Context &context, const ParsedArgs &args)
             continue;
         }
         if (std::find(allowed.begin(), allowed.end(), option) == allowed.end()) {
-            return usageError(args.command, "--" + option + " does not apply to the " + name + " experiment");
+            std::string message = "--";
+            message.append(option).append(" does not apply to the ").append(name).append(" experiment");
+            return usageError(args.command, message);
         }
     }
     std::vector<std::string> command(args.positional.begin() + 1, args.positional.end());
@@ -673,16 +675,16 @@ int runExperiment(Context &context, const ParsedArgs &args)
         file.size = size;
     }
 
-    if (name == "replay" && !args.value("trace")) {
-        return usageError(args.command, "replay needs --trace FILE (a trace file: cachescope-cli trace --output FILE -- COMMAND)");
-    }
     std::optional<Trace::Report> trace;
     if (name == "replay") {
-        const std::string tracePath = *args.value("trace");
+        const std::optional<std::string> tracePath = args.value("trace");
+        if (!tracePath) {
+            return usageError(args.command, "replay needs --trace FILE (a trace file: cachescope-cli trace --output FILE -- COMMAND)");
+        }
         std::string error;
-        trace = readTraceFile(tracePath, error);
+        trace = readTraceFile(*tracePath, error);
         if (!trace) {
-            context.fail(tracePath, error);
+            context.fail(*tracePath, error);
             return ExitFailures;
         }
     }
@@ -777,7 +779,7 @@ int runExperiment(Context &context, const ParsedArgs &args)
         p.waitSeconds = wait >= 0 ? wait : p.waitSeconds;
         p.drainTimeoutSeconds = timeout > 0 ? timeout : p.drainTimeoutSeconds;
         experiment = makeWritebackExperiment(p);
-    } else if (name == "replay") {
+    } else if (name == "replay" && trace) { // read above, or the command ended there
         ReplayParameters p;
         p.report = std::move(*trace);
         p.runs = runs ? int(runs) : p.runs;
@@ -814,7 +816,8 @@ int runExperiment(Context &context, const ParsedArgs &args)
     }
     // The replay names each file it would not read: a changed one is a
     // failure (its trace no longer describes it), a vanished one is skipped.
-    for (const QJsonValue &value : result.details.value(QStringLiteral("traced_files")).toArray()) {
+    const QJsonArray tracedFiles = result.details.value(QStringLiteral("traced_files")).toArray();
+    for (const auto &value : tracedFiles) {
         const QJsonObject file = value.toObject();
         const QString state = file.value(QStringLiteral("state")).toString();
         const std::string path = file.value(QStringLiteral("name")).toString().toStdString();

@@ -48,8 +48,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < readCount; ++i) {
         unsigned long long offset = 0;
         unsigned long long length = 0;
-        if (!parseNumber(reads[2 * i], &offset) || !parseNumber(reads[2 * i + 1], &length)) {
-            fprintf(stderr, "cachescope-lesson-reader: '%s %s' is not an offset and a length in bytes\n", reads[2 * i], reads[2 * i + 1]);
+        const char *offsetText = reads[2 * (size_t)i];
+        const char *lengthText = reads[2 * (size_t)i + 1];
+        if (!parseNumber(offsetText, &offset) || !parseNumber(lengthText, &length)) {
+            fprintf(stderr, "cachescope-lesson-reader: '%s %s' is not an offset and a length in bytes\n", offsetText, lengthText);
             return 2;
         }
         // One read() where the length allows, as the seed's program did.

@@ -91,6 +91,7 @@ bool startHeld(const std::string &program, const std::vector<std::string> &argum
         return false;
     }
     std::vector<char *> argv;
+    argv.reserve(arguments.size() + 1);
     for (const std::string &argument : arguments) {
         argv.push_back(const_cast<char *>(argument.c_str()));
     }
@@ -141,7 +142,10 @@ void killHeld(HeldCommand &held)
 std::optional<uint64_t> oomKills(const Experiments::ContainedGroup &group)
 {
     const std::optional<std::string> text = readProcFile(group.path + (group.version == 2 ? "/memory.events" : "/memory.oom_control"));
-    const size_t at = text ? text->find("oom_kill ") : std::string::npos;
+    if (!text) {
+        return std::nullopt;
+    }
+    const size_t at = text->find("oom_kill ");
     if (at == std::string::npos) {
         return std::nullopt;
     }
@@ -234,7 +238,10 @@ bool inGroup(pid_t pid, const Experiments::ContainedGroup &group)
 {
     const std::optional<std::string> text = readProcFile("/proc/" + std::to_string(pid) + "/cgroup");
     const std::string marker = group.version == 2 ? "0::" : ":memory:";
-    const size_t at = text ? text->find(marker) : std::string::npos;
+    if (!text) {
+        return false;
+    }
+    const size_t at = text->find(marker);
     if (at == std::string::npos) {
         return false;
     }

@@ -53,6 +53,7 @@ void appendNumbers(std::string &json, const char *key, const std::vector<uint64_
 std::string histogramJson(const Histogram &h)
 {
     std::vector<uint64_t> pages;
+    pages.reserve(size_t(std::max(0, h.buckets())));
     for (int bucket = 0; bucket < h.buckets(); ++bucket) {
         pages.push_back(h.pagesIn(bucket));
     }

@@ -176,6 +176,9 @@ const Table<ExtentRow> &extentTable()
 
 void appendTraceText(const Context &context, std::string &out, const Result &result)
 {
+    if (!result.trace) {
+        return; // the caller asks only with a trace
+    }
     const Trace::Report &report = *result.trace;
     std::string command;
     for (const std::string &argument : report.command) {
@@ -363,9 +366,10 @@ int runTrace(Context &context, const ParsedArgs &args)
     // user's hand: fall back to the residency difference, saying why on
     // stderr, in the trace's notes and in details (fallback_reason,
     // privileged_end_reason), and exit 1, since what was asked for failed.
-    const bool fellBack = earlyEnd->has_value() && !result.cancelled && !interrupted();
-    if (fellBack) {
-        const EarlyEnd &end = **earlyEnd;
+    const std::optional<EarlyEnd> &ended = *earlyEnd;
+    const bool fellBack = ended.has_value() && !result.cancelled && !interrupted();
+    if (fellBack && ended) {
+        const EarlyEnd &end = *ended;
         const std::string why = "the privileged trace ended early (" + end.endReason + ": " + end.sentence + ")";
         qCDebug(CACHESCOPE_CLI) << "trace:" << why.c_str() << "; falling back";
         printError("trace: --privileged: " + why + "; falling back to the residency difference (exact pages, but no order, no time, no metadata)");

@@ -811,7 +811,7 @@ uint64_t CacheAccountant::entriesSeen() const
     return m_entriesBefore + (m_walker ? m_walker->entriesSeen() : 0);
 }
 
-WalkResult CacheAccountant::walkRoots(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems, CacheMapTree *tree)
+WalkResult CacheAccountant::walkRoots(const std::vector<std::string> &roots, const WalkOptions &options, Walker::ProblemCallback problems, CacheMapTree *tree)
 {
     WalkResult result;
     if (roots.empty() || m_cancelled) {
@@ -874,7 +874,7 @@ WalkOptions accountWalkOptions(const AccountOptions &options)
 
 } // namespace
 
-CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
+CacheAccount CacheAccountant::run(const Walker::ProblemCallback &problems)
 {
     const auto started = std::chrono::steady_clock::now();
     CacheAccount account;
@@ -900,7 +900,7 @@ CacheAccount CacheAccountant::run(Walker::ProblemCallback problems)
     return account;
 }
 
-CacheAccount CacheAccountant::runFromMap(const CacheMapTree &tree, Walker::ProblemCallback problems)
+CacheAccount CacheAccountant::runFromMap(const CacheMapTree &tree, const Walker::ProblemCallback &problems)
 {
     const auto started = std::chrono::steady_clock::now();
     CacheAccount account;
@@ -1298,10 +1298,10 @@ void CacheAccountant::accountFor(CacheAccount &account,
     account.unexplained = int64_t(account.cached) - int64_t(account.partsBytes());
 }
 
-CacheAccount accountCache(const AccountOptions &options, Walker::ProblemCallback problems)
+CacheAccount accountCache(const AccountOptions &options, const Walker::ProblemCallback &problems)
 {
     CacheAccountant accountant(options);
-    return accountant.run(std::move(problems));
+    return accountant.run(problems);
 }
 
 } // namespace Cachescope

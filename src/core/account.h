@@ -216,18 +216,18 @@ public:
     using StepCallback = std::function<void(const std::string &step)>;
     void setStepCallback(StepCallback callback);
 
-    [[nodiscard]] CacheAccount run(Walker::ProblemCallback problems = {});
+    [[nodiscard]] CacheAccount run(const Walker::ProblemCallback &problems = {});
     // The same from a cache map of AccountOptions::root made already (the
     // window's Cache Map): every part but the walk of the root, whose
     // folders the map holds (CacheAccount::walk stays empty).
-    [[nodiscard]] CacheAccount runFromMap(const CacheMapTree &tree, Walker::ProblemCallback problems = {});
+    [[nodiscard]] CacheAccount runFromMap(const CacheMapTree &tree, const Walker::ProblemCallback &problems = {});
     void cancel();
     [[nodiscard]] uint64_t entriesSeen() const;
 
 private:
     // Every part but the walk of the root, with this process's mounts (/proc/self/mountinfo).
     void accountFor(CacheAccount &account, const CacheMapTree &tree, const std::vector<MountInfoEntry> &mounts, const Walker::ProblemCallback &problems);
-    [[nodiscard]] WalkResult walkRoots(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems, CacheMapTree *tree);
+    [[nodiscard]] WalkResult walkRoots(const std::vector<std::string> &roots, const WalkOptions &options, Walker::ProblemCallback problems, CacheMapTree *tree);
     AccountOptions m_options;
     StepCallback m_step;
     std::atomic<bool> m_cancelled = false;
@@ -236,6 +236,6 @@ private:
     Walker *m_walker = nullptr;
 };
 
-[[nodiscard]] CacheAccount accountCache(const AccountOptions &options = {}, Walker::ProblemCallback problems = {});
+[[nodiscard]] CacheAccount accountCache(const AccountOptions &options = {}, const Walker::ProblemCallback &problems = {});
 
 } // namespace Cachescope

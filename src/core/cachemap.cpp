@@ -296,7 +296,7 @@ size_t CacheMapBuilder::memoryBytes() const
 CacheMapResult mapCache(const std::vector<std::string> &roots, WalkOptions options, Walker::ProblemCallback problems)
 {
     CacheMapBuilder builder;
-    Walker walker(CacheMapBuilder::walkOptions(options));
+    Walker walker(CacheMapBuilder::walkOptions(std::move(options)));
     builder.attach(walker, std::move(problems));
     CacheMapResult result;
     result.walk = walker.walk(roots);

@@ -42,7 +42,10 @@ std::optional<uint64_t> decimal(std::string_view text)
 std::optional<uint64_t> statFieldOf(const std::string &procRoot, const std::string &process, int field)
 {
     const std::optional<std::string> stat = readProcFile(procRoot + "/" + process + "/stat");
-    const size_t nameEnd = stat ? stat->rfind(')') : std::string::npos;
+    if (!stat) {
+        return std::nullopt;
+    }
+    const size_t nameEnd = stat->rfind(')');
     if (nameEnd == std::string::npos) {
         return std::nullopt;
     }
@@ -72,7 +75,10 @@ std::vector<uint64_t> nsPidsOf(const std::string &procRoot, const std::string &p
 {
     std::vector<uint64_t> pids;
     const std::optional<std::string> status = readProcFile(procRoot + "/" + process + "/status");
-    const size_t line = status ? status->find("\nNSpid:") : std::string::npos;
+    if (!status) {
+        return pids;
+    }
+    const size_t line = status->find("\nNSpid:");
     if (line == std::string::npos) {
         return pids;
     }

@@ -26,7 +26,7 @@ namespace
 
 // A proc file is a few KiB; anything far larger is not one (a symlink to
 // /dev/zero, a huge fixture) and reading it to the end would never finish.
-constexpr size_t maxProcFileBytes = 16 * 1024 * 1024;
+constexpr size_t maxProcFileBytes = size_t(16) * 1024 * 1024;
 
 bool isBlank(char c)
 {

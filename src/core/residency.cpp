@@ -52,11 +52,11 @@ std::atomic<int> cachestatState{-1};
 
 // mincore is asked about at most this many pages at a time, so that the
 // vector (one byte a page) stays at 256 KiB whatever the file's size.
-constexpr uint64_t mincoreChunkPages = 256 * 1024;
+constexpr uint64_t mincoreChunkPages = uint64_t(256) * 1024;
 
 // Below this many pages a mixed range is read with one mincore call rather
 // than split further with cachestat.
-constexpr uint64_t splitLeafPages = 64 * 1024;
+constexpr uint64_t splitLeafPages = uint64_t(64) * 1024;
 
 const char *typeName(mode_t mode)
 {

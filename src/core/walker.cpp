@@ -137,7 +137,7 @@ namespace
 {
 
 // Big enough that most folders are listed in one getdents64 call.
-constexpr size_t direntBufferSize = 256 * 1024;
+constexpr size_t direntBufferSize = size_t(256) * 1024;
 // Progress counters are shared by all threads: add to them in batches.
 constexpr uint64_t progressBatch = 256;
 
@@ -1305,6 +1305,7 @@ WalkResult Walker::walk(const std::vector<std::string> &roots)
     }
     walk.ownTables = threadCount > 1 && !d->options.followSymlinks && openat2Works();
     std::vector<std::unique_ptr<Worker>> workers;
+    workers.reserve(size_t(threadCount));
     for (int i = 0; i < threadCount; ++i) {
         workers.push_back(std::make_unique<Worker>(walk, roots.size()));
     }

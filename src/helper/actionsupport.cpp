@@ -119,10 +119,15 @@ void logArea(HelperContext &context, const char *action, const Caller &caller, c
     }
 }
 
+ActionReply unknownCallerRefusal()
+{
+    return refuse(CallerUnknown, QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses."));
+}
+
 std::optional<ActionReply> refuseUnknownCaller(const Caller &caller)
 {
     if (!caller.uid) {
-        return refuse(CallerUnknown, QStringLiteral("The helper could not learn who is calling from D-Bus, so it refuses."));
+        return unknownCallerRefusal();
     }
     return std::nullopt;
 }
@@ -165,6 +170,7 @@ std::optional<std::vector<ActiveArea>> activeAreas(const HelperContext &context,
 std::vector<std::optional<AreaIdentity>> identitiesOf(const std::vector<ActiveArea> &areas)
 {
     std::vector<std::optional<AreaIdentity>> identities;
+    identities.reserve(areas.size());
     for (const ActiveArea &area : areas) {
         identities.push_back(area.identity);
     }
@@ -349,7 +355,7 @@ bool keepOnlyDescriptors(std::initializer_list<int> fds)
         if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
             return false;
         }
-        for (rlim_t fd = rlim_t(firstPlace + count); fd < limit.rlim_cur; ++fd) {
+        for (rlim_t fd = rlim_t(firstPlace) + rlim_t(count); fd < limit.rlim_cur; ++fd) {
             close(int(fd));
         }
     }

@@ -93,6 +93,8 @@ void logArea(HelperContext &context, const char *action, const Caller &caller, c
 // (the service asks the bus), never from the arguments. Unknown means refused:
 // fail closed.
 [[nodiscard]] std::optional<ActionReply> refuseUnknownCaller(const Caller &caller);
+// Its refusal, for an action that checks caller.uid itself (then uses it).
+[[nodiscard]] ActionReply unknownCallerRefusal();
 
 // "blockdev=8:3" or "dev=8:1,ino=12": an area named by numbers the helper
 // found, never by a caller string (docs/helper-security.md rule 11).

@@ -102,7 +102,10 @@ std::optional<ProcessCredentials> credentialsFromProc(long long pid, const std::
 {
     // "Uid:\t<real>\t<effective>\t<saved>..." of its status.
     const std::optional<std::string> status = readProcFile(procRoot + "/" + std::to_string(pid) + "/status");
-    const size_t line = status ? status->find("\nUid:") : std::string::npos;
+    if (!status) {
+        return std::nullopt;
+    }
+    const size_t line = status->find("\nUid:");
     if (line == std::string::npos) {
         return std::nullopt;
     }

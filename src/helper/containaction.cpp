@@ -200,8 +200,8 @@ bool collectPids(const std::string &cgroup, std::vector<long long> &pids, int &c
 ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "contain";
-    if (auto refused = refuseUnknownCaller(caller)) {
-        return finish(context, action, caller, {}, *refused);
+    if (!caller.uid) {
+        return finish(context, action, caller, {}, unknownCallerRefusal());
     }
     // docs/helper-security.md rules 9 and 17: the process and the limit; nothing else.
     if (auto problem = checkKeys(args, {keyPid, keyLimitBytes}, {keyPid, keyLimitBytes})) {
@@ -343,8 +343,8 @@ ActionReply containAction(const QVariantMap &args, const Caller &caller, HelperC
 ActionReply reclaimAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "reclaim";
-    if (auto refused = refuseUnknownCaller(caller)) {
-        return finish(context, action, caller, {}, *refused);
+    if (!caller.uid) {
+        return finish(context, action, caller, {}, unknownCallerRefusal());
     }
     if (auto problem = checkKeys(args, {keyCgroup}, {keyCgroup})) {
         return finish(context, action, caller, {}, refuse(InvalidArgument, *problem));

@@ -112,10 +112,7 @@ QString auditLine(const QString &action, const Caller &caller, const QString &ta
         result = reply.error() == SystemFailure ? QStringLiteral("failed") : QStringLiteral("refused");
     }
     return QStringLiteral("cachescope-helper: action=%1 uid=%2 target=%3 result=%4 code=%5")
-        .arg(action)
-        .arg(caller.text())
-        .arg(target.isEmpty() ? QStringLiteral("-") : target, result)
-        .arg(reply.failed() ? reply.error() : 0);
+        .arg(action, caller.text(), target.isEmpty() ? QStringLiteral("-") : target, result, QString::number(reply.failed() ? reply.error() : 0));
 }
 
 void writeAuditLine(const QString &line)

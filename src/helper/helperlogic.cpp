@@ -222,7 +222,7 @@ std::optional<AreaIdentity> areaIdentity(const struct stat &st)
 std::optional<size_t> findArea(const AreaIdentity &target, const std::vector<std::optional<AreaIdentity>> &candidates)
 {
     for (size_t i = 0; i < candidates.size(); ++i) {
-        if (candidates[i] && *candidates[i] == target) {
+        if (const std::optional<AreaIdentity> &candidate = candidates[i]; candidate && *candidate == target) {
             return i;
         }
     }
@@ -350,7 +350,8 @@ void writeSwapHeader(char *firstPage, size_t pageSize, uint64_t pages)
     memcpy(firstPage + 1024, &version, 4);
     memcpy(firstPage + 1028, &lastPage, 4);
     memcpy(firstPage + 1032, &badPages, 4);
-    memcpy(firstPage + pageSize - 10, "SWAPSPACE2", 10);
+    const std::string_view magic = "SWAPSPACE2"; // no terminating zero: the page ends with it
+    std::copy(magic.begin(), magic.end(), firstPage + pageSize - magic.size());
 }
 
 } // namespace Cachescope::Helper

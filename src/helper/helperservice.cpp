@@ -1469,6 +1469,7 @@ void HelperService::leave(bool stopWork)
     if (stopWork && !m_leaving) {
         m_stopping = true;
         std::vector<uint64_t> ids;
+        ids.reserve(m_requests.size());
         for (const auto &[id, request] : m_requests) {
             ids.push_back(id);
         }

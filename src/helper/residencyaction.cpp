@@ -47,7 +47,7 @@ namespace
 {
 
 // No child's answer is longer than this (histogram and two sentences).
-constexpr size_t maxAnswerBytes = 256 * 1024;
+constexpr size_t maxAnswerBytes = size_t(256) * 1024;
 constexpr unsigned fuseSuperMagic = 0x65735546;
 
 // What a child needs, all prepared before fork(): after it, the child calls
@@ -368,10 +368,8 @@ void runChildren(HelperContext &context, HeldPlaces &places, const std::vector<C
             const ssize_t n = read(child.output.get(), buffer, sizeof buffer);
             if (n > 0 && child.bytes.size() + size_t(n) <= maxAnswerBytes) {
                 child.bytes.append(buffer, size_t(n));
-            } else if (n == 0 || n > 0) {
-                child.finished = true; // end of the answer, or more than any answer holds
-            } else if (errno != EINTR && errno != EAGAIN) {
-                child.finished = true;
+            } else if (n >= 0 || (errno != EINTR && errno != EAGAIN)) {
+                child.finished = true; // end of the answer, more than any answer holds, or an error
             }
         }
     }
@@ -471,11 +469,11 @@ std::optional<QString> pathsFrom(const QVariantMap &args, int count, std::vector
 ActionReply residencyAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "residency";
-    if (auto refused = refuseUnknownCaller(caller)) {
-        return finish(context, action, caller, {}, *refused);
+    if (!caller.uid) {
+        return finish(context, action, caller, {}, unknownCallerRefusal());
     }
     if (args.size() > maxArguments) {
-        return finish(context, action, caller, {}, refuse(InvalidArgument, *checkKeys(args, {}, {})));
+        return finish(context, action, caller, {}, refuse(InvalidArgument, checkKeys(args, {}, {}).value_or(QStringLiteral("too many arguments"))));
     }
     const IntegerArgument count = integerArgument(args, keyCount, 1, maxPathsPerCall);
     if (!count.value) {

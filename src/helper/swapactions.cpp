@@ -308,12 +308,13 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
         // without following links and must still be the area the kernel's
         // name led to. Every other case gets the same sentence.
         const std::optional<size_t> index = areaNamed(*active, *path);
-        const bool matches = index && (*active)[*index].identity && openArea(*path, callerArea) == 0 && callerArea.identity == *(*active)[*index].identity;
+        const ActiveArea *listed = index ? &(*active)[*index] : nullptr;
+        const bool matches = listed && listed->identity && openArea(*path, callerArea) == 0 && callerArea.identity == *listed->identity;
         if (!matches) {
             return finish(context, action, caller, {}, refuse(NotPermitted, notAnActiveArea(quoteForMessage(QString::fromStdString(*path)))));
         }
         target = deviceText(callerArea.identity);
-        targets.push_back(*index);
+        targets.push_back(index.value_or(0)); // matches: index is there
     }
 
     // docs/helper-security.md rule 10: refuse up front when the pages would not fit in memory.
@@ -343,11 +344,15 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
     const uint64_t usedBefore = swapUsedNow(context.procRoot);
     for (size_t index : targets) {
         const ActiveArea &area = (*active)[index];
+        if (!area.identity) {
+            continue; // every target has one: chosen above by it
+        }
+        const AreaIdentity &identity = *area.identity;
         OpenedArea kernelArea;
         const OpenedArea *opened = &callerArea;
         if (args.contains(keyAll)) {
             // Opened by the kernel's name and checked again: still the same inode.
-            if (openArea(area.area.filename, kernelArea) != 0 || !(kernelArea.identity == *area.identity)) {
+            if (openArea(area.area.filename, kernelArea) != 0 || !(kernelArea.identity == identity)) {
                 continue;
             }
             opened = &kernelArea;
@@ -356,7 +361,7 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
         // that swapon gives back exactly these. Recorded before the swapoff: a helper killed
         // during it leaves the area either still on (swapon then drops the record as already
         // on) or off and recorded (swapon gives it back), never off and forgotten.
-        SwapRecord record{area.area.filename, *area.identity, area.area.priority};
+        SwapRecord record{area.area.filename, identity, area.area.priority};
         std::erase_if(*records, [&record](const SwapRecord &old) {
             return old.identity == record.identity;
         });
@@ -374,11 +379,11 @@ ActionReply swapOffAction(const QVariantMap &args, const Caller &caller, HelperC
             }
         }
         if (step.failed()) {
-            logArea(context, action, caller, deviceText(*area.identity), step);
+            logArea(context, action, caller, deviceText(identity), step);
             return finish(context, action, caller, target, step);
         }
         if (args.contains(keyAll)) {
-            logArea(context, action, caller, deviceText(*area.identity), step);
+            logArea(context, action, caller, deviceText(identity), step);
         }
     }
     ActionReply reply = ActionReply::SuccessReply();

@@ -220,7 +220,11 @@ ActionReply swapFileRemoveAction(const QVariantMap &args, const Caller &caller, 
                       target,
                       refuse(NotPermitted, QStringLiteral("%1 is not a root-owned regular file; the helper leaves it alone.").arg(path)));
     }
-    opened.identity = *areaIdentity(opened.st);
+    const std::optional<AreaIdentity> identity = areaIdentity(opened.st);
+    if (!identity) {
+        return finish(context, action, caller, target, refuse(SystemFailure, QStringLiteral("%1 has no device and inode the helper can match.").arg(path)));
+    }
+    opened.identity = *identity;
     const std::optional<std::vector<ActiveArea>> active = activeAreas(context, &error);
     if (!active) {
         return finish(context, action, caller, target, refuse(SystemFailure, error));

@@ -352,8 +352,8 @@ std::string initialProcRoot(const HelperContext &context)
 ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperContext &context)
 {
     static const char *action = "trace";
-    if (auto refused = refuseUnknownCaller(caller)) {
-        return finish(context, action, caller, {}, *refused);
+    if (!caller.uid) {
+        return finish(context, action, caller, {}, unknownCallerRefusal());
     }
     // docs/helper-security.md rule 9 and 16: the process and the seconds;
     // nothing else.
@@ -501,11 +501,11 @@ ActionReply traceAction(const QVariantMap &args, const Caller &caller, HelperCon
     const size_t dropped = dropEventsNotTheCallers(capture, withheldTasks);
     capture.lostEvents += uncheckedEvents;
     target += QStringLiteral(",events=%1,lost=%2,withheld=%3,unchecked-tasks=%4,end=%5")
-                  .arg(capture.events.size())
-                  .arg(capture.lostEvents)
-                  .arg(dropped + (checks.execsLost ? uncheckedEvents : 0))
-                  .arg(checks.execsLost ? QStringLiteral("unknown") : QString::number(checks.unchecked.size()))
-                  .arg(QString::fromStdString(capture.endReason).replace(QLatin1Char(' '), QLatin1Char('-')));
+                  .arg(QString::number(capture.events.size()),
+                       QString::number(capture.lostEvents),
+                       QString::number(dropped + (checks.execsLost ? uncheckedEvents : 0)),
+                       checks.execsLost ? QStringLiteral("unknown") : QString::number(checks.unchecked.size()),
+                       QString::fromStdString(capture.endReason).replace(QLatin1Char(' '), QLatin1Char('-')));
     qCDebug(CACHESCOPE_HELPER) << action << "uid" << caller.text() << "instance" << QString::fromStdString(instance->name()) << target;
     ActionReply reply = ActionReply::SuccessReply();
     reply.addData(replyCapture, serializeCapture(capture));

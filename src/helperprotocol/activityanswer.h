@@ -64,8 +64,8 @@ inline bool readText(QDataStream &in, std::string &value)
     QByteArray bytes;
     QDataStream out(&bytes, QIODevice::WriteOnly);
     out.setVersion(QDataStream::Qt_6_0);
-    const qsizetype processes = std::min<qsizetype>(qsizetype(interval.processes.size()), 4 * maxActivityEntries);
-    const qsizetype files = std::min<qsizetype>(qsizetype(interval.files.size()), 4 * maxActivityEntries);
+    const qsizetype processes = std::min<qsizetype>(qsizetype(interval.processes.size()), qsizetype(4) * maxActivityEntries);
+    const qsizetype files = std::min<qsizetype>(qsizetype(interval.files.size()), qsizetype(4) * maxActivityEntries);
     out << activityFormatVersion << interval.seconds << quint64(interval.lostEvents) << quint64(interval.undecoded);
     write(out, interval.all);
     write(out, interval.otherProcesses);

@@ -164,7 +164,7 @@ inline constexpr int maxArguments = 70;
 // account: how long the helper waits for its account child (a walk of /
 // and of every process), and the most bytes it reads from it.
 inline constexpr int accountDeadlineSeconds = 300;
-inline constexpr qsizetype maxAccountAnswerBytes = 16 * 1024 * 1024;
+inline constexpr qsizetype maxAccountAnswerBytes = qsizetype(16) * 1024 * 1024;
 // trace (docs/helper-security.md rules 14 and 16): a trace holds the helper
 // at most this long; at most this many events are kept (more count as
 // lost); the ring buffer of the helper's instance has this many KiB a CPU.

@@ -57,7 +57,7 @@ const QDBusArgument &operator>>(const QDBusArgument &argument, UnitProperty &pro
     argument.beginStructure();
     argument >> property.name >> property.value;
     argument.endStructure();
-    return argument;
+    return argument; // NOLINT(bugprone-return-const-ref-from-parameter): the signature QDBusArgument's streaming asks for
 }
 QDBusArgument &operator<<(QDBusArgument &argument, const AuxiliaryUnit &unit)
 {
@@ -71,7 +71,7 @@ const QDBusArgument &operator>>(const QDBusArgument &argument, AuxiliaryUnit &un
     argument.beginStructure();
     argument >> unit.name >> unit.properties;
     argument.endStructure();
-    return argument;
+    return argument; // NOLINT(bugprone-return-const-ref-from-parameter): the signature QDBusArgument's streaming asks for
 }
 } // namespace
 

@@ -416,7 +416,7 @@ std::optional<Activity::Interval> activityOf(const QDBusMessage &message, QStrin
     const QDBusArgument processes = argumentAt(message, 1);
     processes.beginArray();
     while (!processes.atEnd()) {
-        if (qsizetype(interval.processes.size()) == 4 * maxActivityEntries) {
+        if (qsizetype(interval.processes.size()) == qsizetype(4) * maxActivityEntries) {
             problem = QStringLiteral("more than %1 processes").arg(4 * maxActivityEntries);
             return std::nullopt;
         }
@@ -454,7 +454,7 @@ std::optional<Activity::Interval> activityOf(const QDBusMessage &message, QStrin
     const QDBusArgument files = argumentAt(message, 2);
     files.beginArray();
     while (!files.atEnd()) {
-        if (qsizetype(interval.files.size()) == 4 * maxActivityEntries) {
+        if (qsizetype(interval.files.size()) == qsizetype(4) * maxActivityEntries) {
             problem = QStringLiteral("more than %1 files").arg(4 * maxActivityEntries);
             return std::nullopt;
         }
@@ -843,7 +843,7 @@ void BusCall::methodReplied(QDBusPendingCallWatcher *watcher)
     }
     bool numbered = false;
     if (path.startsWith(busJobPathPrefix)) {
-        path.mid(busJobPathPrefix.size()).toULongLong(&numbered);
+        (void)QStringView(path).mid(busJobPathPrefix.size()).toULongLong(&numbered);
     }
     if (!numbered) {
         finish(malformed(QStringLiteral("a job at '%1' (signature %2)").arg(path, reply.signature())));
@@ -1008,7 +1008,7 @@ void BusCall::handleJobSignal(const QDBusMessage &message)
                       {QString(replyStoppedAtDeadline), arguments.at(2).toBool()}};
     }
     qCDebug(CACHESCOPE_PRIVILEGED) << "job" << m_jobPath << "completed with" << member;
-    finish(std::move(reply));
+    finish(reply);
 }
 
 void BusCall::helperLeftTheBus()
@@ -1063,7 +1063,7 @@ void BusCall::detach()
     m_progress = nullptr;
 }
 
-void BusCall::finish(Reply reply)
+void BusCall::finish(const Reply &reply)
 {
     if (m_finished) {
         return;

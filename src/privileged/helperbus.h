@@ -99,7 +99,7 @@ private:
     void methodReplied(QDBusPendingCallWatcher *watcher);
     void handleJobSignal(const QDBusMessage &message);
     void sendCancel();
-    void finish(Reply reply);
+    void finish(const Reply &reply);
     void deleteWhenIdle();
 
     Request m_request;

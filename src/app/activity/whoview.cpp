@@ -147,14 +147,13 @@ QIcon applicationIcon(const QString &iconName, const char *fallback)
 {
     static QHash<QString, QIcon> icons;
     const QString key = iconName + QLatin1Char('|') + QLatin1String(fallback);
-    auto found = icons.constFind(key);
-    if (found == icons.constEnd()) {
-        if (icons.size() >= 4096) {
-            icons.clear();
-        }
-        found = icons.insert(key, QIcon::fromTheme(iconName, themeIcon(fallback)));
+    if (const auto found = icons.constFind(key); found != icons.constEnd()) {
+        return *found;
     }
-    return *found;
+    if (icons.size() >= 4096) {
+        icons.clear();
+    }
+    return *icons.insert(key, QIcon::fromTheme(iconName, themeIcon(fallback)));
 }
 
 } // namespace

@@ -58,7 +58,7 @@ QString accountingText(const Cgroups::CacheAccounting &a)
     if (a.meminfoShmem) {
         parts << i18nc("@info part of a list", "%1 of shared memory and tmpfs, charged to whoever touched them first", bytesText(*a.meminfoShmem));
     }
-    const int64_t elsewhere = *a.elsewhere();
+    const int64_t elsewhere = a.elsewhere().value_or(0); // known once meminfoCached is (checked above)
     const QString list = parts.join(QStringLiteral("; "));
     if (elsewhere >= 0) {
         return i18nc("@info %1 Cached, %2 rows, %3 the difference, %4 a list of places",
@@ -241,7 +241,7 @@ void ApplicationsView::setReport(const Cgroups::ApplicationsReport &report)
     // account is in its tooltip.
     const Cgroups::CacheAccounting &a = report.accounting;
     if (report.found && a.meminfoCached) {
-        const int64_t elsewhere = *a.elsewhere();
+        const int64_t elsewhere = a.elsewhere().value_or(0); // known once meminfoCached is (checked above)
         m_accountingLabel->setText(i18nc("@info %1 Cached, %2 the rows, %3 the rest",
                                          "Cached in /proc/meminfo: %1, in the rows: %2, elsewhere: %3 (hover for where)",
                                          bytesText(*a.meminfoCached),
@@ -273,7 +273,6 @@ void ApplicationsView::updateAccountingToolTip()
     }
     m_accountingLabel->setToolTip(tip);
 }
-
 
 void ApplicationsView::updateVisibility()
 {

@@ -30,7 +30,7 @@ enum Column {
 
 QString whatOf(const AccountPart &part)
 {
-    const QString path = QString::fromStdString(part.path);
+    QString path = QString::fromStdString(part.path);
     const QString name = QString::fromStdString(part.name);
     switch (part.kind) {
     case AccountKind::Files:

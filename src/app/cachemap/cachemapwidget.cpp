@@ -343,7 +343,8 @@ QStringList CacheMapWidget::figuresOf(const Box &box) const
 QString CacheMapWidget::toolTipFor(const Box &box) const
 {
     QString text = QStringLiteral("<b>%1</b>").arg(nameOf(box).toHtmlEscaped());
-    for (const QString &line : figuresOf(box)) {
+    const auto figureLines = figuresOf(box);
+    for (const QString &line : figureLines) {
         text += QStringLiteral("<br>") + line.toHtmlEscaped();
     }
     return text;

@@ -33,9 +33,11 @@ QPen whiskerPen(const QCustomPlot *plot)
 QString wrappedToWidth(const QString &text, const QFontMetrics &metrics, int width)
 {
     QStringList wrapped;
-    for (const QString &line : text.split(QLatin1Char('\n'))) {
+    const auto lines = text.split(QLatin1Char('\n'));
+    for (const QString &line : lines) {
         QString current;
-        for (const QString &word : line.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const auto words = line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        for (const QString &word : words) {
             const QString longer = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
             if (!current.isEmpty() && metrics.horizontalAdvance(longer) > width) {
                 wrapped << current;
@@ -235,7 +237,7 @@ void BarChart::draw()
         if (!slanted) {
             // Long names under a few bars: wrapped to what a bar's width holds.
             const QFontMetrics metrics(plot->xAxis->tickLabelFont());
-            const int room = std::max(metrics.horizontalAdvance(QStringLiteral("00000000")), int(plot->width() * 0.8 / categories.size()));
+            const int room = std::max(metrics.horizontalAdvance(QStringLiteral("00000000")), int(plot->width() * 0.8 / double(categories.size())));
             label = wrappedToWidth(label, metrics, room);
         }
         ticker->addTick(i + 1, label);
@@ -292,7 +294,7 @@ void BarChart::draw()
     const double maximum = rawMaximum * scale.factor;
     const QString unit = scale.unit;
     plot->legend->setVisible(results.size() > 1);
-    plot->xAxis->setRange(0.4, categories.size() + 0.6);
+    plot->xAxis->setRange(0.4, double(categories.size()) + 0.6);
     plot->yAxis->setRange(0, maximum > 0 ? maximum * 1.15 : 1);
     plot->yAxis->setLabel(measurements.isEmpty() ? QString() : m_combo->currentText() + (unit.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(unit)));
     // Once a run (or a choice): written whether or not a screen reader listens now.

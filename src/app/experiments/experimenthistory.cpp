@@ -57,7 +57,7 @@ QString ExperimentHistory::store(const Experiments::Result &result, QString *err
         return {};
     }
     const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
-    const QString path = QDir(target).filePath(m_experimentName + QLatin1Char('-') + stamp + QStringLiteral(".json"));
+    QString path = QDir(target).filePath(m_experimentName + QLatin1Char('-') + stamp + QStringLiteral(".json"));
     QSaveFile file(path);
     if (file.open(QIODevice::WriteOnly)) {
         file.write(QJsonDocument(Experiments::resultToJson(result)).toJson(QJsonDocument::Indented));

@@ -34,14 +34,15 @@ bool succeeded(const Result &result, std::string &error)
 // the application, never to the runner: the runner may be deleted on the GUI
 // thread while a worker posts, so only the GUI thread may look at it.
 template<typename Value>
-std::function<void(const Value &)> emitQueued(QPointer<ExperimentRunner> runner, void (ExperimentRunner::*signal)(const Value &))
+std::function<void(const Value &)> emitQueued(const QPointer<ExperimentRunner> &runner, void (ExperimentRunner::*signal)(const Value &))
 {
     return [runner, signal](const Value &value) {
         QMetaObject::invokeMethod(
             qApp,
             [runner, signal, value] {
-                if (runner) {
-                    Q_EMIT(runner.data()->*signal)(value);
+                if (ExperimentRunner *target = runner.data()) {
+                    // The signal, called through its member pointer: that is its emission.
+                    (target->*signal)(value);
                 }
             },
             Qt::QueuedConnection);

@@ -71,11 +71,13 @@ ExperimentsWindow::ExperimentsWindow(QWidget *parent)
     }
     // KPageWidget's list of pages and its search field: named for a screen reader too.
     if (auto *search = m_pageWidget->findChild<QWidget *>(QStringLiteral("KPageView::Search"))) {
-        for (auto *field : search->findChildren<QLineEdit *>()) {
+        const auto fields = search->findChildren<QLineEdit *>();
+        for (auto *field : fields) {
             field->setAccessibleName(i18nc("@label:textbox", "Search the experiments"));
         }
     }
-    for (auto *list : m_pageWidget->findChildren<QAbstractItemView *>()) {
+    const auto lists = m_pageWidget->findChildren<QAbstractItemView *>();
+    for (auto *list : lists) {
         if (list->inherits("KDEPrivate::KPageListView")) {
             list->setAccessibleName(i18nc("@info:whatsthis", "Experiments"));
         }
@@ -150,7 +152,7 @@ ExperimentPage *ExperimentsWindow::page(const QString &experimentName) const
 
 void ExperimentsWindow::showPage(ExperimentPage *page)
 {
-    const int index = m_pages.indexOf(page);
+    const qsizetype index = m_pages.indexOf(page);
     if (index >= 0) {
         m_pageWidget->setCurrentPage(m_items[index]);
     }

@@ -185,7 +185,7 @@ DisplayScale displayScale(const std::string &unit, double magnitude)
 QString formatScaled(double value, const DisplayScale &scale)
 {
     const double shown = value * scale.factor;
-    const QString number = scale.whole ? QLocale().toString(shown, 'f', shown == std::round(shown) ? 0 : 1) : formatNumber(shown);
+    QString number = scale.whole ? QLocale().toString(shown, 'f', shown == std::round(shown) ? 0 : 1) : formatNumber(shown);
     if (scale.unit.isEmpty()) {
         return number;
     }

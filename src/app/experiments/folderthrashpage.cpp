@@ -62,7 +62,7 @@ QHash<QString, QColor> variantColors(std::vector<int> fileCounts)
             const QColor base = variantColor(evict);
             const QString name =
                 QString::fromStdString(folderThrashVariantName(fileCounts[rank], evict ? folderThrashWithEviction : folderThrashWithoutEviction));
-            colors.insert(name, QColor::fromHslF(base.hslHueF(), base.hslSaturationF(), 0.68 - 0.36 * share));
+            colors.insert(name, QColor::fromHslF(base.hslHueF(), base.hslSaturationF(), float(0.68 - 0.36 * share)));
         }
     }
     return colors;
@@ -303,7 +303,8 @@ std::unique_ptr<Experiment> FolderThrashPage::makeExperiment(const PrivilegedSte
 {
     FolderThrashParameters parameters;
     parameters.fileCounts.clear();
-    const QStringList counts = m_form->filesEdit->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts);
+    static const QRegularExpression separators(QStringLiteral("[,;\\s]+"));
+    const QStringList counts = m_form->filesEdit->text().split(separators, Qt::SkipEmptyParts);
     for (const QString &text : counts) {
         bool ok = false;
         const int count = text.toInt(&ok);

@@ -91,7 +91,8 @@ LivePlot::LivePlot(QCustomPlot *plot,
     , m_runs(runs)
 {
     // Runs of variants get their lines as the variants come (variantRuns()).
-    for (const LiveSeries &line : m_key == LiveKey::RunTime ? QList<LiveSeries>() : m_series) {
+    const auto shownSeries = m_key == LiveKey::RunTime ? QList<LiveSeries>() : m_series;
+    for (const LiveSeries &line : shownSeries) {
         QCPGraph *graph = plot->addGraph(plot->xAxis, line.rightAxis ? plot->yAxis2 : plot->yAxis);
         graph->setName(line.name);
         graph->setPen(QPen(line.color, 2.0));

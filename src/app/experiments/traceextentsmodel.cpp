@@ -197,6 +197,9 @@ QVariant TraceExtentsModel::data(const QModelIndex &index, int role) const
 
 QVariant TraceExtentsModel::displayData(const Extent &extent, int column) const
 {
+    if (!m_report) {
+        return {};
+    }
     const bool timed = m_report->method == Method::Tracefs;
     const uint64_t page = pageSize();
     switch (column) {
@@ -292,6 +295,9 @@ QVariant TraceExtentsModel::headerData(int section, Qt::Orientation orientation,
 QString TraceExtentsModel::toCsv() const
 {
     QStringList lines{QString::fromLatin1(csvHeader)};
+    if (!m_report) {
+        return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    }
     for (int row = 0; row < rowCount(); ++row) {
         QStringList fields;
         for (int column = 0; column < ColumnCount; ++column) {

@@ -25,7 +25,7 @@ QString ownRowsFormat()
 
 QList<QUrl> acceptDroppedUrls(QDropEvent *event)
 {
-    const QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
+    QList<QUrl> urls = KUrlMimeData::urlsFromMimeData(event->mimeData(), KUrlMimeData::PreferLocalUrls);
     if (urls.isEmpty()) {
         qCDebug(CACHESCOPE_APP) << "drop refused, no URLs in" << event->mimeData()->formats();
         event->ignore();

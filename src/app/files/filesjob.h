@@ -147,7 +147,7 @@ public:
     qint64 elapsedMs = 0;
 
 Q_SIGNALS:
-    void finished(FilesJob *job);
+    void finished(Cachescope::App::FilesJob *job);
 
 private:
     void run(); // on the worker thread

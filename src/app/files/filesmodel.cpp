@@ -71,18 +71,17 @@ QIcon iconFor(const FileNode &node)
             genericName = mime.genericIconName();
         }
     }
-    auto it = cache.constFind(iconName);
-    if (it == cache.constEnd()) {
-        QIcon icon = QIcon::fromTheme(iconName);
-        if (icon.isNull() && !genericName.isEmpty()) {
-            icon = QIcon::fromTheme(genericName);
-        }
-        if (icon.isNull()) {
-            icon = QIcon::fromTheme(QStringLiteral("unknown"));
-        }
-        it = cache.insert(iconName, icon);
+    if (const auto it = cache.constFind(iconName); it != cache.constEnd()) {
+        return *it;
     }
-    return *it;
+    QIcon icon = QIcon::fromTheme(iconName);
+    if (icon.isNull() && !genericName.isEmpty()) {
+        icon = QIcon::fromTheme(genericName);
+    }
+    if (icon.isNull()) {
+        icon = QIcon::fromTheme(QStringLiteral("unknown"));
+    }
+    return *cache.insert(iconName, icon);
 }
 
 QString percentText(uint64_t part, uint64_t whole)

@@ -138,6 +138,7 @@ struct FilesPanel::Private {
     std::vector<std::string> listRoots() const
     {
         std::vector<std::string> roots;
+        roots.reserve(size_t(model->topLevelCount()));
         for (int row = 0; row < model->topLevelCount(); ++row) {
             roots.push_back(model->node(model->index(row, 0))->path);
         }
@@ -550,7 +551,8 @@ FilesPanel::FilesPanel(QWidget *parent)
     });
     connect(d->actions->remove, &QAction::triggered, this, [this] {
         QModelIndexList sourceRows;
-        for (const QModelIndex &row : d->view->selectionModel()->selectedRows()) {
+        const auto selectedRows = d->view->selectionModel()->selectedRows();
+        for (const QModelIndex &row : selectedRows) {
             sourceRows.append(d->proxy->mapToSource(row));
             if (!sourceRows.last().parent().isValid()) { // only top-level rows leave the list
                 d->pins->releaseUnder(d->model->node(sourceRows.last())->path);
@@ -1008,7 +1010,8 @@ void FilesPanel::refreshAfterChange(const std::vector<std::string> &roots)
     d->heatmap->discardPrivilegedView(
         i18nc("@info", "The view with administrator rights was from before Cachescope changed the page cache: show it again to see it now."));
     d->heatmap->refresh();
-    for (TopCachedDialog *dialog : findChildren<TopCachedDialog *>()) {
+    const auto dialogs = findChildren<TopCachedDialog *>();
+    for (TopCachedDialog *dialog : dialogs) {
         dialog->refreshFigures(roots);
     }
     if (d->comparison) {

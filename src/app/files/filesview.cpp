@@ -162,7 +162,7 @@ void FilesView::paintEvent(QPaintEvent *event)
                   "To see which of your files fill the cache, use Top Cached Files…: with nothing selected it looks in your home folder.");
         const bool fits = painter.fontMetrics().boundingRect(area, Qt::AlignCenter | Qt::TextWordWrap, text).height() <= area.height();
         painter.drawText(viewport()->rect().adjusted(20, fits ? 20 : 4, -20, -4),
-                         (fits ? Qt::AlignCenter : Qt::AlignHCenter | Qt::AlignTop) | Qt::TextWordWrap,
+                         int((fits ? Qt::AlignCenter : Qt::AlignHCenter | Qt::AlignTop) | Qt::TextWordWrap),
                          text);
     }
 }

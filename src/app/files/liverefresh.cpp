@@ -248,7 +248,8 @@ void LiveRefresh::refreshSoon()
 
 void LiveRefresh::refreshFilesShown()
 {
-    for (const QModelIndex &row : m_view->visibleRows()) {
+    const auto visibleRows = m_view->visibleRows();
+    for (const QModelIndex &row : visibleRows) {
         FileNode *n = m_model->node(m_proxy->mapToSource(row));
         if (!n->isDirectory) {
             readFile(n);
@@ -264,7 +265,8 @@ std::vector<std::string> LiveRefresh::rootsOnShow()
     // level) or their parent's (children of an expanded folder).
     std::set<std::string> roots;
     m_agedRows.clear();
-    for (const QModelIndex &row : m_view->visibleRows()) {
+    const auto visibleRows = m_view->visibleRows();
+    for (const QModelIndex &row : visibleRows) {
         FileNode *n = m_model->node(m_proxy->mapToSource(row));
         if (!n->isDirectory) {
             readFile(n);

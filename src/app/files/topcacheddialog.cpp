@@ -137,7 +137,8 @@ TopCachedDialog::TopCachedDialog(const std::vector<std::string> &folders, const 
     list->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(list, &QWidget::customContextMenuRequested, this, [this, list](const QPoint &pos) {
         std::vector<std::string> paths;
-        for (const QTreeWidgetItem *item : list->selectedItems()) {
+        const auto selectedItems = list->selectedItems();
+        for (const QTreeWidgetItem *item : selectedItems) {
             paths.push_back(pathOf(item));
         }
         if (paths.empty()) {

@@ -279,7 +279,8 @@ void MemoryPanel::setUpRatesPlot()
         rect->setRangeDrag(Qt::Orientations());
         rect->setRangeZoom(Qt::Orientations());
         // Grids under the lines.
-        for (QCPAxis *axis : rect->axes()) {
+        const auto axes = rect->axes();
+        for (QCPAxis *axis : axes) {
             axis->grid()->setLayer(QStringLiteral("grid"));
         }
     }
@@ -318,7 +319,8 @@ void MemoryPanel::setUpTimeAxis()
     // the activity panes are a third as wide and take short labels.
     m_ui->plot->xAxis->setTicker(QSharedPointer<AgoTicker>::create(AgoTicker::Style::Long));
     auto shortTicker = QSharedPointer<AgoTicker>::create(AgoTicker::Style::Short);
-    for (QCPAxisRect *rect : m_ui->ratesPlot->axisRects()) {
+    const auto rects = m_ui->ratesPlot->axisRects();
+    for (QCPAxisRect *rect : rects) {
         bottomAxis(rect)->setTicker(shortTicker);
     }
     applyTimeSpan();
@@ -340,7 +342,8 @@ void MemoryPanel::applyTimeSpan()
 {
     const double span = shownSeconds();
     m_ui->plot->xAxis->setRange(-span, 0);
-    for (QCPAxisRect *rect : m_ui->ratesPlot->axisRects()) {
+    const auto rects = m_ui->ratesPlot->axisRects();
+    for (QCPAxisRect *rect : rects) {
         bottomAxis(rect)->setRange(-span, 0);
     }
 }
@@ -410,16 +413,16 @@ void MemoryPanel::replot()
         // buffers and cache show only what lies between it and the free
         // memory, the part the kernel can give back. The stack then always
         // adds up to the total.
-        const double total = figures.total / bytesPerGiB;
-        const double usedTop = std::min(figures.used / bytesPerGiB, total);
-        const double cacheTop = std::max(usedTop, total - figures.free / bytesPerGiB);
-        const double buffersTop = std::min(usedTop + figures.buffers / bytesPerGiB, cacheTop);
+        const double total = double(figures.total) / bytesPerGiB;
+        const double usedTop = std::min(double(figures.used) / bytesPerGiB, total);
+        const double cacheTop = std::max(usedTop, total - double(figures.free) / bytesPerGiB);
+        const double buffersTop = std::min(usedTop + double(figures.buffers) / bytesPerGiB, cacheTop);
         used.append(usedTop);
         buffers.append(buffersTop);
         cache.append(cacheTop);
         free.append(total);
-        dirty.append(sample.dirty / bytesPerMiB);
-        writeback.append(sample.writeback / bytesPerMiB);
+        dirty.append(double(sample.dirty) / bytesPerMiB);
+        writeback.append(double(sample.writeback) / bytesPerMiB);
         highestLine = std::max({highestLine, dirty.back(), writeback.back()});
     }
     m_usedGraph->setData(keys, used, true);
@@ -432,7 +435,7 @@ void MemoryPanel::replot()
     m_markers->place(now, m_historySeconds);
     applyTimeSpan();
 
-    const double totalGiB = m_samples.back().figures.total / bytesPerGiB;
+    const double totalGiB = double(m_samples.back().figures.total) / bytesPerGiB;
     m_ui->plot->yAxis->setRange(0, totalGiB > 0 ? totalGiB : 1);
     // Headroom above the highest line, but never a scale so fine that a few
     // kilobytes of dirty data look like a storm.
@@ -622,7 +625,8 @@ QString MemoryPanel::memoryHoverText(double key) const
         return {};
     }
     QString rows;
-    for (const Figure &figure : memoryFigures(*sample)) {
+    const auto figures = memoryFigures(*sample);
+    for (const Figure &figure : figures) {
         rows += hoverRow(figure.color, figure.name, figure.value);
     }
     // Markers within a hundredth of the visible time of the pointer.
@@ -677,7 +681,8 @@ QString MemoryPanel::ratesHoverText(double key) const
         return heading + QStringLiteral("<br>") + i18nc("@info:tooltip", "Not measured: activity is read only while this tab is on screen.").toHtmlEscaped();
     }
     QString rows;
-    for (const Figure &figure : rateFigures(*sample->rates)) {
+    const auto figures = rateFigures(*sample->rates);
+    for (const Figure &figure : figures) {
         rows += hoverRow(figure.color, figure.name, figure.value);
     }
     return QStringLiteral("%1<table>%2</table>").arg(heading, rows);
@@ -699,7 +704,8 @@ void MemoryPanel::showHover(QCustomPlot *plot, const QPoint &position)
     const double sampleKey = sample->time - m_samples.back().time;
 
     // One line per pane, made the first time it is needed.
-    for (QCPAxisRect *paneRect : plot->axisRects()) {
+    const auto paneRects = plot->axisRects();
+    for (QCPAxisRect *paneRect : paneRects) {
         auto found = std::find_if(m_hoverLines.begin(), m_hoverLines.end(), [paneRect](QCPItemStraightLine *line) {
             return line->clipAxisRect() == paneRect;
         });

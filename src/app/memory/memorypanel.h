@@ -91,7 +91,7 @@ public:
     [[nodiscard]] int markerCount() const;
 
 public Q_SLOTS:
-    void addSample(const MemorySample &sample);
+    void addSample(const Cachescope::App::MemorySample &sample);
     // Marks this moment on the memory plot (the caches were dropped, swap
     // went off): a vertical line with a label; hovering near it shows details.
     void addMarker(const QString &label, const QString &details);

@@ -100,7 +100,7 @@ public:
     std::optional<MemorySample> sampleNow();
 
 Q_SIGNALS:
-    void sampled(const MemorySample &sample);
+    void sampled(const Cachescope::App::MemorySample &sample);
     // Only when the reason changes, not once a second: the message names the
     // file and the reason.
     void failed(const QString &message);

@@ -44,9 +44,12 @@ std::optional<uint64_t> deviceFromName(std::string_view name)
     }
     unsigned major = 0;
     unsigned minor = 0;
-    const auto [majorEnd, majorError] = std::from_chars(name.data(), name.data() + colon, major);
-    const auto [minorEnd, minorError] = std::from_chars(name.data() + colon + 1, name.data() + name.size(), minor);
-    if (majorError != std::errc() || minorError != std::errc() || majorEnd != name.data() + colon || minorEnd != name.data() + name.size()) {
+    // [begin, end): from_chars reads within it, no terminating zero needed.
+    const char *const begin = name.data();
+    const char *const end = begin + name.size();
+    const auto [majorEnd, majorError] = std::from_chars(begin, begin + colon, major);
+    const auto [minorEnd, minorError] = std::from_chars(begin + colon + 1, end, minor);
+    if (majorError != std::errc() || minorError != std::errc() || majorEnd != begin + colon || minorEnd != end) {
         return std::nullopt;
     }
     return makedev(major, minor);
@@ -473,14 +476,15 @@ std::set<int32_t> reclaimThreadPids(const std::string &procRoot)
 {
     std::set<int32_t> pids;
     for (const int pid : processIds(procRoot)) {
-        const std::string name = std::to_string(pid);
-        const std::optional<std::string> command = firstLine(procRoot + "/" + name + "/comm");
+        std::string folder = procRoot;
+        folder.append("/").append(std::to_string(pid));
+        const std::optional<std::string> command = firstLine(folder + "/comm");
         if (!command || (command->rfind("kswapd", 0) != 0 && command->rfind("kdamond.", 0) != 0)) {
             continue;
         }
         // Any process may call itself kswapd0 (PR_SET_NAME): only the
         // kernel's threads count (PF_KTHREAD in stat's flags, field 9).
-        const std::optional<std::string> stat = readProcFile(procRoot + "/" + name + "/stat");
+        const std::optional<std::string> stat = readProcFile(folder + "/stat");
         constexpr uint64_t kernelThread = 0x00200000; // PF_KTHREAD
         if (const std::optional<uint64_t> flags = stat ? processStatField(*stat, 9) : std::nullopt; flags && (*flags & kernelThread)) {
             pids.insert(pid);

@@ -64,7 +64,10 @@ std::map<int32_t, OwnActivitySampler::ProcessSample> OwnActivitySampler::readPro
     for (const int pid : processIds(m_procRoot)) {
         const std::string folder = m_procRoot + "/" + std::to_string(pid);
         const std::optional<std::string> status = readProcFile(folder + "/status");
-        const size_t uidLine = status ? status->find("\nUid:") : std::string::npos;
+        if (!status) {
+            continue; // ended
+        }
+        const size_t uidLine = status->find("\nUid:");
         if (uidLine == std::string::npos || std::strtoll(status->c_str() + uidLine + 5, nullptr, 10) != m_uid) {
             continue; // ended, or another user's
         }
@@ -117,8 +120,10 @@ std::optional<OwnInterval> OwnActivitySampler::sample(double seconds)
             group.desktopFileId = row.desktopFileId;
             group.fileBytes = row.stats.file.value_or(0);
             group.fileChangeBytes = int64_t(group.fileBytes) - int64_t(before->second.file);
-            if (row.stats.refaults && before->second.refaults && *row.stats.refaults >= *before->second.refaults) {
-                group.refaults = *row.stats.refaults - *before->second.refaults;
+            const std::optional<uint64_t> refaultsNow = row.stats.refaults;
+            const std::optional<uint64_t> refaultsBefore = before->second.refaults;
+            if (refaultsNow && refaultsBefore && *refaultsNow >= *refaultsBefore) {
+                group.refaults = *refaultsNow - *refaultsBefore;
             }
             if (row.stats.pressure) {
                 group.pressureSomeAvg10 = row.stats.pressure->someAvg10;

@@ -109,8 +109,9 @@ std::optional<uint64_t> decimal(std::string_view text)
 {
     text = trimmedText(text);
     uint64_t value = 0;
-    const char *end = text.data() + text.size();
-    const auto [stop, failure] = std::from_chars(text.data(), end, value);
+    const char *const begin = text.data();
+    const char *const end = begin + text.size();
+    const auto [stop, failure] = std::from_chars(begin, end, value);
     if (text.empty() || failure != std::errc() || stop != end) {
         return std::nullopt;
     }

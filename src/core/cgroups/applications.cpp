@@ -97,7 +97,7 @@ public:
     }
 
     // One row for the cgroup at folder (its descendants included).
-    void addRow(GroupKind kind, const std::string &folder, const std::string &path, std::string name, int uid = -1)
+    void addRow(GroupKind kind, const std::string &folder, const std::string &path, const std::string &name, int uid = -1)
     {
         if (!spend()) {
             return;
@@ -430,7 +430,7 @@ std::string chargedElsewhereText(const CacheAccounting &a)
         return formatBytes(bytes).toStdString();
     };
     std::string text = "/proc/meminfo counts " + size(*a.meminfoCached) + " Cached; the rows hold " + size(a.rowsFile) + ". ";
-    const int64_t elsewhere = *a.elsewhere();
+    const int64_t elsewhere = a.elsewhere().value_or(0); // known once meminfoCached is (checked above)
     if (elsewhere >= 0) {
         text += size(uint64_t(elsewhere)) + " are charged elsewhere: ";
     } else {

@@ -190,7 +190,7 @@ std::optional<std::string> makeLimitedCgroup(const MemoryHierarchy &hierarchy, c
     if (hierarchy.version == 2 && !delegateMemory(hierarchy.root, error)) {
         return std::nullopt;
     }
-    const std::string path = parent + "/" + name;
+    std::string path = parent + "/" + name;
     // A watcher removes the parent with its last run, maybe just now: then
     // it is made again.
     int made = ENOENT;

@@ -56,6 +56,7 @@ pid_t spawnCommand(const std::string &program, const std::vector<std::string> &a
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     }
     std::vector<char *> arguments;
+    arguments.reserve(argv.size() + 1);
     for (const std::string &argument : argv) {
         arguments.push_back(const_cast<char *>(argument.c_str()));
     }

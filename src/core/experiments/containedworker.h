@@ -59,6 +59,12 @@ public:
     {
         return m_group;
     }
+    // The cgroup after startContained() succeeded (an empty one otherwise).
+    [[nodiscard]] const ContainedGroup &containedGroup() const
+    {
+        static const ContainedGroup none;
+        return m_group ? *m_group : none;
+    }
 
     // Writes a command of size bytes; false when the worker is gone.
     [[nodiscard]] bool send(const void *command, size_t size);

@@ -369,9 +369,7 @@ private:
         char page[4096] = {};
         struct iovec vector = {page, sizeof page};
         int error = 0;
-        if (::pwritev2(fd, &vector, 1, 0, RWF_DONTCACHE) < 0) {
-            error = errno;
-        } else if (::preadv2(fd, &vector, 1, 0, RWF_DONTCACHE) < 0) {
+        if (::pwritev2(fd, &vector, 1, 0, RWF_DONTCACHE) < 0 || ::preadv2(fd, &vector, 1, 0, RWF_DONTCACHE) < 0) {
             error = errno;
         }
         ::close(fd);
@@ -408,7 +406,7 @@ private:
         std::vector<std::unique_ptr<TemporaryFile>> made;
         const auto make = [&](const std::string &name, uint64_t bytes) -> std::string {
             auto file = std::make_unique<TemporaryFile>();
-            const std::string error = createScratchFile(base, name.c_str(), bytes, cancel, *file);
+            std::string error = createScratchFile(base, name.c_str(), bytes, cancel, *file);
             if (!error.empty()) {
                 return error;
             }
@@ -438,6 +436,7 @@ private:
         }
 
         std::vector<const char *> desktopPaths;
+        desktopPaths.reserve(m_desktop.size());
         for (const std::string &path : m_desktop) {
             desktopPaths.push_back(path.c_str());
         }
@@ -461,7 +460,7 @@ private:
             skipAll(result, error);
             return;
         }
-        const ContainedGroup group = *worker.group();
+        const ContainedGroup group = worker.containedGroup();
         result.details.insert(QStringLiteral("cgroup"), containedGroupToJson(group));
         recorder.event("The worker runs in " + group.path + " (cgroup v" + std::to_string(group.version) + ", limit "
                        + formatBytes(group.limitBytes).toStdString() + ")");

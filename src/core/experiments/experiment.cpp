@@ -183,7 +183,7 @@ QJsonObject programFilesToJson(const std::vector<ProgramFile> &files, QJsonObjec
 std::vector<ProgramFile> programFilesFromJson(const QJsonArray &array)
 {
     std::vector<ProgramFile> files;
-    for (const QJsonValue &value : array) {
+    for (const auto &value : array) {
         const QJsonObject object = value.toObject();
         ProgramFile file;
         file.path = QFile::encodeName(object.value(QStringLiteral("path")).toString()).toStdString();
@@ -326,18 +326,21 @@ std::optional<Result> resultFromJson(const QJsonObject &object, std::string *err
             result.notes.push_back("the stored trace could not be read: " + traceError);
         }
     }
-    for (const QJsonValue &value : object.value(QStringLiteral("variants")).toArray()) {
+    const auto variants = object.value(QStringLiteral("variants")).toArray();
+    for (const auto &value : variants) {
         const QJsonObject variant = value.toObject();
         VariantResult v;
         v.name = text(variant.value(QStringLiteral("name")));
         v.skipped = variant.value(QStringLiteral("skipped")).toBool();
         v.skipReason = text(variant.value(QStringLiteral("skip_reason")));
-        for (const QJsonValue &m : variant.value(QStringLiteral("measurements")).toArray()) {
+        const auto measurements = variant.value(QStringLiteral("measurements")).toArray();
+        for (const auto &m : measurements) {
             const QJsonObject measurement = m.toObject();
             Measurement parsed;
             parsed.name = text(measurement.value(QStringLiteral("name")));
             parsed.unit = text(measurement.value(QStringLiteral("unit")));
-            for (const QJsonValue &number : measurement.value(QStringLiteral("values")).toArray()) {
+            const auto numbers = measurement.value(QStringLiteral("values")).toArray();
+            for (const auto &number : numbers) {
                 parsed.values.push_back(number.toDouble());
             }
             parsed.statistics = computeStatistics(parsed.values);
@@ -347,14 +350,17 @@ std::optional<Result> resultFromJson(const QJsonObject &object, std::string *err
         v.details = variant.value(QStringLiteral("details")).toObject();
         result.variants.push_back(std::move(v));
     }
-    for (const QJsonValue &note : object.value(QStringLiteral("notes")).toArray()) {
+    const auto notes = object.value(QStringLiteral("notes")).toArray();
+    for (const auto &note : notes) {
         result.notes.push_back(text(note));
     }
-    for (const QJsonValue &value : object.value(QStringLiteral("events")).toArray()) {
+    const auto events = object.value(QStringLiteral("events")).toArray();
+    for (const auto &value : events) {
         const QJsonObject event = value.toObject();
         result.events.push_back({event.value(QStringLiteral("t")).toDouble(), text(event.value(QStringLiteral("text")))});
     }
-    for (const QJsonValue &value : object.value(QStringLiteral("samples")).toArray()) {
+    const auto samples = object.value(QStringLiteral("samples")).toArray();
+    for (const auto &value : samples) {
         const QJsonObject sampleObject = value.toObject();
         Sample sample;
         sample.seconds = sampleObject.value(QStringLiteral("t")).toDouble();

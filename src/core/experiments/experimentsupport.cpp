@@ -332,7 +332,7 @@ std::string checkScratchFolder(const std::string &folder, uint64_t bytes)
 
 std::string createScratchFile(const std::string &folder, const char *prefix, uint64_t bytes, const std::atomic<bool> &cancel, TemporaryFile &file)
 {
-    const std::string problem = checkScratchFolder(folder, bytes);
+    std::string problem = checkScratchFolder(folder, bytes);
     if (!problem.empty()) {
         return problem;
     }

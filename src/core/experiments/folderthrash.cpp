@@ -501,7 +501,7 @@ private:
             skipAll(result, error);
             return;
         }
-        const ContainedGroup group = *worker.group();
+        const ContainedGroup group = worker.containedGroup();
         result.details.insert(QStringLiteral("cgroup"), containedGroupToJson(group));
         if (group.version != 2) {
             result.notes.push_back("The cgroup's refaults are unknown: cgroup v1 does not count them (v2's memory.stat has workingset_refault_file).");

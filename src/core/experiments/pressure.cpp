@@ -353,7 +353,7 @@ private:
                 m_containFailure = error; // the variant is skipped with it
                 return false;
             }
-            const ContainedGroup &group = *worker.group();
+            const ContainedGroup &group = worker.containedGroup();
             runObject.insert(QStringLiteral("cgroup"), containedGroupToJson(group));
             recorder.event(prefix + "the child reads the file in " + group.path + " (limit " + formatBytes(group.limitBytes).toStdString() + ")");
             StepReport warmed;

@@ -121,7 +121,7 @@ void sendReport(int reportFd, const Report &report)
             }
             auto *bytes = static_cast<volatile char *>(memory);
             for (uint64_t offset = 0; offset < command.bytes; offset += 4096) {
-                bytes[offset] = char(offset >> 12) | 1;
+                bytes[offset] = char((offset >> 12) | 1);
                 if ((offset + 4096) % allocationStep == 0) {
                     sendReport(reportFd, Report{0, 0, offset + 4096});
                 }
@@ -671,7 +671,7 @@ private:
         const auto *bytes = static_cast<const volatile char *>(mapped);
         char sum = 0;
         for (uint64_t offset = 0; offset < size; offset += pageSize()) {
-            sum ^= bytes[offset];
+            sum = char(sum ^ bytes[offset]);
         }
         (void)sum;
         const MemoryFigures before = memoryFigures().value_or(MemoryFigures());
@@ -720,7 +720,7 @@ private:
         }
         TemporaryFile made;
         made.set(path);
-        const ContainedGroup group = *worker.group();
+        const ContainedGroup group = worker.containedGroup();
         result.details.insert(QStringLiteral("cgroup"), containedGroupToJson(group));
         const std::string phase = shmemWithoutSwap;
         m_allocated = 0;

@@ -360,7 +360,7 @@ private:
             skipAll(result, error);
             return;
         }
-        const ContainedGroup group = *worker.group();
+        const ContainedGroup group = worker.containedGroup();
         result.details.insert(QStringLiteral("cgroup"), containedGroupToJson(group));
         const bool refaultsCounted = cgroupFileRefaults(group).has_value();
         result.details.insert(QStringLiteral("refaults_method"),
@@ -524,7 +524,7 @@ private:
                      Result &result,
                      const std::atomic<bool> &cancel)
     {
-        const ContainedGroup &group = *worker.group();
+        const ContainedGroup &group = worker.containedGroup();
         const std::string which(scan);
         const int first = firstFiles();
         const int stream = streamFiles();

@@ -70,6 +70,7 @@ public:
         // Everything the child needs is made before fork: after it, only
         // async-signal-safe calls (this process may have threads).
         std::vector<char *> arguments;
+        arguments.reserve(command.argv.size() + 1);
         for (const std::string &argument : command.argv) {
             arguments.push_back(const_cast<char *>(argument.c_str()));
         }
@@ -456,7 +457,7 @@ private:
         std::string note = "hidden: the kernel hides the residency of " + std::to_string(hidden) + (hidden == 1 ? " file" : " files")
             + " from this user, so their pages are not in this trace";
         for (const auto &[reason, names] : namesByReason) {
-            note += " (" + reason + "): " + names + ";";
+            note.append(" (").append(reason).append("): ").append(names).append(";");
         }
         note.back() = '.';
         report.notes.push_back(std::move(note));

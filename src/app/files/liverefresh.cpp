@@ -360,6 +360,9 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
         }
         kept.emplace_back(root, it->second.get());
     }
+    // Folders whose modification time changed (or whose files went) are
+    // walked first: the walk takes from the budget before any slice.
+    startWalk(toWalk, walkNow);
     // Who takes from the budget first: trees where the kernel told a change
     // (a file on show whose pages moved, a kept file's that did in the
     // tree's last slice), then the one read longest ago.
@@ -408,7 +411,11 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
         const double affordable = std::max(0.0, m_allowanceNs) / m_nsPerItem;
         if (!walkNow && double(wanted) > affordable) {
             ++m_counters.slicesCut;
-            const double share = affordable < double(std::min(wanted, minimumSlice)) ? 0.0 : affordable / double(wanted);
+            // Never more than the budget can ever save up (its window), or a
+            // costly file system would starve the sweep for good.
+            const double mostSaved = 0.9 * m_budgetShare * double(budgetWindowMs) * 1e6 / m_nsPerItem;
+            const double minimum = std::max(1.0, std::min({double(wanted), double(minimumSlice), mostSaved}));
+            const double share = affordable < minimum ? 0.0 : affordable / double(wanted);
             files = size_t(double(files) * share);
             directories = size_t(double(directories) * share);
         }
@@ -436,21 +443,24 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
         }
         charge(threadCpuNs() - started);
     }
+}
 
-    if (toWalk.empty() || !m_startScan) {
+void LiveRefresh::startWalk(const std::vector<std::string> &folders, bool walkNow)
+{
+    if (folders.empty() || !m_startScan) {
         return;
     }
     // A folder that keeps changing (a build under way) is walked again at
     // most a twentieth of the time, and only while the budget has something
     // left (the walk is charged when it ends).
-    const qint64 due = std::max<qint64>(interval, 20 * m_lastWalkMs);
+    const qint64 due = std::max<qint64>(m_timer.interval(), 20 * m_lastWalkMs);
     if (!walkNow && ((m_sinceWalk.isValid() && m_sinceWalk.elapsed() < due) || m_allowanceNs <= 0)) {
         return;
     }
-    m_quietScan = m_startScan(toWalk);
+    m_quietScan = m_startScan(folders);
     m_sinceWalk.start();
     ++m_counters.walksStarted;
-    qCDebug(CACHESCOPE_APP) << "live refresh walks" << toWalk.size() << "folders again";
+    qCDebug(CACHESCOPE_APP) << "live refresh walks" << folders.size() << "folders again";
 }
 
 void LiveRefresh::scanFinished(FilesJob *job)

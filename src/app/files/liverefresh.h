@@ -131,6 +131,7 @@ private:
     void updateWatching();
     [[nodiscard]] std::vector<std::string> rootsOnShow();
     void sweep(const std::vector<std::string> &roots, bool walkNow);
+    void startWalk(const std::vector<std::string> &folders, bool walkNow);
     void shareReading(const FileNode *node, const FileReading &reading);
     // The budget: credit() adds what the time since the last credit earns,
     // charge() takes what was spent.

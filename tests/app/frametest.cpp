@@ -176,7 +176,8 @@ private Q_SLOTS:
         before.close();
         QVERIFY(bytesBefore.contains("RefreshInterval=2000"));
 
-        const QString killed = TestUtil::killWhileWriting(64, [] {
+        // 1 KiB: past KConfig's lock file (a few lines), short of the settings file.
+        const QString killed = TestUtil::killWhileWriting(1024, [] {
             CachescopeSettings::self()->setRefreshInterval(3000);
             // A file of some kilobytes: written in more than one piece.
             CachescopeSettings::self()->setExperimentsFolder(QUrl::fromLocalFile(QStringLiteral("/tmp/") + QString(8000, QLatin1Char('x'))));

@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -310,6 +311,7 @@ private Q_SLOTS:
         for (int round = 0; round < 40; ++round) {
             const pid_t writer = ::fork();
             if (writer == 0) {
+                ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
                 for (unsigned i = 0;; ++i) {
                     QString ignored;
                     (void)saveSwapState(m_context, i % 2 ? many : one, &ignored);

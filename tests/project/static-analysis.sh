@@ -14,8 +14,8 @@
 # Skips (exit 77) where clang-tidy-19 or clazy-standalone is missing.
 # FILE...: only these translation units (absolute paths), while fixing.
 set -euo pipefail
-src=$(cd "$1" && pwd)
-build=$(cd "$2" && pwd)
+src=$(cd "$1" && pwd -P)
+build=$(cd "$2" && pwd -P)
 shift 2
 for tool in clang-tidy-19 clazy-standalone python3; do
     command -v $tool >/dev/null || { echo "static-analysis: $tool is missing (tools/dev-packages.txt puts it in the root)"; exit 77; }
@@ -54,16 +54,27 @@ echo "static-analysis: $count translation units, $jobs at a time"
 header_filter="^$src/(src|tests)/"
 started=$SECONDS
 # -Wno-unknown-warning-option: the build's flags are GCC's (-Wlogical-op).
+# A tool that fails (a file it cannot parse, a crash) is a failure too:
+# no warning from it would prove nothing.
 xargs -a "$files" -P "$jobs" -n 4 sh -c '
     out=$1 build=$2 filter=$3 checks=$4; shift 4
-    clang-tidy-19 -p "$build" --quiet -header-filter="$filter" -extra-arg=-Wno-unknown-warning-option "$@" >>"$out/tidy.$$" 2>/dev/null || true
+    clang-tidy-19 -p "$build" --quiet -header-filter="$filter" -extra-arg=-Wno-unknown-warning-option "$@" >>"$out/tidy.$$" 2>>"$out/tidy-errors.$$" ||
+        echo "clang-tidy-19 failed (exit $?) on: $*" >>"$out/failed.$$"
     CLAZY_IGNORE_DIRS="^$build/.*" CLAZY_HEADER_FILTER="$filter" \
-        clazy-standalone -p "$build" -checks="$checks" -extra-arg=-Wno-unknown-warning-option "$@" >>"$out/clazy.$$" 2>&1 || true
+        clazy-standalone -p "$build" -checks="$checks" -extra-arg=-Wno-unknown-warning-option "$@" >>"$out/clazy.$$" 2>&1 ||
+        echo "clazy-standalone failed (exit $?) on: $*" >>"$out/failed.$$"
+    true
 ' analysis "$out" "$build" "$header_filter" "$clazy_checks"
 echo "static-analysis: done in $((SECONDS - started)) s"
+if cat "$out"/failed.* >"$out/failed" 2>/dev/null && [ -s "$out/failed" ]; then
+    echo "static-analysis: a tool failed:"
+    cat "$out/failed"
+    grep -hE '(fatal error|error):' "$out"/tidy-errors.* "$out"/clazy.* 2>/dev/null | sort -u | head -20
+    exit 1
+fi
 
 # Each warning once (a header's is reported by every file that includes it).
-cat "$out"/tidy.* "$out"/clazy.* 2>/dev/null | grep -E '^/.*: (warning|error): ' | sort -u >"$out/warnings" || true
+cat "$out"/tidy.* "$out"/clazy.* 2>/dev/null | grep -E '^/.*: (warning|error|fatal error): ' | sort -u >"$out/warnings" || true
 if [ -s "$out/warnings" ]; then
     echo "static-analysis: $(wc -l <"$out/warnings") warnings:"
     cat "$out/warnings"

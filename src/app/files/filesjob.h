@@ -145,6 +145,9 @@ public:
     std::vector<Cachescope::TopEntry> top; // most resident first
     SnapshotSummary snapshot;
     qint64 elapsedMs = 0;
+    // The CPU time of the walk on the job's thread: all of it for a walk of
+    // one thread (WalkOptions::threads = 1), a part otherwise.
+    qint64 walkThreadCpuNs = 0;
 
 Q_SIGNALS:
     void finished(Cachescope::App::FilesJob *job);

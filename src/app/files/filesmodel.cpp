@@ -891,13 +891,23 @@ void FilesModel::applyFolderScan(const FolderScan &scan)
 
 void FilesModel::setTotalsReadAt(const FolderScan &scan)
 {
+    // A row that said its totals' age says it no more once they are fresh.
+    const auto freshen = [this](FileNode *node) {
+        if (!node->ageShown.isEmpty() && !totalsAreStale(*node)) {
+            node->ageShown.clear();
+            const QModelIndex cached = indexOf(node, CachedColumn);
+            Q_EMIT dataChanged(cached, cached, {Qt::DisplayRole, Qt::ToolTipRole});
+        }
+    };
     for (FileNode *n : nodesForPath(scan.root)) {
         if (!n->isDirectory) {
             continue;
         }
         n->totalsReadAtMs = scan.readAtMs;
+        freshen(n);
         for (const auto &child : n->children) {
             child->totalsReadAtMs = scan.readAtMs;
+            freshen(child.get());
         }
     }
 }

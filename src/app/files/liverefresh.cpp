@@ -169,7 +169,11 @@ void LiveRefresh::credit()
 void LiveRefresh::charge(qint64 nanoseconds)
 {
     nanoseconds = std::max<qint64>(nanoseconds, 0);
-    m_allowanceNs -= double(nanoseconds);
+    // The debt is bounded by one window: what was spent beyond it (rows in
+    // sight at a short interval, a long walk) stops the sweep for a window,
+    // not for hours. The counter keeps all of it.
+    const double window = m_budgetShare * double(budgetWindowMs) * 1e6;
+    m_allowanceNs = std::max(m_allowanceNs - double(nanoseconds), -window);
     m_counters.cpuNs += quint64(nanoseconds);
 }
 
@@ -369,7 +373,15 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
     const auto changedLately = [&](const std::string &root) {
         return m_changedInLastSlice.count(root) > 0;
     };
+    // A tree left alone for four times the bound goes before them all: one
+    // that changes all the time (a build, a log) cannot starve the others.
+    const auto starving = [&](const KeptTree &tree) {
+        return now - tree.oldestReadMs() > 4 * maxTotalsAgeMs;
+    };
     std::stable_sort(kept.begin(), kept.end(), [&](const auto &a, const auto &b) {
+        if (starving(*a.second) != starving(*b.second)) {
+            return starving(*a.second);
+        }
         const bool aFirst = a.second->catchingUp() || changedLately(a.first);
         const bool bFirst = b.second->catchingUp() || changedLately(b.first);
         if (aFirst != bFirst) {
@@ -418,9 +430,15 @@ void LiveRefresh::sweep(const std::vector<std::string> &roots, bool walkNow)
             const double share = affordable < minimum ? 0.0 : affordable / double(wanted);
             files = size_t(double(files) * share);
             directories = size_t(double(directories) * share);
+            if (share > 0 && files + directories == 0) {
+                files = std::min<size_t>(1, tree.fileCount());
+                directories = files == 0 ? 1 : 0;
+            }
         }
         if (files + directories == 0) {
-            continue; // its totals grow older, and say so
+            // Its totals grow older, and say so. The budget is saved up for
+            // this tree, first in line: the ones after it wait too.
+            break;
         }
         const qint64 started = threadCpuNs();
         const size_t read = tree.rereadNext(files);
@@ -468,9 +486,9 @@ void LiveRefresh::scanFinished(FilesJob *job)
     if (job == m_quietScan) {
         m_quietScan = nullptr;
         m_lastWalkMs = job->elapsedMs;
-        // Quiet walks run on one thread: their wall time bounds their CPU time.
+        // Quiet walks run on one thread, the job's: its CPU clock is the walk's.
         credit();
-        charge(job->elapsedMs * 1000000);
+        charge(job->walkThreadCpuNs);
     }
     for (const FolderScan &scan : job->scans) {
         if (scan.kept) {

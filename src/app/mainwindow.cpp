@@ -298,17 +298,18 @@ void MainWindow::setUpActions()
         const char *name;
         QWidget *page;
         QString text;
+        const char *icon;
         Qt::Key key;
     } tabActions[] = {
-        {"view_show_memory", m_memoryPanel->tabs()->widget(0), i18nc("@action", "Show Memory"), Qt::Key_1},
-        {"view_show_activity", m_memoryPanel->tabs()->widget(1), i18nc("@action", "Show Activity"), Qt::Key_2},
-        {"view_show_applications", m_applicationsView, i18nc("@action", "Show Applications"), Qt::Key_3},
-        {"view_show_cache_map", m_cacheMapView, i18nc("@action", "Show Cache Map"), Qt::Key_4},
+        {"view_show_memory", m_memoryPanel->tabs()->widget(0), i18nc("@action", "Show Memory"), "memory", Qt::Key_1},
+        {"view_show_activity", m_memoryPanel->tabs()->widget(1), i18nc("@action", "Show Activity"), "office-chart-line", Qt::Key_2},
+        {"view_show_applications", m_applicationsView, i18nc("@action", "Show Applications"), "view-process-tree", Qt::Key_3},
+        {"view_show_cache_map", m_cacheMapView, i18nc("@action", "Show Cache Map"), "office-chart-area-focus-peak-node", Qt::Key_4},
     };
     for (const auto &tab : tabActions) {
         QAction *show = actions->addAction(QString::fromLatin1(tab.name));
         show->setText(tab.text);
-        show->setIcon(m_memoryPanel->tabs()->tabIcon(m_memoryPanel->tabs()->indexOf(tab.page)));
+        show->setIcon(QIcon::fromTheme(QString::fromLatin1(tab.icon)));
         actions->setDefaultShortcut(show, QKeySequence(Qt::ALT | tab.key));
         connect(show, &QAction::triggered, this, [this, page = tab.page] {
             m_memoryPanel->tabs()->setCurrentWidget(page);

@@ -34,9 +34,9 @@ const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
 struct OpenFile {
     int fd = -1;
     struct stat st{};
-    explicit OpenFile(const std::string &path, int flags = O_RDONLY)
+    explicit OpenFile(const std::string &path, int flags = O_RDONLY, mode_t mode = 0600)
     {
-        fd = open(path.c_str(), flags | O_CLOEXEC);
+        fd = open(path.c_str(), flags | O_CLOEXEC, mode);
         if (fd >= 0) {
             fstat(fd, &st);
         }

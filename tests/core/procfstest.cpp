@@ -422,7 +422,7 @@ private Q_SLOTS:
 
         const std::string deviceCase = m_scratch + "/device-case";
         mkdir(deviceCase.c_str(), 0755);
-        symlink("/dev/zero", (deviceCase + "/swaps").c_str());
+        QCOMPARE(symlink("/dev/zero", (deviceCase + "/swaps").c_str()), 0);
         QTest::newRow("swaps is /dev/zero") << QStringLiteral("swaps") << QString::fromStdString(deviceCase) << QStringLiteral("not a regular file");
 
         const std::string hugeCase = m_scratch + "/huge-case";

@@ -180,7 +180,8 @@ void check(bool ok, const std::string &what)
 // folders left at mode 000 go too.
 void removeTreeAt(int parentFd, const char *name)
 {
-    fchmodat(parentFd, name, 0700, 0);
+    // Best effort: a folder that stays unreadable fails the openat below.
+    [[maybe_unused]] const int chmodResult = fchmodat(parentFd, name, 0700, 0);
     const int fd = openat(parentFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         unlinkat(parentFd, name, 0);

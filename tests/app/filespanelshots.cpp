@@ -10,6 +10,8 @@
 #include "files/evictdropzone.h"
 #include "files/filesmodel.h"
 #include "files/filespanel.h"
+#include "files/kepttree.h"
+#include "files/liverefresh.h"
 #include "heatmap/heatmapwidget.h"
 #include "memory/memorypanel.h"
 #include "memory/memorysampler.h"
@@ -22,6 +24,7 @@
 
 #include <QDir>
 #include <QGuiApplication>
+#include <QHeaderView>
 #include <QIcon>
 #include <QMenu>
 #include <QScreen>
@@ -192,6 +195,38 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(m_view->model()->rowCount(src), 3, 30000);
         m_view->setCurrentIndex(rowOf(m_dir + "/project/video.mkv", project));
         save(QStringLiteral("files-folder-expanded.png"));
+    }
+
+    // A big tree's totals, older than the live refresh's 30 s (its CPU
+    // budget spent elsewhere), say their age beside the figure.
+    void folderTotalsSayTheirAge()
+    {
+        auto *live = m_panel->findChild<LiveRefresh *>();
+        QVERIFY(live);
+        const QModelIndex project = rowOf(m_dir + "/project");
+        QVERIFY(project.isValid());
+        live->setCpuBudget(0);
+        QTest::qWait(300);
+        auto *files = m_panel->findChild<FilesModel *>();
+        QVERIFY(files);
+        FolderScan old;
+        old.root = m_dir + "/project";
+        old.readAtMs = monotonicNowMs() - 95000;
+        files->setTotalsReadAt(old);
+        const QModelIndex cached = project.siblingAtColumn(FilesModel::CachedColumn);
+        QTRY_VERIFY_WITH_TIMEOUT(cached.data().toString().endsWith(QStringLiteral(" · 1 min ago")), 30000);
+        // Once the refresh has seen the row: the Cached column shows the words whole.
+        QTRY_VERIFY_WITH_TIMEOUT(m_view->header()->sectionSize(FilesModel::CachedColumn)
+                                     >= m_view->fontMetrics().horizontalAdvance(cached.data().toString()) + 8,
+                                 30000);
+        m_view->setCurrentIndex(project);
+        save(QStringLiteral("files-totals-age.png"));
+
+        live->setCpuBudget(LiveRefresh::cpuBudgetShare);
+        QAction *refresh = m_actions->action(QStringLiteral("view_refresh"));
+        QVERIFY(refresh);
+        refresh->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!cached.data().toString().contains(QStringLiteral("ago")), 30000);
     }
 
     void evictDropZone()

@@ -19,6 +19,7 @@
 
 #include <KActionCollection>
 
+#include <QHeaderView>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTest>
@@ -437,6 +438,11 @@ private Q_SLOTS:
         old.readAtMs = monotonicNowMs() - 95000;
         files->setTotalsReadAt(old);
         QTRY_VERIFY_WITH_TIMEOUT(cached.data().toString().endsWith(QStringLiteral(" · 1 min ago")), longWaitMs);
+        // The Cached column widens to show the words whole, not "21.1 MiB · 1 …".
+        const auto fits = [&] {
+            return w.view->header()->sectionSize(FilesModel::CachedColumn) >= w.view->fontMetrics().horizontalAdvance(cached.data().toString()) + 8;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(fits(), longWaitMs);
         QVERIFY2(w.topRow().data(Qt::ToolTipRole).toString().contains(QStringLiteral("Totals from 1 minute ago")),
                  qPrintable(w.topRow().data(Qt::ToolTipRole).toString()));
         QVERIFY(w.topRow().data(Qt::ToolTipRole).toString().contains(QStringLiteral("View > Refresh reads them now")));

@@ -918,11 +918,15 @@ void FilesModel::ageChanged(FileNode *node)
     if (age == node->ageShown) {
         return;
     }
+    const bool firstShown = node->ageShown.isEmpty();
     node->ageShown = std::move(age);
     const QModelIndex index = indexOf(node);
     if (index.isValid()) {
         const QModelIndex cached = index.siblingAtColumn(CachedColumn);
         Q_EMIT dataChanged(cached, cached, {Qt::DisplayRole, Qt::ToolTipRole});
+        if (firstShown) {
+            Q_EMIT totalsAgeShown();
+        }
     }
 }
 

@@ -208,6 +208,8 @@ public:
 Q_SIGNALS:
     // A folder was expanded and needs a walk to know its children.
     void folderScanWanted(const std::string &folder);
+    // A folder row began to say how old its totals are (ageChanged).
+    void totalsAgeShown();
 
 private:
     std::function<bool(const std::string &)> m_isKept;

@@ -97,6 +97,7 @@ struct FilesPanel::Private {
     QPushButton *cancelButton = nullptr;
 
     LiveRefresh *live = nullptr;
+    bool cachedColumnFitsAge = false; // widened once for "· 1 min ago"
     QTimer progressTimer;
 
     // Compare with Snapshot: the comparison on show, the job making the
@@ -654,7 +655,8 @@ FilesPanel::FilesPanel(QWidget *parent)
         return d->scanRunningFor(folder);
     });
     d->live->setScanStarter([this](const std::vector<std::string> &folders) {
-        // One thread: the refresh's CPU budget charges a walk its wall time.
+        // One thread, whose CPU time the refresh's budget is charged
+        // (FilesJob::walkThreadCpuNs): a quiet walk, not a burst on every core.
         WalkOptions options = d->walkOptions();
         options.threads = 1;
         auto *job = new FilesJob(FilesJob::Kind::Scan, folders, options, this);
@@ -662,6 +664,24 @@ FilesPanel::FilesPanel(QWidget *parent)
         return startJob(job);
     });
     connect(d->live, &LiveRefresh::refreshed, d->heatmap, &HeatmapWidget::refresh);
+    // The Cached column is sized for a figure; the first time a folder's
+    // totals say their age ("1.2 GiB · 1 min ago") it widens to show it
+    // whole, once: a width the person chooses after that is theirs.
+    connect(d->model, &FilesModel::totalsAgeShown, this, [this] {
+        if (d->cachedColumnFitsAge) {
+            return;
+        }
+        d->cachedColumnFitsAge = true;
+        const QString widest = i18nc("@item:intable cached bytes of a folder, then how old that total is",
+                                     "%1 · %2",
+                                     QStringLiteral("1,023.9 MiB"),
+                                     i18ncp("@item:intable how old a folder's totals are, short", "%1 min ago", "%1 min ago", 59));
+        QHeaderView *header = d->view->header();
+        const int wanted = fontMetrics().horizontalAdvance(widest) + 24;
+        if (header->sectionSize(FilesModel::CachedColumn) < wanted) {
+            header->resizeSection(FilesModel::CachedColumn, wanted);
+        }
+    });
     // A row that becomes visible by expanding gets its numbers at once.
     connect(d->view, &QTreeView::expanded, d->live, &LiveRefresh::refreshSoon);
 

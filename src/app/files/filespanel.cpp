@@ -672,12 +672,17 @@ FilesPanel::FilesPanel(QWidget *parent)
             return;
         }
         d->cachedColumnFitsAge = true;
-        const QString widest = i18nc("@item:intable cached bytes of a folder, then how old that total is",
-                                     "%1 · %2",
-                                     QStringLiteral("1,023.9 MiB"),
-                                     i18ncp("@item:intable how old a folder's totals are, short", "%1 min ago", "%1 min ago", 59));
+        // The widest the words get: a figure of four digits, and the longer
+        // of "59 min ago" and "99 h ago" in this language.
+        const QString figure = formatBytes(uint64_t(1023.9 * 1024 * 1024), ByteStyle::OneDecimal, QLocale());
+        int widest = 0;
+        for (const QString &age : {i18ncp("@item:intable how old a folder's totals are, short", "%1 min ago", "%1 min ago", 59),
+                                   i18ncp("@item:intable how old a folder's totals are, short", "%1 h ago", "%1 h ago", 99)}) {
+            const QString text = i18nc("@item:intable cached bytes of a folder, then how old that total is", "%1 · %2", figure, age);
+            widest = std::max(widest, fontMetrics().horizontalAdvance(text));
+        }
         QHeaderView *header = d->view->header();
-        const int wanted = fontMetrics().horizontalAdvance(widest) + 24;
+        const int wanted = widest + 24;
         if (header->sectionSize(FilesModel::CachedColumn) < wanted) {
             header->resizeSection(FilesModel::CachedColumn, wanted);
         }

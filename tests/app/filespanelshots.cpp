@@ -205,6 +205,10 @@ private Q_SLOTS:
         QVERIFY(live);
         const QModelIndex project = rowOf(m_dir + "/project");
         QVERIFY(project.isValid());
+        // As the shots after this one expect it back: the current row and
+        // the Cached column's width.
+        const QModelIndex currentBefore = m_view->currentIndex();
+        const int cachedWidthBefore = m_view->header()->sectionSize(FilesModel::CachedColumn);
         live->setCpuBudget(0);
         QTest::qWait(300);
         auto *files = m_panel->findChild<FilesModel *>();
@@ -227,6 +231,8 @@ private Q_SLOTS:
         QVERIFY(refresh);
         refresh->trigger();
         QTRY_VERIFY_WITH_TIMEOUT(!cached.data().toString().contains(QStringLiteral("ago")), 30000);
+        m_view->header()->resizeSection(FilesModel::CachedColumn, cachedWidthBefore);
+        m_view->setCurrentIndex(currentBefore);
     }
 
     void evictDropZone()

@@ -422,6 +422,7 @@ private Q_SLOTS:
 
         const std::string deviceCase = m_scratch + "/device-case";
         mkdir(deviceCase.c_str(), 0755);
+        unlink((deviceCase + "/swaps").c_str()); // from an earlier call of this function
         QCOMPARE(symlink("/dev/zero", (deviceCase + "/swaps").c_str()), 0);
         QTest::newRow("swaps is /dev/zero") << QStringLiteral("swaps") << QString::fromStdString(deviceCase) << QStringLiteral("not a regular file");
 

@@ -207,7 +207,7 @@ private Q_SLOTS:
         QVERIFY(project.isValid());
         // As the shots after this one expect it back: the current row and
         // the Cached column's width.
-        const QModelIndex currentBefore = m_view->currentIndex();
+        const QPersistentModelIndex currentBefore = m_view->currentIndex();
         const int cachedWidthBefore = m_view->header()->sectionSize(FilesModel::CachedColumn);
         live->setCpuBudget(0);
         QTest::qWait(300);
